@@ -1,0 +1,62 @@
+/**
+ * A user-facing failure with a stable code. It crosses the socket as `{ code, message, details }`
+ * and is rebuilt from `code` on the other side, so nothing may depend on `instanceof` across processes.
+ */
+export const ERROR_CODES = {
+  VALIDATION_FAILED: 2,
+  INVALID_SCHEDULE: 2,
+  UNKNOWN_TIMEZONE: 2,
+  AT_IN_PAST: 2,
+  PAYLOAD_TOO_LARGE: 2,
+  EMPTY_COMMAND: 2,
+  JOB_NOT_FOUND: 3,
+  RUN_NOT_FOUND: 3,
+  NAME_TAKEN: 4,
+  VERSION_CONFLICT: 4,
+  INVALID_STATE: 4,
+  DAEMON_ALREADY_RUNNING: 4,
+  UNAUTHORIZED: 5,
+  RATE_LIMITED: 6,
+  DAEMON_UNAVAILABLE: 7,
+  INTERNAL: 1,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export interface ErrorShape {
+  code: ErrorCode;
+  message: string;
+  hint?: string;
+  details?: Record<string, unknown>;
+}
+
+export class SchedError extends Error {
+  readonly code: ErrorCode;
+  readonly hint: string | undefined;
+  readonly details: Record<string, unknown>;
+
+  constructor(code: ErrorCode, message: string, options: { hint?: string; details?: Record<string, unknown> } = {}) {
+    super(message);
+    this.name = 'SchedError';
+    this.code = code;
+    this.hint = options.hint;
+    this.details = options.details ?? {};
+  }
+
+  get exitCode(): number {
+    return ERROR_CODES[this.code];
+  }
+
+  toShape(): ErrorShape {
+    return { code: this.code, message: this.message, hint: this.hint, details: this.details };
+  }
+
+  static fromShape(shape: ErrorShape): SchedError {
+    const code = shape.code in ERROR_CODES ? shape.code : 'INTERNAL';
+    return new SchedError(code, shape.message, { hint: shape.hint, details: shape.details });
+  }
+}
+
+export function isSchedError(value: unknown): value is SchedError {
+  return value instanceof SchedError;
+}

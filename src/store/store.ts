@@ -1,0 +1,120 @@
+import type { Job, JobDefinition, JobState } from '../core/job.js';
+import type { Run, RunOutcome, RunState, RunSummary, RunTrigger } from '../core/run.js';
+
+export interface Page<T> {
+  items: T[];
+  /** Pass back as `cursor` to get the next page; null when this is the last page. */
+  nextCursor: string | null;
+}
+
+export interface JobQuery {
+  limit: number;
+  cursor?: string;
+  /** Default: live jobs (active and paused). */
+  states?: JobState[];
+  /** Every given label must match exactly. */
+  labels?: Record<string, string>;
+}
+
+export interface RunQuery {
+  limit: number;
+  cursor?: string;
+  jobId?: string;
+  states?: RunState[];
+  /** Only runs of jobs carrying every one of these labels. */
+  labels?: Record<string, string>;
+}
+
+export interface NewJob {
+  id: string;
+  definition: JobDefinition;
+  owner: string;
+  now: number;
+  nextRunAt: number | null;
+}
+
+export interface JobChange {
+  definition?: JobDefinition;
+  state?: JobState;
+  nextRunAt?: number | null;
+}
+
+export interface NewRun {
+  id: string;
+  jobId: string;
+  scheduledFor: number;
+  attempt: number;
+  trigger: RunTrigger;
+  node: string;
+  fence: number;
+  now: number;
+}
+
+export interface Fire {
+  run: NewRun;
+  /**
+   * The job's `nextRunAt` the scheduler saw. The fire only happens if it is still the stored value
+   * (compare-and-set), so a job changed or fired meanwhile is never fired twice.
+   */
+  expectedNextRunAt: number;
+  /** What `nextRunAt` becomes in the same transaction; null when the schedule is exhausted. */
+  nextRunAt: number | null;
+}
+
+export interface AuditEntry {
+  id: string;
+  at: number;
+  actor: string;
+  action: string;
+  jobId: string | null;
+  before: unknown;
+  after: unknown;
+}
+
+/** Who did it and when; the store adds the job and its before/after images. */
+export type AuditStamp = Pick<AuditEntry, 'id' | 'at' | 'actor' | 'action'>;
+
+export interface StoreCapabilities {
+  /** Can tell other processes about changes (LISTEN/NOTIFY). */
+  notify: boolean;
+}
+
+/**
+ * The scheduler's one storage port. Methods are named for what scheduling needs, not for tables;
+ * adapters keep their schemas and connections to themselves. Every method that changes a job also
+ * writes its audit entry in the same transaction.
+ */
+export interface Store {
+  readonly capabilities: StoreCapabilities;
+
+  createJob(job: NewJob, audit: AuditStamp): Promise<Job>;
+  /** A job by id (any state) or by name (live jobs only). */
+  findJob(ref: string): Promise<Job | null>;
+  listJobs(query: JobQuery): Promise<Page<Job>>;
+  /**
+   * Changes a job if its version is still `expectedVersion`; bumps the version.
+   * Throws VERSION_CONFLICT otherwise, NAME_TAKEN if a renamed job collides.
+   */
+  updateJob(id: string, expectedVersion: number, change: JobChange, audit: AuditStamp): Promise<Job>;
+  /** Soft delete: the job stops firing, frees its name, and its history stays. */
+  cancelJob(id: string, expectedVersion: number, now: number, audit: AuditStamp): Promise<Job>;
+
+  /** Live active jobs due at or before `until`, earliest first (served by the due-time index). */
+  dueJobs(until: number, limit: number): Promise<Job[]>;
+  /** Inserts the run and advances the job's `nextRunAt` in one transaction; null if the CAS failed. */
+  recordFire(fire: Fire): Promise<Run | null>;
+  /** A run that does not advance the schedule (manual trigger). Unique-key conflicts throw. */
+  insertRun(run: NewRun): Promise<Run>;
+  markRunStarted(runId: string, startedAt: number, pid: number | null): Promise<void>;
+  finishRun(runId: string, outcome: RunOutcome): Promise<Run>;
+  /** Runs left `running` or `scheduled` by a daemon that died become `lost`; returns them. */
+  markUnfinishedRunsLost(now: number, reason: string): Promise<RunSummary[]>;
+  findRun(id: string): Promise<Run | null>;
+  listRuns(query: RunQuery): Promise<Page<RunSummary>>;
+
+  listAudit(query: { limit: number; cursor?: string; jobId?: string }): Promise<Page<AuditEntry>>;
+
+  /** A number that grows every time a daemon opens this store: the fencing token of its runs. */
+  nextFenceEpoch(): Promise<number>;
+  close(): Promise<void>;
+}
