@@ -99,6 +99,7 @@ export interface Store {
   /** Soft delete: the job stops firing, frees its name, and its history stays. */
   cancelJob(id: string, expectedVersion: number, now: number, audit: AuditStamp): Promise<Job>;
 
+  countJobs(state: JobState): Promise<number>;
   /** Live active jobs due at or before `until`, earliest first (served by the due-time index). */
   dueJobs(until: number, limit: number): Promise<Job[]>;
   /** Inserts the run and advances the job's `nextRunAt` in one transaction; null if the CAS failed. */

@@ -1,0 +1,51 @@
+import { formatDuration } from '../../core/duration.js';
+import type { JobDetail } from '../../ipc/protocol.js';
+import { describeCommand } from './command-line.js';
+import { formatLabels } from './labels.js';
+import { renderRunTable } from './run-list.js';
+import { rawSchedule, type ScheduleDescriber } from './schedule.js';
+import { colourJobState } from './state.js';
+import { formatInstant, formatInstantWithRelative, type Viewer } from './time.js';
+
+/**
+ * Everything `sched show` knows about a job. Environment values are left out on purpose: they are
+ * often secrets, and a terminal is often shared or recorded; `--json` prints the stored job whole.
+ */
+export function renderJobDetail(detail: JobDetail, viewer: Viewer, describe: ScheduleDescriber): string {
+  const { job } = detail;
+  const fields: [string, string][] = [
+    ['Name', job.name],
+    ['ID', job.id],
+    ['State', colourJobState(job.state)],
+    ['Version', String(job.version)],
+    ['Schedule', `${describe(job.schedule, job.timezone)}  (${rawSchedule(job.schedule)})`],
+    ['Time zone', job.timezone],
+    ['Command', describeCommand(job.target)],
+    ['Working dir', job.target.cwd ?? '(the daemon’s)'],
+    ['Env', Object.keys(job.target.env).join(', ') || '-'],
+    ['Timeout', job.timeoutMs === null ? 'none' : formatDuration(job.timeoutMs)],
+    ['Payload', job.payload === null ? 'none' : `${Buffer.byteLength(JSON.stringify(job.payload))} bytes of JSON`],
+    ['Labels', formatLabels(job.labels) || '-'],
+    ['Created', formatInstant(job.createdAt, viewer.zone)],
+    ['Updated', formatInstant(job.updatedAt, viewer.zone)],
+  ];
+  if (job.description) fields.splice(1, 0, ['Description', job.description]);
+  const labelWidth = Math.max(...fields.map(([label]) => label.length)) + 1;
+  const lines = fields.map(([label, value]) => `${`${label}:`.padEnd(labelWidth)} ${value}`);
+
+  lines.push('', 'Next runs:');
+  if (detail.upcoming.length === 0) lines.push('  none scheduled');
+  for (const instant of detail.upcoming) lines.push(`  ${formatInstantWithRelative(instant, viewer)}`);
+
+  lines.push('', 'Recent runs:');
+  if (detail.recentRuns.length === 0) lines.push('  none yet');
+  else lines.push(indent(renderRunTable(detail.recentRuns, viewer)));
+  return lines.join('\n');
+}
+
+function indent(block: string): string {
+  return block
+    .split('\n')
+    .map((line) => `  ${line}`)
+    .join('\n');
+}

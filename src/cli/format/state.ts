@@ -1,0 +1,32 @@
+import chalk, { type ChalkInstance } from 'chalk';
+import type { JobState } from '../../core/job.js';
+import type { RunState } from '../../core/run.js';
+
+/**
+ * Colour carries the state at a glance; the word is always there too, so nothing is lost when chalk
+ * turns colour off (not a TTY, NO_COLOR) or for readers who do not see the colours.
+ */
+const JOB_STATE_COLOURS: Record<JobState, (painter: ChalkInstance) => ChalkInstance> = {
+  active: (c) => c.green,
+  paused: (c) => c.yellow,
+  cancelled: (c) => c.gray,
+};
+
+const RUN_STATE_COLOURS: Record<RunState, (painter: ChalkInstance) => ChalkInstance> = {
+  scheduled: (c) => c.gray,
+  running: (c) => c.cyan,
+  succeeded: (c) => c.green,
+  failed: (c) => c.red,
+  timed_out: (c) => c.red,
+  cancelled: (c) => c.gray,
+  lost: (c) => c.magenta,
+};
+
+/** `painter` is chalk for stdout by default; pass `chalkStderr` for text bound for stderr. */
+export function colourJobState(state: JobState, painter: ChalkInstance = chalk): string {
+  return JOB_STATE_COLOURS[state](painter)(state);
+}
+
+export function colourRunState(state: RunState, painter: ChalkInstance = chalk): string {
+  return RUN_STATE_COLOURS[state](painter)(state);
+}

@@ -1,0 +1,48 @@
+import { Args } from '@oclif/core';
+import { SchedCommand } from '../cli/base-command.js';
+import { assertNoStrayArguments, splitAtDoubleDash } from '../cli/command-argv.js';
+import { describeNextRun } from '../cli/format/next-run.js';
+import { jobFieldsFromFlags, jobSpecFlags, scheduleFlags } from '../cli/job-flags.js';
+import type { Job } from '../core/job.js';
+
+export default class Add extends SchedCommand {
+  static override summary = 'Add a job: a command run on a cron expression, once at a time, or at an interval.';
+  static override description = `Give the command after "--" to run it directly (no shell), or as --shell SCRIPT to run it with /bin/sh -c.
+Everything after "--" belongs to the job, so flags there are not read by sched.`;
+
+  static override examples = [
+    {
+      description: 'Back up every night at 03:00 Berlin time.',
+      command: "<%= config.bin %> <%= command.id %> nightly --cron '0 3 * * *' --tz Europe/Berlin --timeout 1h -- ./backup.sh --full",
+    },
+    {
+      description: 'Send a reminder once, with a JSON payload on stdin.',
+      command: "<%= config.bin %> <%= command.id %> remind --at '2026-12-01 09:00' --payload '{\"to\":\"ops\"}' -- ./notify.sh",
+    },
+    {
+      description: 'Poll every 30 seconds with a shell script, labelled for filtering.',
+      command: "<%= config.bin %> <%= command.id %> poll --every 30s --label team=ops --shell 'curl -fsS localhost:8080/health'",
+    },
+  ];
+
+  static override strict = false;
+
+  static override args = {
+    name: Args.string({ description: 'Unique name of the job (letters, digits, . _ : -).', required: true, ignoreStdin: true }),
+  };
+
+  static override flags = { ...scheduleFlags('required'), ...jobSpecFlags };
+
+  async run(): Promise<Job> {
+    const { own, command } = splitAtDoubleDash(this.argv);
+    const { args, argv, flags } = await this.parse(Add, own);
+    assertNoStrayArguments(argv, 1, `${this.config.bin} add ${args.name} --every 5m -- echo hi`);
+    const fields = await jobFieldsFromFlags(flags, command, process.cwd());
+
+    const client = await this.client();
+    const job = await client.call('job.add', { input: { name: args.name, ...fields } });
+
+    if (!this.jsonEnabled()) this.log(`Added job ${job.name} (id ${job.id}), ${describeNextRun(job, this.viewer())}.`);
+    return job;
+  }
+}

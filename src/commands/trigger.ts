@@ -1,0 +1,28 @@
+import { Args } from '@oclif/core';
+import { SchedCommand } from '../cli/base-command.js';
+import type { Run } from '../core/run.js';
+
+export default class Trigger extends SchedCommand {
+  static override summary = 'Run a job now, once, outside its schedule.';
+  static override description = 'Its schedule is unchanged. The run id printed is what `sched logs` takes.';
+
+  static override examples = [
+    { description: 'Try the backup now.', command: '<%= config.bin %> <%= command.id %> nightly' },
+    { description: 'Trigger and keep the run id for a script.', command: "<%= config.bin %> <%= command.id %> nightly --json | jq -r '.id'" },
+  ];
+
+  static override args = {
+    job: Args.string({ description: 'Name or id of the job.', required: true, ignoreStdin: true }),
+  };
+
+  async run(): Promise<Run> {
+    const { args } = await this.parse(Trigger);
+    const client = await this.client();
+    const run = await client.call('job.trigger', { ref: args.job });
+    if (!this.jsonEnabled()) {
+      this.log(`Triggered job ${run.jobName}: run ${run.id}.`);
+      this.log(`See its output with: ${this.config.bin} logs ${run.id}`);
+    }
+    return run;
+  }
+}

@@ -1,0 +1,64 @@
+import { Args, Flags } from '@oclif/core';
+import { SchedCommand } from '../cli/base-command.js';
+import { assertNoStrayArguments, splitAtDoubleDash } from '../cli/command-argv.js';
+import { describeNextRun } from '../cli/format/next-run.js';
+import { jobFieldsFromFlags, jobSpecFlags, scheduleFlags } from '../cli/job-flags.js';
+import { SchedError } from '../core/errors.js';
+import type { Job, JobPatch } from '../core/job.js';
+
+type ClearableField = NonNullable<JobPatch['clear']>[number];
+
+export default class Update extends SchedCommand {
+  static override summary = 'Change a job; what you do not mention stays as it is.';
+  static override description = `Takes the same flags as \`sched add\`. A new command after "--" replaces the old one.
+With --if-version, the change is refused if someone changed the job since you looked (see \`sched show\`).`;
+
+  static override examples = [
+    { description: 'Move the nightly backup to 04:30.', command: "<%= config.bin %> <%= command.id %> nightly --cron '30 4 * * *'" },
+    { description: 'Replace the command and drop the timeout.', command: '<%= config.bin %> <%= command.id %> nightly --clear-timeout -- ./backup.sh --incremental' },
+    { description: 'Rename, only if nobody changed it since version 3.', command: '<%= config.bin %> <%= command.id %> nightly --name backup-nightly --if-version 3' },
+  ];
+
+  static override strict = false;
+
+  static override args = {
+    job: Args.string({ description: 'Name or id of the job.', required: true, ignoreStdin: true }),
+  };
+
+  static override flags = {
+    ...scheduleFlags('optional'),
+    ...jobSpecFlags,
+    name: Flags.string({ summary: 'Rename the job.', helpValue: 'NEW' }),
+    'if-version': Flags.integer({ summary: 'Refuse the change unless the job is still at this version.', helpValue: 'VERSION', min: 0 }),
+    'clear-timeout': Flags.boolean({ summary: 'Remove the timeout.', exclusive: ['timeout'] }),
+    'clear-payload': Flags.boolean({ summary: 'Remove the payload.', exclusive: ['payload'] }),
+    'clear-description': Flags.boolean({ summary: 'Remove the description.', exclusive: ['description'] }),
+    'clear-cwd': Flags.boolean({ summary: "Run in the daemon's working directory again.", exclusive: ['cwd'] }),
+  };
+
+  async run(): Promise<Job> {
+    const { own, command } = splitAtDoubleDash(this.argv);
+    const { args, argv, flags } = await this.parse(Update, own);
+    assertNoStrayArguments(argv, 1, `${this.config.bin} update ${args.job} -- ./new-command.sh`);
+
+    const clear = (['timeout', 'payload', 'description', 'cwd'] as const satisfies readonly ClearableField[]).filter(
+      (field) => flags[`clear-${field}`],
+    );
+    const patch: JobPatch = { ...(await jobFieldsFromFlags(flags, command, process.cwd())) };
+    if (flags.name !== undefined) patch.name = flags.name;
+    if (clear.length > 0) patch.clear = clear;
+    if (Object.keys(patch).length === 0) {
+      throw new SchedError('VALIDATION_FAILED', 'Nothing to update: no change was given.', {
+        hint: `Give at least one change, for example --every 10m or --clear-timeout; see \`${this.config.bin} update --help\`.`,
+      });
+    }
+
+    const client = await this.client();
+    const job = await client.call('job.update', { ref: args.job, patch, ifVersion: flags['if-version'] });
+
+    if (!this.jsonEnabled()) {
+      this.log(`Updated job ${job.name} (now version ${job.version}), ${describeNextRun(job, this.viewer())}.`);
+    }
+    return job;
+  }
+}

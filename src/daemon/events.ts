@@ -1,0 +1,20 @@
+import { EventEmitter } from 'node:events';
+import type { Job } from '../core/job.js';
+import type { Run, RunSummary } from '../core/run.js';
+
+/** The daemon's one observable surface: logs, the socket's subscribe stream and tests all read it. */
+export interface DaemonEventMap {
+  'daemon:started': [{ pid: number; at: number }];
+  'daemon:stopping': [{ at: number; reason: string }];
+  'job:created': [Job];
+  'job:updated': [Job];
+  'job:cancelled': [Job];
+  'run:fired': [Run];
+  'run:started': [{ runId: string; jobId: string; pid: number | null; at: number }];
+  'run:finished': [Run];
+  'run:lost': [RunSummary];
+  'tick:late': [{ jobId: string; dueAt: number; firedAt: number }];
+  'scheduler:error': [{ error: Error }];
+}
+
+export class DaemonEvents extends EventEmitter<DaemonEventMap> {}

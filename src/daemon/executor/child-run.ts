@@ -1,0 +1,164 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { statSync } from 'node:fs';
+import type { RunOutcome } from '../../core/run.js';
+import { OutputTail } from './output-tail.js';
+import { signalProcessGroup } from './process-group.js';
+import type { CommandExecution, FromWorkerMessage, TerminationState } from './worker-protocol.js';
+
+/** How long to wait after 'exit' for the pipes to close, so the tails are complete. */
+const DRAIN_WAIT_MS = 500;
+const SHELL = '/bin/sh';
+
+type ExitStatus = { code: number | null; signal: NodeJS.Signals | null };
+
+/** One child process inside the spawn worker: spawn, collect output, enforce timeout and kill. */
+export class ChildRun {
+  private readonly stdoutTail = new OutputTail();
+  private readonly stderrTail = new OutputTail();
+  private readonly timers: NodeJS.Timeout[] = [];
+  private child: ChildProcess | null = null;
+  private exit: ExitStatus | null = null;
+  private termination: { state: TerminationState; error: string } | null = null;
+  private done = false;
+
+  constructor(
+    private readonly execution: CommandExecution,
+    private readonly killGraceMs: number,
+    private readonly report: (message: FromWorkerMessage) => void,
+    private readonly onDone: () => void,
+  ) {}
+
+  start(): void {
+    const { runId, argv, shell, cwd, env, stdin, timeoutMs } = this.execution;
+    const [file, ...args] = shell !== null ? [SHELL, '-c', shell] : (argv ?? []);
+    if (file === undefined) return this.failBeforeStart('nothing to run: neither argv nor shell was given');
+    const cwdProblem = checkWorkingDirectory(cwd);
+    if (cwdProblem !== null) return this.failBeforeStart(cwdProblem);
+    let child: ChildProcess;
+    try {
+      child = spawn(file, args, {
+        cwd: cwd ?? undefined,
+        env,
+        detached: true,
+        stdio: [stdin === null ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+      });
+    } catch (error) {
+      return this.failBeforeStart(describeSpawnError(file, error));
+    }
+    this.child = child;
+    this.report({ type: 'started', runId, pid: child.pid ?? null, startedAt: Date.now() });
+    // A failed spawn emits 'error' and never 'exit'; later errors of a live child are not the run's end.
+    child.on('error', (error) => {
+      if (child.pid === undefined) this.finishFailed(describeSpawnError(file, error));
+    });
+    child.stdout?.on('data', (chunk: Buffer) => this.stdoutTail.push(chunk)).on('error', ignore);
+    child.stderr?.on('data', (chunk: Buffer) => this.stderrTail.push(chunk)).on('error', ignore);
+    if (stdin !== null && child.stdin) {
+      child.stdin.on('error', ignore); // EPIPE: a child that doesn't read its payload has not failed
+      child.stdin.end(stdin);
+    }
+    child.once('exit', (code, signal) => this.onExit({ code, signal }));
+    child.once('close', () => this.finishExited());
+    if (timeoutMs !== null) {
+      this.timers.push(
+        setTimeout(
+          () => this.terminate('timed_out', `timed out after ${formatSeconds(timeoutMs)}`),
+          timeoutMs,
+        ),
+      );
+    }
+  }
+
+  /** SIGTERM to the whole group, SIGKILL after the grace period. The first reason wins. */
+  terminate(state: TerminationState, error: string): void {
+    const pid = this.child?.pid;
+    if (this.done || this.exit !== null || this.termination !== null || pid === undefined) return;
+    this.termination = { state, error };
+    signalProcessGroup(pid, 'SIGTERM');
+    this.timers.push(setTimeout(() => signalProcessGroup(pid, 'SIGKILL'), this.killGraceMs));
+  }
+
+  private onExit(status: ExitStatus): void {
+    this.exit = status;
+    const pid = this.child?.pid;
+    // The leader is gone; members of a group we were told to end must not outlive it.
+    if (this.termination !== null && pid !== undefined) signalProcessGroup(pid, 'SIGKILL');
+    this.timers.push(
+      setTimeout(() => {
+        // A grandchild still holds the pipe open: stop waiting for it.
+        this.child?.stdout?.destroy();
+        this.child?.stderr?.destroy();
+        this.finishExited();
+      }, DRAIN_WAIT_MS),
+    );
+  }
+
+  private finishExited(): void {
+    if (this.exit === null) return;
+    const { code, signal } = this.exit;
+    if (this.termination !== null)
+      return this.finish(this.termination.state, this.termination.error, code, signal);
+    if (code === 0) return this.finish('succeeded', null, code, signal);
+    if (code !== null) return this.finish('failed', `exited with code ${code}`, code, signal);
+    this.finish('failed', `killed by signal ${signal ?? 'unknown'}`, code, signal);
+  }
+
+  private failBeforeStart(error: string): void {
+    this.report({ type: 'started', runId: this.execution.runId, pid: null, startedAt: Date.now() });
+    this.finishFailed(error);
+  }
+
+  private finishFailed(error: string): void {
+    this.finish('failed', error, null, null);
+  }
+
+  private finish(
+    state: RunOutcome['state'],
+    error: string | null,
+    exitCode: number | null,
+    signal: string | null,
+  ): void {
+    if (this.done) return;
+    this.done = true;
+    for (const timer of this.timers) clearTimeout(timer);
+    const outcome: RunOutcome = {
+      state,
+      finishedAt: Date.now(),
+      exitCode,
+      signal,
+      error,
+      stdoutTail: this.stdoutTail.toString(),
+      stderrTail: this.stderrTail.toString(),
+    };
+    this.report({ type: 'finished', runId: this.execution.runId, outcome });
+    this.onDone();
+  }
+}
+
+function ignore(): void {}
+
+function checkWorkingDirectory(cwd: string | null): string | null {
+  if (cwd === null) return null;
+  try {
+    return statSync(cwd).isDirectory() ? null : `working directory is not a directory: ${cwd}`;
+  } catch (error) {
+    return `working directory not found: ${cwd} (${errorCode(error) ?? String(error)})`;
+  }
+}
+
+function describeSpawnError(command: string, error: unknown): string {
+  const code = errorCode(error);
+  if (code === 'ENOENT') return `command not found: ${command} (ENOENT)`;
+  if (code === 'EACCES') return `permission denied: ${command} (EACCES)`;
+  const detail = code ?? (error instanceof Error ? error.message : String(error));
+  return `could not start ${command} (${detail})`;
+}
+
+function errorCode(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+function formatSeconds(ms: number): string {
+  return ms < 1_000 ? `${ms}ms` : `${Number((ms / 1_000).toFixed(3))}s`;
+}

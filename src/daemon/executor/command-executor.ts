@@ -1,0 +1,199 @@
+import { existsSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
+import type { RunOutcome } from '../../core/run.js';
+import { signalProcessGroup } from './process-group.js';
+import type {
+  CommandExecution,
+  FromWorkerMessage,
+  SpawnWorkerOptions,
+  ToWorkerMessage,
+} from './worker-protocol.js';
+
+export type { CommandExecution } from './worker-protocol.js';
+
+export interface ExecutorEvents {
+  /** Always precedes `finished`; pid is null when the command could not be started. */
+  started: (runId: string, pid: number | null, startedAt: number) => void;
+  finished: (runId: string, outcome: RunOutcome) => void;
+}
+
+const DEFAULT_KILL_GRACE_MS = 2_000;
+/** On top of the kill grace and the worker's drain wait, before stop() gives up on a run. */
+const STOP_MARGIN_MS = 3_000;
+
+/**
+ * Worker threads on Node 20 cannot load TypeScript. Compiled, this file sits in dist/ next to
+ * spawn-worker.js; under vitest it is the .ts source, so we use the build in dist/ (`npm test`
+ * builds first). Failing loudly beats silently spawning on the main thread.
+ */
+function resolveSpawnWorkerUrl(): URL {
+  const sibling = new URL('./spawn-worker.js', import.meta.url);
+  if (existsSync(sibling)) return sibling;
+  const compiled = new URL('../../../dist/daemon/executor/spawn-worker.js', import.meta.url);
+  if (existsSync(compiled)) return compiled;
+  throw new Error(
+    `spawn worker not found at ${sibling.pathname} or ${compiled.pathname}; run \`npm run build\``,
+  );
+}
+
+/** Runs command jobs in a worker thread; the main thread only posts requests and receives events. */
+export class CommandExecutor {
+  private worker: Worker | null = null;
+  /** Runs handed to the worker and not yet finished, with their pid once started. */
+  private readonly running = new Map<string, number | null>();
+  private readonly listeners: { [E in keyof ExecutorEvents]: Set<ExecutorEvents[E]> } = {
+    started: new Set(),
+    finished: new Set(),
+  };
+  private readonly idleWaiters = new Set<() => void>();
+  private stopped: Promise<void> | null = null;
+
+  private constructor(
+    private readonly workerUrl: URL,
+    private readonly options: SpawnWorkerOptions,
+  ) {}
+
+  /** Spins up the worker; resolves once it is ready to spawn. */
+  static async start(options: { killGraceMs?: number } = {}): Promise<CommandExecutor> {
+    const executor = new CommandExecutor(resolveSpawnWorkerUrl(), {
+      killGraceMs: options.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
+    });
+    await executor.launchWorker().ready;
+    return executor;
+  }
+
+  /** Returns a function that removes the listener. */
+  on<E extends keyof ExecutorEvents>(event: E, listener: ExecutorEvents[E]): () => void {
+    this.listeners[event].add(listener);
+    return () => this.listeners[event].delete(listener);
+  }
+
+  run(execution: CommandExecution): void {
+    if (this.stopped !== null) throw new Error('command executor is stopped');
+    if (this.running.has(execution.runId)) throw new Error(`run ${execution.runId} is already executing`);
+    this.running.set(execution.runId, null);
+    // After a crash the worker is relaunched lazily; messages posted before it is ready are queued.
+    const worker = this.worker ?? this.launchWorker().worker;
+    worker.postMessage({ type: 'run', execution } satisfies ToWorkerMessage);
+  }
+
+  /** Kills the run's whole process group; its outcome becomes `cancelled` with this reason. */
+  kill(runId: string, reason: string): boolean {
+    if (!this.running.has(runId) || this.worker === null) return false;
+    this.worker.postMessage({ type: 'kill', runId, reason } satisfies ToWorkerMessage);
+    return true;
+  }
+
+  runningCount(): number {
+    return this.running.size;
+  }
+
+  runningIds(): string[] {
+    return [...this.running.keys()];
+  }
+
+  /** Kills everything still running, waits for their `finished` events, then ends the worker. Idempotent. */
+  stop(options: { killReason?: string } = {}): Promise<void> {
+    this.stopped ??= this.shutdown(options.killReason ?? 'executor stopped');
+    return this.stopped;
+  }
+
+  private async shutdown(killReason: string): Promise<void> {
+    for (const runId of this.running.keys()) this.kill(runId, killReason);
+    await this.waitUntilIdle(this.options.killGraceMs + STOP_MARGIN_MS);
+    const worker = this.worker;
+    this.worker = null;
+    this.reportAllLost('executor stopped before the run finished');
+    await worker?.terminate();
+  }
+
+  private launchWorker(): { worker: Worker; ready: Promise<void> } {
+    const worker = new Worker(this.workerUrl, { workerData: this.options });
+    this.worker = worker;
+    const ready = new Promise<void>((resolve, reject) => {
+      worker.on('message', (message: FromWorkerMessage) =>
+        message.type === 'ready' ? resolve() : this.onWorkerMessage(message),
+      );
+      const die = (reason: string): void => {
+        reject(new Error(`executor worker crashed: ${reason}`));
+        this.onWorkerDeath(worker, reason);
+      };
+      worker.on('error', (error) => die(error.message));
+      worker.on('messageerror', (error) => die(error.message));
+      worker.on('exit', (code) => die(`exited with code ${code}`));
+    });
+    ready.catch(ignore); // a relaunch nobody awaits reports its failure as lost runs instead
+    return { worker, ready };
+  }
+
+  private onWorkerMessage(message: Exclude<FromWorkerMessage, { type: 'ready' }>): void {
+    if (!this.running.has(message.runId)) return;
+    if (message.type === 'started') {
+      this.running.set(message.runId, message.pid);
+      this.emit('started', message.runId, message.pid, message.startedAt);
+    } else {
+      this.running.delete(message.runId);
+      this.emit('finished', message.runId, message.outcome);
+      this.notifyIfIdle();
+    }
+  }
+
+  private onWorkerDeath(worker: Worker, reason: string): void {
+    if (this.worker !== worker) return; // already handled, or terminated by stop()
+    this.worker = null;
+    void worker.terminate();
+    this.reportAllLost(`executor worker crashed: ${reason}`);
+  }
+
+  private reportAllLost(error: string): void {
+    const lost = [...this.running];
+    this.running.clear();
+    for (const [runId, pid] of lost) {
+      // Children outlive the worker that spawned them; end them so a retry cannot overlap the original.
+      if (pid !== null) signalProcessGroup(pid, 'SIGKILL');
+      const outcome: RunOutcome = {
+        state: 'lost',
+        finishedAt: Date.now(),
+        exitCode: null,
+        signal: null,
+        error,
+        stdoutTail: '',
+        stderrTail: '',
+      };
+      this.emit('finished', runId, outcome);
+    }
+    this.notifyIfIdle();
+  }
+
+  private waitUntilIdle(limitMs: number): Promise<void> {
+    if (this.running.size === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.idleWaiters.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, limitMs);
+      this.idleWaiters.add(done);
+    });
+  }
+
+  private notifyIfIdle(): void {
+    if (this.running.size === 0) for (const waiter of [...this.idleWaiters]) waiter();
+  }
+
+  private emit<E extends keyof ExecutorEvents>(event: E, ...args: Parameters<ExecutorEvents[E]>): void {
+    for (const listener of this.listeners[event]) {
+      try {
+        (listener as (...values: Parameters<ExecutorEvents[E]>) => void)(...args);
+      } catch (error) {
+        // A throwing listener is the caller's bug; surface it without skipping our bookkeeping.
+        queueMicrotask(() => {
+          throw error;
+        });
+      }
+    }
+  }
+}
+
+function ignore(): void {}

@@ -1,0 +1,29 @@
+import type { RunOutcome } from '../../core/run.js';
+
+/** What the daemon asks of a command run; `env` is the child's complete environment. */
+export interface CommandExecution {
+  runId: string;
+  /** Executed directly, no shell. */
+  argv: string[] | null;
+  /** Run via `/bin/sh -c <shell>`. */
+  shell: string | null;
+  cwd: string | null;
+  env: Record<string, string>;
+  /** Written to the child's stdin, which is then closed; null gives the child /dev/null. */
+  stdin: string | null;
+  timeoutMs: number | null;
+}
+
+export type TerminationState = Extract<RunOutcome['state'], 'timed_out' | 'cancelled'>;
+
+export interface SpawnWorkerOptions {
+  killGraceMs: number;
+}
+
+export type ToWorkerMessage =
+  { type: 'run'; execution: CommandExecution } | { type: 'kill'; runId: string; reason: string };
+
+export type FromWorkerMessage =
+  | { type: 'ready' }
+  | { type: 'started'; runId: string; pid: number | null; startedAt: number }
+  | { type: 'finished'; runId: string; outcome: RunOutcome };

@@ -1,0 +1,87 @@
+import { z } from 'zod';
+import { JOB_STATES, jobInputSchema, jobPatchSchema, type Job } from '../core/job.js';
+import { RUN_STATES, type Run, type RunSummary } from '../core/run.js';
+import type { ErrorShape } from '../core/errors.js';
+
+/**
+ * Every request the daemon answers, with the zod schema of its params (checked once, at the daemon's
+ * edge) and the type of its result. Adding a method here is what makes it exist on both sides.
+ */
+const labelsSchema = z.record(z.string(), z.string());
+const pageParams = { limit: z.number().int().min(1).max(1000).default(50), cursor: z.string().optional() };
+
+export const requestSchemas = {
+  'daemon.status': z.object({}),
+  'job.add': z.object({ input: jobInputSchema }),
+  'job.list': z.object({ ...pageParams, states: z.array(z.enum(JOB_STATES)).optional(), labels: labelsSchema.optional() }),
+  'job.get': z.object({ ref: z.string().min(1), upcoming: z.number().int().min(0).max(100).default(5) }),
+  'job.update': z.object({ ref: z.string().min(1), patch: jobPatchSchema, ifVersion: z.number().int().optional() }),
+  'job.cancel': z.object({ ref: z.string().min(1) }),
+  'job.pause': z.object({ ref: z.string().min(1) }),
+  'job.resume': z.object({ ref: z.string().min(1) }),
+  'job.trigger': z.object({ ref: z.string().min(1) }),
+  'run.list': z.object({
+    ...pageParams,
+    jobRef: z.string().optional(),
+    states: z.array(z.enum(RUN_STATES)).optional(),
+    labels: labelsSchema.optional(),
+  }),
+  'run.get': z.object({ id: z.string().min(1) }),
+} as const;
+
+export type Method = keyof typeof requestSchemas;
+export type Params<M extends Method> = z.input<(typeof requestSchemas)[M]>;
+export type ParsedParams<M extends Method> = z.output<(typeof requestSchemas)[M]>;
+
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+export interface DaemonStatus {
+  pid: number;
+  version: string;
+  home: string;
+  socketPath: string;
+  store: string;
+  node: string;
+  startedAt: number;
+  now: number;
+  jobs: { active: number; paused: number };
+  runningRuns: number;
+}
+
+export interface JobDetail {
+  job: Job;
+  upcoming: number[];
+  recentRuns: RunSummary[];
+}
+
+export interface Results {
+  'daemon.status': DaemonStatus;
+  'job.add': Job;
+  'job.list': Page<Job>;
+  'job.get': JobDetail;
+  'job.update': Job;
+  'job.cancel': Job;
+  'job.pause': Job;
+  'job.resume': Job;
+  'job.trigger': Run;
+  'run.list': Page<RunSummary>;
+  'run.get': Run;
+}
+
+export interface RequestMessage {
+  kind: 'request';
+  id: number;
+  method: string;
+  params: unknown;
+}
+
+export type ResponseMessage =
+  | { kind: 'response'; id: number; ok: true; result: unknown }
+  | { kind: 'response'; id: number; ok: false; error: ErrorShape };
+
+export function isMethod(name: string): name is Method {
+  return Object.hasOwn(requestSchemas, name);
+}

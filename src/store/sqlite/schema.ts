@@ -1,0 +1,110 @@
+import { sql } from 'drizzle-orm';
+import { check, index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+
+// drizzle-kit loads this file on its own, so it imports nothing from src/: the state lists are
+// checked against the core types in row-mapping.ts instead.
+export const JOB_STATE_VALUES = ['active', 'paused', 'cancelled'] as const;
+export const RUN_STATE_VALUES = [
+  'scheduled',
+  'running',
+  'succeeded',
+  'failed',
+  'timed_out',
+  'cancelled',
+  'lost',
+] as const;
+export const RUN_TRIGGER_VALUES = ['schedule', 'manual'] as const;
+
+const inList = (values: readonly string[]) => sql.raw(values.map((value) => `'${value}'`).join(', '));
+
+/** All instants are integer milliseconds since the epoch, UTC. */
+export const jobs = sqliteTable(
+  'jobs',
+  {
+    id: text('id').primaryKey(),
+    name: text('name').notNull(),
+    state: text('state', { enum: JOB_STATE_VALUES }).notNull(),
+    /** The whole JobDefinition as JSON, so the table stays stable while the definition grows. */
+    definition: text('definition').notNull(),
+    /** A copy of the definition's labels, for filtering in SQL. */
+    labels: text('labels').notNull(),
+    owner: text('owner').notNull(),
+    version: integer('version').notNull(),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+    deletedAt: integer('deleted_at'),
+    nextRunAt: integer('next_run_at'),
+  },
+  (t) => [
+    // Soft-deleted jobs leave the index, which frees their name.
+    uniqueIndex('jobs_live_name_unique')
+      .on(t.name)
+      .where(sql`deleted_at IS NULL`),
+    // Only jobs that can fire are indexed; queries must repeat this WHERE literally to use it.
+    index('jobs_due_idx')
+      .on(t.nextRunAt, t.id)
+      .where(sql`state = 'active' AND deleted_at IS NULL AND next_run_at IS NOT NULL`),
+    check('jobs_state_check', sql`state IN (${inList(JOB_STATE_VALUES)})`),
+    check('jobs_cancelled_is_deleted_check', sql`(state = 'cancelled') = (deleted_at IS NOT NULL)`),
+  ],
+);
+
+export const runs = sqliteTable(
+  'runs',
+  {
+    id: text('id').primaryKey(),
+    jobId: text('job_id')
+      .notNull()
+      .references(() => jobs.id),
+    scheduledFor: integer('scheduled_for').notNull(),
+    attempt: integer('attempt').notNull(),
+    trigger: text('trigger', { enum: RUN_TRIGGER_VALUES }).notNull(),
+    state: text('state', { enum: RUN_STATE_VALUES }).notNull(),
+    node: text('node').notNull(),
+    fence: integer('fence').notNull(),
+    createdAt: integer('created_at').notNull(),
+    startedAt: integer('started_at'),
+    finishedAt: integer('finished_at'),
+    pid: integer('pid'),
+    exitCode: integer('exit_code'),
+    signal: text('signal'),
+    error: text('error'),
+    stdoutTail: text('stdout_tail').notNull().default(''),
+    stderrTail: text('stderr_tail').notNull().default(''),
+  },
+  (t) => [
+    // The key that keeps two daemons from firing the same instant twice.
+    uniqueIndex('runs_instant_unique').on(t.jobId, t.scheduledFor, t.attempt),
+    index('runs_job_history_idx').on(t.jobId, t.id),
+    index('runs_unfinished_idx')
+      .on(t.state)
+      .where(sql`state IN ('scheduled', 'running')`),
+    check('runs_state_check', sql`state IN (${inList(RUN_STATE_VALUES)})`),
+    check('runs_trigger_check', sql`"trigger" IN (${inList(RUN_TRIGGER_VALUES)})`),
+  ],
+);
+
+export const auditLog = sqliteTable(
+  'audit_log',
+  {
+    id: text('id').primaryKey(),
+    at: integer('at').notNull(),
+    actor: text('actor').notNull(),
+    action: text('action').notNull(),
+    // No foreign key: audit entries (auth failures, say) may name jobs that never existed.
+    jobId: text('job_id'),
+    before: text('before'),
+    after: text('after'),
+  },
+  (t) => [index('audit_log_job_idx').on(t.jobId, t.id)],
+);
+
+/** Small named values, such as the fence epoch. */
+export const meta = sqliteTable('meta', {
+  key: text('key').primaryKey(),
+  value: text('value').notNull(),
+});
+
+export type JobRow = typeof jobs.$inferSelect;
+export type RunRow = typeof runs.$inferSelect;
+export type AuditRow = typeof auditLog.$inferSelect;

@@ -1,0 +1,171 @@
+import { and, asc, eq, isNull, sql } from 'drizzle-orm';
+import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import { runColumns, runSummaryColumns } from './row-mapping.js';
+import { auditLog, jobs, meta, runs } from './schema.js';
+
+const param = (name: string) => sql.placeholder(name);
+/** `set()` takes SQL rather than bare placeholders. */
+const setParam = (name: string) => sql`${sql.placeholder(name)}`;
+
+// Partial indexes are only used when the query repeats their WHERE, so these stay literal SQL.
+const DUE = sql`${jobs.state} = 'active' AND ${jobs.deletedAt} IS NULL AND ${jobs.nextRunAt} IS NOT NULL`;
+const UNFINISHED = sql`${runs.state} IN ('scheduled', 'running')`;
+
+export const FENCE_EPOCH_KEY = 'fence_epoch';
+
+/** The fixed queries of the store, prepared once per connection. */
+export function prepareStatements(db: BetterSQLite3Database) {
+  return {
+    insertJob: db
+      .insert(jobs)
+      .values({
+        id: param('id'),
+        name: param('name'),
+        state: param('state'),
+        definition: param('definition'),
+        labels: param('labels'),
+        owner: param('owner'),
+        version: param('version'),
+        createdAt: param('createdAt'),
+        updatedAt: param('updatedAt'),
+        deletedAt: param('deletedAt'),
+        nextRunAt: param('nextRunAt'),
+      })
+      .prepare(),
+    jobById: db
+      .select()
+      .from(jobs)
+      .where(eq(jobs.id, param('id')))
+      .prepare(),
+    jobNameById: db
+      .select({ name: jobs.name })
+      .from(jobs)
+      .where(eq(jobs.id, param('id')))
+      .prepare(),
+    liveJobByName: db
+      .select()
+      .from(jobs)
+      .where(and(eq(jobs.name, param('name')), isNull(jobs.deletedAt)))
+      .prepare(),
+    /** Compare-and-set on the version the caller read. */
+    updateJob: db
+      .update(jobs)
+      .set({
+        name: setParam('name'),
+        state: setParam('state'),
+        definition: setParam('definition'),
+        labels: setParam('labels'),
+        version: setParam('version'),
+        updatedAt: setParam('updatedAt'),
+        deletedAt: setParam('deletedAt'),
+        nextRunAt: setParam('nextRunAt'),
+      })
+      .where(and(eq(jobs.id, param('id')), eq(jobs.version, param('expectedVersion'))))
+      .prepare(),
+    countJobsInState: db
+      .select({ count: sql<number>`count(*)` })
+      .from(jobs)
+      .where(eq(jobs.state, param('state')))
+      .prepare(),
+    dueJobs: db
+      .select()
+      .from(jobs)
+      .where(and(DUE, sql`${jobs.nextRunAt} <= ${param('until')}`))
+      .orderBy(asc(jobs.nextRunAt), asc(jobs.id))
+      .limit(param('limit'))
+      .prepare(),
+    /** Compare-and-set on the due time the scheduler saw: a job changed or fired meanwhile is left alone. */
+    advanceNextRun: db
+      .update(jobs)
+      .set({ nextRunAt: setParam('nextRunAt') })
+      .where(and(eq(jobs.id, param('id')), eq(jobs.nextRunAt, param('expectedNextRunAt')), DUE))
+      .returning({ name: jobs.name })
+      .prepare(),
+
+    insertRun: db
+      .insert(runs)
+      .values({
+        id: param('id'),
+        jobId: param('jobId'),
+        scheduledFor: param('scheduledFor'),
+        attempt: param('attempt'),
+        trigger: param('trigger'),
+        state: param('state'),
+        node: param('node'),
+        fence: param('fence'),
+        createdAt: param('createdAt'),
+        startedAt: param('startedAt'),
+        finishedAt: param('finishedAt'),
+        pid: param('pid'),
+        exitCode: param('exitCode'),
+        signal: param('signal'),
+        error: param('error'),
+        stdoutTail: param('stdoutTail'),
+        stderrTail: param('stderrTail'),
+      })
+      .prepare(),
+    runById: db
+      .select(runColumns)
+      .from(runs)
+      .innerJoin(jobs, eq(jobs.id, runs.jobId))
+      .where(eq(runs.id, param('id')))
+      .prepare(),
+    runStateById: db
+      .select({ state: runs.state })
+      .from(runs)
+      .where(eq(runs.id, param('id')))
+      .prepare(),
+    markRunStarted: db
+      .update(runs)
+      .set({ state: 'running', startedAt: setParam('startedAt'), pid: setParam('pid') })
+      .where(and(eq(runs.id, param('id')), eq(runs.state, 'scheduled')))
+      .prepare(),
+    finishRun: db
+      .update(runs)
+      .set({
+        state: setParam('state'),
+        finishedAt: setParam('finishedAt'),
+        exitCode: setParam('exitCode'),
+        signal: setParam('signal'),
+        error: setParam('error'),
+        stdoutTail: setParam('stdoutTail'),
+        stderrTail: setParam('stderrTail'),
+      })
+      .where(and(eq(runs.id, param('id')), UNFINISHED))
+      .prepare(),
+    unfinishedRuns: db
+      .select(runSummaryColumns)
+      .from(runs)
+      .innerJoin(jobs, eq(jobs.id, runs.jobId))
+      .where(UNFINISHED)
+      .orderBy(asc(runs.id))
+      .prepare(),
+    markUnfinishedRunsLost: db
+      .update(runs)
+      .set({ state: 'lost', finishedAt: setParam('finishedAt'), error: setParam('error') })
+      .where(UNFINISHED)
+      .prepare(),
+
+    insertAudit: db
+      .insert(auditLog)
+      .values({
+        id: param('id'),
+        at: param('at'),
+        actor: param('actor'),
+        action: param('action'),
+        jobId: param('jobId'),
+        before: param('before'),
+        after: param('after'),
+      })
+      .prepare(),
+
+    nextFenceEpoch: db
+      .insert(meta)
+      .values({ key: FENCE_EPOCH_KEY, value: '1' })
+      .onConflictDoUpdate({ target: meta.key, set: { value: sql`CAST(${meta.value} AS INTEGER) + 1` } })
+      .returning({ value: meta.value })
+      .prepare(),
+  };
+}
+
+export type Statements = ReturnType<typeof prepareStatements>;

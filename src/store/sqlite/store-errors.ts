@@ -1,0 +1,78 @@
+import { SchedError } from '../../core/errors.js';
+
+export function nameTaken(name: string): SchedError {
+  return new SchedError('NAME_TAKEN', `A job named "${name}" already exists.`, {
+    hint: `Choose another name, or change the existing job with \`sched update ${name}\`.`,
+    details: { name },
+  });
+}
+
+export function versionConflict(name: string, expected: number, actual: number): SchedError {
+  return new SchedError(
+    'VERSION_CONFLICT',
+    `Job "${name}" was changed meanwhile (now version ${actual}, expected ${expected}).`,
+    {
+      hint: `Look at it again with \`sched show ${name}\` and retry.`,
+      details: { expected, actual },
+    },
+  );
+}
+
+export function jobNotFound(ref: string): SchedError {
+  return new SchedError('JOB_NOT_FOUND', `No job "${ref}".`, {
+    hint: 'List the jobs with `sched ls`.',
+    details: { ref },
+  });
+}
+
+export function jobCancelled(name: string, id: string): SchedError {
+  return new SchedError('INVALID_STATE', `Job "${name}" is cancelled and can no longer change.`, {
+    hint: 'Create a new job with `sched add`; the cancelled one keeps its history.',
+    details: { jobId: id, state: 'cancelled' },
+  });
+}
+
+export function runNotFound(id: string): SchedError {
+  return new SchedError('RUN_NOT_FOUND', `No run "${id}".`, {
+    hint: 'List the runs of a job with `sched history JOB`.',
+    details: { runId: id },
+  });
+}
+
+export function runInWrongState(id: string, state: string, wanted: string): SchedError {
+  return new SchedError('INVALID_STATE', `Run "${id}" is ${state}, so it cannot become ${wanted}.`, {
+    details: { runId: id, state, wanted },
+  });
+}
+
+export function runKeyTaken(jobId: string, scheduledFor: number, attempt: number): SchedError {
+  return new SchedError(
+    'INVALID_STATE',
+    `Job "${jobId}" already has attempt ${attempt} for ${new Date(scheduledFor).toISOString()}.`,
+    {
+      hint: 'Wait a moment and trigger it again.',
+      details: { jobId, scheduledFor, attempt },
+    },
+  );
+}
+
+/** better-sqlite3 puts the extended result code on the error; drizzle may wrap it in `cause`. */
+function sqliteCode(error: unknown): string | undefined {
+  for (let current = error; current instanceof Error; current = current.cause) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('SQLITE_')) return code;
+  }
+  return undefined;
+}
+
+function sqliteMessage(error: unknown): string {
+  for (let current = error; current instanceof Error; current = current.cause) {
+    if ((current as { code?: unknown }).code !== undefined) return current.message;
+  }
+  return '';
+}
+
+/** True for a violation of the unique index over `columns` (written as SQLite names them: `jobs.name`). */
+export function isUniqueViolation(error: unknown, columns: string): boolean {
+  return sqliteCode(error) === 'SQLITE_CONSTRAINT_UNIQUE' && sqliteMessage(error).endsWith(columns);
+}

@@ -1,0 +1,243 @@
+import { mkdtempSync, readFileSync, realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Worker } from 'node:worker_threads';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RunOutcome } from '../../src/core/run.js';
+import { CommandExecutor, type CommandExecution } from '../../src/daemon/executor/command-executor.js';
+
+const BASE_ENV = { PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin' };
+const executors: CommandExecutor[] = [];
+let runCounter = 0;
+
+async function startExecutor(options: { killGraceMs?: number } = {}): Promise<CommandExecutor> {
+  const executor = await CommandExecutor.start(options);
+  executors.push(executor);
+  return executor;
+}
+
+function execution(fields: Partial<CommandExecution>): CommandExecution {
+  return {
+    runId: `run-${++runCounter}`,
+    argv: null,
+    shell: null,
+    cwd: null,
+    env: BASE_ENV,
+    stdin: null,
+    timeoutMs: null,
+    ...fields,
+  };
+}
+
+function nextFinished(executor: CommandExecutor, runId: string): Promise<RunOutcome> {
+  return new Promise((resolve) => executor.on('finished', (id, outcome) => id === runId && resolve(outcome)));
+}
+
+function nextStarted(executor: CommandExecutor, runId: string): Promise<number | null> {
+  return new Promise((resolve) => executor.on('started', (id, pid) => id === runId && resolve(pid)));
+}
+
+async function runToEnd(executor: CommandExecutor, fields: Partial<CommandExecution>): Promise<RunOutcome> {
+  const run = execution(fields);
+  const finished = nextFinished(executor, run.runId);
+  executor.run(run);
+  return finished;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  // Where PID 1 does not reap orphans, a killed grandchild lingers as a zombie: dead all the same.
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+async function isDeadWithin(pid: number, limitMs: number): Promise<boolean> {
+  for (
+    const deadline = Date.now() + limitMs;
+    Date.now() < deadline;
+    await new Promise((r) => setTimeout(r, 50))
+  ) {
+    if (!isAlive(pid)) return true;
+  }
+  return !isAlive(pid);
+}
+
+afterEach(async () => {
+  await Promise.all(executors.splice(0).map((executor) => executor.stop()));
+});
+
+describe('CommandExecutor', () => {
+  it('Given an argv command, when it runs, then it succeeds with its stdout recorded', async () => {
+    const executor = await startExecutor();
+    const outcome = await runToEnd(executor, { argv: ['echo', 'hello'] });
+    expect(outcome).toMatchObject({ state: 'succeeded', exitCode: 0, error: null, stdoutTail: 'hello\n' });
+  });
+
+  it('Given a shell string, when it runs, then /bin/sh interprets it and both streams are kept', async () => {
+    const executor = await startExecutor();
+    const outcome = await runToEnd(executor, { shell: 'echo one && echo two >&2' });
+    expect(outcome).toMatchObject({ state: 'succeeded', stdoutTail: 'one\n', stderrTail: 'two\n' });
+  });
+
+  it('Given a run, when its child starts, then started carries the pid and comes before finished', async () => {
+    const executor = await startExecutor();
+    const events: string[] = [];
+    executor.on('started', (_id, pid) => events.push(`started:${typeof pid}`));
+    await runToEnd(executor, { argv: ['true'] });
+    events.push('finished');
+    expect(events).toEqual(['started:number', 'finished']);
+  });
+
+  it('Given a command exiting 3, when it ends, then the run failed with exit code 3', async () => {
+    const executor = await startExecutor();
+    const outcome = await runToEnd(executor, { shell: 'exit 3' });
+    expect(outcome).toMatchObject({ state: 'failed', exitCode: 3, error: 'exited with code 3' });
+  });
+
+  it('Given a command killed by a signal the executor did not send, when it ends, then the run failed naming the signal', async () => {
+    const executor = await startExecutor();
+    const outcome = await runToEnd(executor, { shell: 'kill -KILL $$' });
+    expect(outcome).toMatchObject({ state: 'failed', signal: 'SIGKILL', error: 'killed by signal SIGKILL' });
+  });
+
+  it('Given an environment, when the command runs, then it sees exactly that environment', async () => {
+    const executor = await startExecutor();
+    const outcome = await runToEnd(executor, { argv: ['/usr/bin/env'], env: { SCHED_RUN_ID: 'r1' } });
+    expect(outcome.stdoutTail).toBe('SCHED_RUN_ID=r1\n');
+  });
+
+  it('Given a cwd, when the command runs, then it runs in that directory', async () => {
+    const executor = await startExecutor();
+    const directory = realpathSync(mkdtempSync(join(tmpdir(), 'sched-cwd-')));
+    const outcome = await runToEnd(executor, { argv: ['pwd'], cwd: directory });
+    expect(outcome.stdoutTail).toBe(`${directory}\n`);
+  });
+
+  it('Given a payload, when cat runs, then the payload arrives on its stdin', async () => {
+    const executor = await startExecutor();
+    const outcome = await runToEnd(executor, { argv: ['cat'], stdin: '{"greeting":"hello"}' });
+    expect(outcome).toMatchObject({ state: 'succeeded', stdoutTail: '{"greeting":"hello"}' });
+  });
+
+  it('Given a large payload, when the child never reads stdin, then the run still succeeds', async () => {
+    const executor = await startExecutor();
+    const outcome = await runToEnd(executor, { argv: ['true'], stdin: 'x'.repeat(1024 * 1024) });
+    expect(outcome.state).toBe('succeeded');
+  });
+
+  it('Given a child printing about 1 MiB, when it ends, then only the last 64 KiB of stdout are kept', async () => {
+    const executor = await startExecutor();
+    const outcome = await runToEnd(executor, { argv: ['seq', '1', '150000'] });
+    expect(Buffer.byteLength(outcome.stdoutTail)).toBe(64 * 1024);
+    expect(outcome.stdoutTail.endsWith('\n149999\n150000\n')).toBe(true);
+  });
+
+  it('Given a timeout, when it expires, then the whole group dies including a background grandchild', async () => {
+    const executor = await startExecutor();
+    const outcome = await runToEnd(executor, { shell: 'sleep 100 & echo $!; sleep 100', timeoutMs: 1_500 });
+    expect(outcome).toMatchObject({ state: 'timed_out', error: 'timed out after 1.5s' });
+    const grandchildPid = Number(outcome.stdoutTail.trim());
+    expect(grandchildPid).toBeGreaterThan(1);
+    expect(await isDeadWithin(grandchildPid, 5_000)).toBe(true);
+  });
+
+  it('Given a command ignoring SIGTERM, when it times out, then SIGKILL after the grace period ends it', async () => {
+    const executor = await startExecutor({ killGraceMs: 300 });
+    const outcome = await runToEnd(executor, { shell: "trap '' TERM; sleep 100", timeoutMs: 300 });
+    expect(outcome).toMatchObject({ state: 'timed_out', signal: 'SIGKILL' });
+  });
+
+  it('Given a running command, when it is killed, then the run is cancelled with the reason', async () => {
+    const executor = await startExecutor();
+    const run = execution({ argv: ['sleep', '100'] });
+    const started = nextStarted(executor, run.runId);
+    const finished = nextFinished(executor, run.runId);
+    executor.run(run);
+    await started;
+    expect(executor.kill(run.runId, 'cancelled by alice')).toBe(true);
+    expect(await finished).toMatchObject({
+      state: 'cancelled',
+      error: 'cancelled by alice',
+      signal: 'SIGTERM',
+    });
+  });
+
+  it('Given no such run, when it is killed, then kill reports false', async () => {
+    const executor = await startExecutor();
+    expect(executor.kill('run-that-never-was', 'why')).toBe(false);
+  });
+
+  it('Given a command that does not exist, when it runs, then the run fails with ENOENT instead of hanging', async () => {
+    const executor = await startExecutor();
+    const outcome = await runToEnd(executor, { argv: ['nosuchcmd-sched-test'] });
+    expect(outcome).toMatchObject({
+      state: 'failed',
+      exitCode: null,
+      error: 'command not found: nosuchcmd-sched-test (ENOENT)',
+    });
+  });
+
+  it('Given a missing cwd, when the command runs, then the run fails naming the directory', async () => {
+    const executor = await startExecutor();
+    const outcome = await runToEnd(executor, { argv: ['true'], cwd: '/nonexistent/sched-test' });
+    expect(outcome).toMatchObject({
+      state: 'failed',
+      error: 'working directory not found: /nonexistent/sched-test (ENOENT)',
+    });
+  });
+
+  it('Given a grandchild holding stdout open, when the command exits, then the run finishes anyway', async () => {
+    const executor = await startExecutor();
+    const outcome = await runToEnd(executor, { shell: 'sleep 30 & echo $!' });
+    process.kill(Number(outcome.stdoutTail.trim()), 'SIGKILL');
+    expect(outcome.state).toBe('succeeded');
+  });
+
+  it('Given running commands, when the executor stops, then they are cancelled and stop resolves', async () => {
+    const executor = await startExecutor();
+    const runs = [execution({ argv: ['sleep', '100'] }), execution({ shell: 'sleep 100 & sleep 100' })];
+    const started = runs.map((run) => nextStarted(executor, run.runId));
+    const finished = runs.map((run) => nextFinished(executor, run.runId));
+    runs.forEach((run) => executor.run(run));
+    await Promise.all(started);
+    await executor.stop({ killReason: 'daemon shutting down' });
+    expect((await Promise.all(finished)).map((outcome) => [outcome.state, outcome.error])).toEqual([
+      ['cancelled', 'daemon shutting down'],
+      ['cancelled', 'daemon shutting down'],
+    ]);
+    expect(executor.runningCount()).toBe(0);
+  });
+
+  it('Given a burst of 200 runs, when they all end, then every one of them finished successfully', async () => {
+    const executor = await startExecutor();
+    const outcomes = await Promise.all(
+      Array.from({ length: 200 }, () => runToEnd(executor, { argv: ['true'] })),
+    );
+    expect(outcomes.filter((outcome) => outcome.state === 'succeeded')).toHaveLength(200);
+    expect(executor.runningIds()).toEqual([]);
+  });
+
+  it('Given a running command, when the worker dies, then the run is reported lost and a new run still works', async () => {
+    const executor = await startExecutor();
+    const run = execution({ argv: ['sleep', '100'] });
+    const started = nextStarted(executor, run.runId);
+    const finished = nextFinished(executor, run.runId);
+    executor.run(run);
+    const pid = await started;
+    // Simulates a crash: the worker ends without the executor having asked it to.
+    await (executor as unknown as { worker: Worker }).worker.terminate();
+    expect(await finished).toMatchObject({
+      state: 'lost',
+      error: expect.stringMatching(/^executor worker crashed: /),
+    });
+    expect(await isDeadWithin(pid ?? 0, 5_000)).toBe(true);
+    expect((await runToEnd(executor, { argv: ['true'] })).state).toBe('succeeded');
+  });
+});

@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import type { Job } from '../../../src/core/job.js';
+import type { Store } from '../../../src/store/store.js';
+import { createJob, stamp, T0 } from './fixtures.js';
+import type { CurrentStore } from './fixtures.js';
+
+async function createJobs(store: Store, count: number): Promise<Job[]> {
+  const jobs: Job[] = [];
+  for (let index = 0; index < count; index += 1) jobs.push(await createJob(store, `job-${index}`));
+  return jobs;
+}
+
+export function describeJobListingCases(store: CurrentStore): void {
+  describe('listJobs', () => {
+    it('Given seven jobs, when they are listed three at a time, then three pages hold each job once in id order', async () => {
+      const jobs = await createJobs(store(), 7);
+
+      const first = await store().listJobs({ limit: 3 });
+      const second = await store().listJobs({ limit: 3, cursor: first.nextCursor ?? undefined });
+      const third = await store().listJobs({ limit: 3, cursor: second.nextCursor ?? undefined });
+
+      expect([first, second, third].map((page) => page.items.length)).toEqual([3, 3, 1]);
+      expect([...first.items, ...second.items, ...third.items].map((job) => job.id)).toEqual(
+        jobs.map((job) => job.id).sort(),
+      );
+      expect(third.nextCursor).toBeNull();
+    });
+
+    it('Given exactly one full page of jobs, when it is listed, then there is no next page', async () => {
+      await createJobs(store(), 3);
+
+      const page = await store().listJobs({ limit: 3 });
+
+      expect(page.items).toHaveLength(3);
+      expect(page.nextCursor).toBeNull();
+    });
+
+    it('Given active, paused and cancelled jobs, when listed without states, then only the live ones come back', async () => {
+      const [active, paused, cancelled] = await createJobs(store(), 3);
+      await store().updateJob(paused!.id, 1, { state: 'paused' }, stamp('job.pause'));
+      await store().cancelJob(cancelled!.id, 1, T0 + 1, stamp('job.cancel'));
+
+      const page = await store().listJobs({ limit: 10 });
+
+      expect(page.items.map((job) => job.id)).toEqual([active!.id, paused!.id]);
+    });
+
+    it('Given a cancelled job, when cancelled jobs are asked for, then it is the only one listed', async () => {
+      const [, cancelled] = await createJobs(store(), 2);
+      await store().cancelJob(cancelled!.id, 1, T0 + 1, stamp('job.cancel'));
+
+      const page = await store().listJobs({ limit: 10, states: ['cancelled'] });
+
+      expect(page.items.map((job) => job.id)).toEqual([cancelled!.id]);
+    });
+
+    it('Given jobs with different labels, when filtered by two labels, then only jobs carrying both are listed', async () => {
+      const both = await createJob(store(), 'both', { labels: { team: 'ops', env: 'prod', extra: 'x' } });
+      await createJob(store(), 'team-only', { labels: { team: 'ops' } });
+      await createJob(store(), 'other-env', { labels: { team: 'ops', env: 'dev' } });
+
+      const page = await store().listJobs({ limit: 10, labels: { team: 'ops', env: 'prod' } });
+
+      expect(page.items.map((job) => job.id)).toEqual([both.id]);
+    });
+
+    it('Given a label key with dots and quotes, when filtered by it, then the job is found', async () => {
+      const job = await createJob(store(), 'odd', { labels: { 'app.kubernetes.io/"name"': 'web' } });
+
+      const page = await store().listJobs({ limit: 10, labels: { 'app.kubernetes.io/"name"': 'web' } });
+
+      expect(page.items.map((item) => item.id)).toEqual([job.id]);
+    });
+  });
+}

@@ -1,0 +1,116 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type Database from 'better-sqlite3';
+import { drizzle } from 'drizzle-orm/better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openSqliteConnection } from '../../src/store/sqlite/connection.js';
+import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { prepareStatements } from '../../src/store/sqlite/statements.js';
+import { createJob, newRun, T0 } from './conformance/fixtures.js';
+import { describeStoreConformance } from './store-conformance.js';
+
+function makeTempDir(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'sched-store-'));
+}
+
+describeStoreConformance('SQLite', async () => {
+  const dir = makeTempDir();
+  const store = openSqliteStore(path.join(dir, 'sched.db'));
+  return {
+    store,
+    cleanup: async () => {
+      await store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+});
+
+describe('SQLite store on disk', () => {
+  let dir: string;
+  let file: string;
+  const opened: Array<{ close: () => unknown }> = [];
+
+  beforeEach(() => {
+    dir = makeTempDir();
+    file = path.join(dir, 'sched.db');
+  });
+
+  afterEach(async () => {
+    for (const handle of opened.splice(0)) await handle.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  function connect(options?: { synchronous?: 'FULL' | 'NORMAL' }): Database.Database {
+    const connection = openSqliteConnection(file, options);
+    opened.push(connection);
+    return connection;
+  }
+
+  function planOf(connection: Database.Database, query: { sql: string }, ...params: unknown[]): string[] {
+    const rows = connection.prepare(`EXPLAIN QUERY PLAN ${query.sql}`).all(...params) as Array<{
+      detail: string;
+    }>;
+    return rows.map((row) => row.detail);
+  }
+
+  it('Given a new connection, when its settings are read, then WAL, synchronous FULL, foreign keys, busy timeout and a 64 MiB cache are on', () => {
+    const connection = connect();
+
+    expect(connection.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(connection.pragma('synchronous', { simple: true })).toBe(2);
+    expect(connection.pragma('foreign_keys', { simple: true })).toBe(1);
+    expect(connection.pragma('busy_timeout', { simple: true })).toBe(5000);
+    expect(connection.pragma('cache_size', { simple: true })).toBe(-65536);
+  });
+
+  it('Given synchronous NORMAL is asked for, when the connection opens, then synchronous is NORMAL', () => {
+    const connection = connect({ synchronous: 'NORMAL' });
+
+    expect(connection.pragma('synchronous', { simple: true })).toBe(1);
+  });
+
+  it('Given the due-jobs query, when SQLite plans it, then it searches the partial due index without scanning or sorting jobs', () => {
+    const connection = connect();
+    const query = prepareStatements(drizzle({ client: connection })).dueJobs.getQuery();
+
+    const plan = planOf(connection, query, T0, 100);
+
+    expect(plan.join('\n')).toMatch(/SEARCH jobs USING (COVERING )?INDEX jobs_due_idx/);
+    expect(plan.some((step) => /SCAN jobs\b/.test(step) || /TEMP B-TREE/.test(step))).toBe(false);
+  });
+
+  it('Given the unfinished-runs query, when SQLite plans it, then it searches the partial unfinished index', () => {
+    const connection = connect();
+    const query = prepareStatements(drizzle({ client: connection })).unfinishedRuns.getQuery();
+
+    expect(planOf(connection, query).join('\n')).toMatch(
+      /SEARCH runs USING (COVERING )?INDEX runs_unfinished_idx/,
+    );
+  });
+
+  it('Given a job and a run, when the store is closed and reopened, then both are still there', async () => {
+    const first = openSqliteStore(file);
+    const job = await createJob(first, 'nightly');
+    const run = await first.insertRun(newRun(job.id));
+    await first.close();
+
+    const second = openSqliteStore(file);
+    opened.push(second);
+
+    expect(await second.findJob('nightly')).toEqual(job);
+    expect(await second.findRun(run.id)).toEqual(run);
+  });
+
+  it('Given epochs taken before, when the store is reopened, then the next epoch is still larger', async () => {
+    const first = openSqliteStore(file);
+    await first.nextFenceEpoch();
+    const before = await first.nextFenceEpoch();
+    await first.close();
+
+    const second = openSqliteStore(file);
+    opened.push(second);
+
+    expect(await second.nextFenceEpoch()).toBe(before + 1);
+  });
+});

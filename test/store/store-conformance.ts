@@ -1,0 +1,39 @@
+import { afterEach, beforeEach, describe } from 'vitest';
+import type { Store } from '../../src/store/store.js';
+import { describeAuditAndFenceCases } from './conformance/audit-and-fence.js';
+import { describeJobListingCases } from './conformance/job-listing.js';
+import { describeJobCases } from './conformance/jobs.js';
+import { describeRunCases } from './conformance/runs.js';
+import { describeSchedulingCases } from './conformance/scheduling.js';
+
+export interface StoreUnderTest {
+  store: Store;
+  cleanup: () => Promise<void>;
+}
+
+/** The behaviour every Store adapter must share; each test gets a fresh, empty store. */
+export function describeStoreConformance(name: string, makeStore: () => Promise<StoreUnderTest>): void {
+  describe(`${name} store conformance`, () => {
+    let current: StoreUnderTest | undefined;
+
+    beforeEach(async () => {
+      current = await makeStore();
+    });
+
+    afterEach(async () => {
+      await current?.cleanup();
+      current = undefined;
+    });
+
+    const store = (): Store => {
+      if (!current) throw new Error('the store is only there inside a test');
+      return current.store;
+    };
+
+    describeJobCases(store);
+    describeJobListingCases(store);
+    describeSchedulingCases(store);
+    describeRunCases(store);
+    describeAuditAndFenceCases(store);
+  });
+}

@@ -1,0 +1,119 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const schedBin = path.join(repoRoot, 'bin', 'run.js');
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+  /** stdout parsed as JSON when it is JSON. */
+  json: any;
+}
+
+/** Runs the real `sched` binary as a user would. */
+export function sched(home: string, args: string[], options: { env?: Record<string, string>; input?: string } = {}): Promise<CliResult> {
+  return new Promise((resolve) => {
+    const child = execFile(
+      process.execPath,
+      [schedBin, ...args],
+      { env: { ...process.env, SCHED_HOME: home, NO_COLOR: '1', ...options.env }, timeout: 60_000, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        let json: unknown = undefined;
+        try {
+          json = JSON.parse(stdout);
+        } catch {
+          json = undefined;
+        }
+        resolve({ code, stdout, stderr, json });
+      },
+    );
+    if (options.input !== undefined) child.stdin?.end(options.input);
+  });
+}
+
+export function makeHome(prefix = 'sched-test-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+export function removeHome(home: string): void {
+  fs.rmSync(home, { recursive: true, force: true });
+}
+
+export interface RunningDaemon {
+  home: string;
+  process: ChildProcess;
+  pid: number;
+  output: () => string;
+  /** Waits for the process to exit and returns its exit code. */
+  exited: Promise<number | null>;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Starts a real `sched daemon run` in `home` and resolves once it accepts requests. */
+export async function startDaemon(home: string, extraArgs: string[] = [], env: Record<string, string> = {}): Promise<RunningDaemon> {
+  const child = spawn(process.execPath, [schedBin, 'daemon', 'run', ...extraArgs], {
+    env: { ...process.env, SCHED_HOME: home, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const daemon: RunningDaemon = {
+    home,
+    process: child,
+    pid: child.pid!,
+    output: () => output,
+    exited,
+    stop: async (signal = 'SIGTERM') => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+  const deadline = Date.now() + 30_000;
+  while (!output.includes('"daemon:started"')) {
+    if (child.exitCode !== null) throw new Error(`daemon exited early (${child.exitCode}): ${output}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`daemon did not start within 30s: ${output}`);
+    }
+    await sleep(25);
+  }
+  return daemon;
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Polls `probe` until it returns a truthy value or `timeoutMs` passes. */
+export async function waitFor<T>(probe: () => Promise<T | undefined | null | false>, timeoutMs = 20_000, intervalMs = 100): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await sleep(intervalMs);
+  }
+}
+
+/** True while `pid` runs. A zombie counts as dead: some containers' init never reaps orphans. */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
