@@ -6,7 +6,18 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', Buffer: 'readonly', URL: 'readonly' } },
+    languageOptions: {
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+        Buffer: 'readonly',
+        URL: 'readonly',
+      },
+    },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
@@ -15,7 +26,10 @@ export default tseslint.config(
     files: ['src/**/*.ts'],
     ignores: ['src/ipc/transport.ts'],
     rules: {
-      'no-restricted-imports': ['error', { paths: [{ name: 'node-ipc', message: 'only src/ipc/transport.ts talks to node-ipc' }] }],
+      'no-restricted-imports': [
+        'error',
+        { paths: [{ name: 'node-ipc', message: 'only src/ipc/transport.ts talks to node-ipc' }] },
+      ],
     },
   },
   {
@@ -24,13 +38,36 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: ['node:*', 'fs', 'child_process', 'net', 'better-sqlite3', 'drizzle-orm', 'drizzle-orm/*', 'node-ipc', '../store/*', '../daemon/*', '../ipc/*'] },
+        {
+          patterns: [
+            'node:*',
+            'fs',
+            'child_process',
+            'net',
+            'better-sqlite3',
+            'drizzle-orm',
+            'drizzle-orm/*',
+            'node-ipc',
+            '../store/*',
+            '../daemon/*',
+            '../ipc/*',
+          ],
+        },
       ],
       'no-restricted-syntax': [
         'error',
-        { selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']", message: 'core is handed the time; do not read the clock' },
-        { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: 'core is handed the time; do not read the clock' },
-        { selector: "CallExpression[callee.object.name='Math'][callee.property.name='random']", message: 'core is handed randomness' },
+        {
+          selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']",
+          message: 'core is handed the time; do not read the clock',
+        },
+        {
+          selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+          message: 'core is handed the time; do not read the clock',
+        },
+        {
+          selector: "CallExpression[callee.object.name='Math'][callee.property.name='random']",
+          message: 'core is handed randomness',
+        },
       ],
     },
   },

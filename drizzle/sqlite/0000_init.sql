@@ -26,6 +26,7 @@ CREATE TABLE `jobs` (
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `jobs_live_name_unique` ON `jobs` (`name`) WHERE deleted_at IS NULL;--> statement-breakpoint
+CREATE INDEX `jobs_name_idx` ON `jobs` (`name`,`id`);--> statement-breakpoint
 CREATE INDEX `jobs_due_idx` ON `jobs` (`next_run_at`,`id`) WHERE state = 'active' AND deleted_at IS NULL AND next_run_at IS NOT NULL;--> statement-breakpoint
 CREATE TABLE `meta` (
 	`key` text PRIMARY KEY NOT NULL,

@@ -29,10 +29,14 @@ export abstract class SchedCommand extends Command {
   protected override async catch(error: Interfaces.CommandError): Promise<never> {
     // `this.exit()` works by throwing; it is an exit, not a failure.
     if (error instanceof Errors.ExitError) throw error;
-    const failure = classifyFailure(error, `${this.config.bin} ${(this.id ?? '').replaceAll(':', ' ')}`.trim());
+    const failure = classifyFailure(
+      error,
+      `${this.config.bin} ${(this.id ?? '').replaceAll(':', ' ')}`.trim(),
+    );
     if (this.jsonEnabled()) this.logJson({ error: toErrorJson(failure, new Date()) });
     else process.stderr.write(renderFailure(failure));
-    if (failure.kind === 'bug' && this.jsonEnabled()) process.stderr.write(`${failure.stack ?? failure.message}\n`);
+    if (failure.kind === 'bug' && this.jsonEnabled())
+      process.stderr.write(`${failure.stack ?? failure.message}\n`);
     this.exit(failure.exitCode);
   }
 
@@ -54,7 +58,8 @@ export function toErrorJson(failure: Failure, at: Date): Record<string, unknown>
 }
 
 function renderFailure(failure: Failure): string {
-  if (failure.kind === 'bug') return `${failure.stack ?? failure.message}\n\n${chalkStderr.bold(failure.hint)}\n`;
+  if (failure.kind === 'bug')
+    return `${failure.stack ?? failure.message}\n\n${chalkStderr.bold(failure.hint)}\n`;
   const hint = failure.hint ? `${chalkStderr.dim('Hint:')} ${failure.hint}\n` : '';
   return `${chalkStderr.red.bold('Error:')} ${failure.message}\n${hint}`;
 }

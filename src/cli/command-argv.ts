@@ -21,11 +21,19 @@ export function splitAtDoubleDash(argv: readonly string[]): SplitArgv {
  * Commands that take a job's command are not strict, so oclif lets stray words through; we reject
  * them here with a hint about `--`, which is almost always what was meant.
  */
-export function assertNoStrayArguments(argv: readonly unknown[], declaredCount: number, example: string): void {
+export function assertNoStrayArguments(
+  argv: readonly unknown[],
+  declaredCount: number,
+  example: string,
+): void {
   const stray = argv.slice(declaredCount);
   if (stray.length === 0) return;
-  throw new SchedError('VALIDATION_FAILED', `Unexpected argument${stray.length === 1 ? '' : 's'}: ${stray.join(' ')}.`, {
-    hint: `Put the job's command after "--", for example: ${example}`,
-    details: { arguments: stray.map(String) },
-  });
+  throw new SchedError(
+    'VALIDATION_FAILED',
+    `Unexpected argument${stray.length === 1 ? '' : 's'}: ${stray.join(' ')}.`,
+    {
+      hint: `Put the job's command after "--", for example: ${example}`,
+      details: { arguments: stray.map(String) },
+    },
+  );
 }

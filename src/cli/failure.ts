@@ -31,17 +31,30 @@ function isSchedErrorLike(error: unknown): error is SchedErrorLike {
 
 function isUsageError(error: unknown): error is Error {
   // oclif rethrows a failing flag `parse` as the original error with "Parsing --flag" prefixed.
-  return error instanceof Errors.CLIError || (error instanceof Error && error.message.startsWith('Parsing --'));
+  return (
+    error instanceof Errors.CLIError || (error instanceof Error && error.message.startsWith('Parsing --'))
+  );
 }
 
-/** oclif's parse messages span lines and end in "See more help with --help"; we want one sentence. */
-function oneLine(message: string): string {
-  return message
+/**
+ * oclif's parse messages span lines, list every argument, end in "See more help with --help", and
+ * explain greedy multi-value flags that sched does not use; we want one plain sentence.
+ */
+function usageMessage(error: Error): string {
+  const missing = (error as { args?: { name?: string }[] }).args;
+  if (error.message.startsWith('Missing') && Array.isArray(missing) && missing.length > 0) {
+    return `Missing required argument${missing.length === 1 ? '' : 's'}: ${missing.map((arg) => (arg.name ?? '').toUpperCase()).join(', ')}.`;
+  }
+  return error.message
     .replace(ANSI_ESCAPE, '')
+    .replace(/^Parsing (--\S+)\s*\n\s*/, '$1: ')
     .split('\n')
     .map((line) => line.trim())
-    .filter((line) => line && line !== 'See more help with --help' && !/^The following errors? occurred:$/.test(line))
-    .join(' ');
+    .filter(
+      (line) =>
+        line && line !== 'See more help with --help' && !/^The following errors? occurred:$/.test(line),
+    )
+    .join('; ');
 }
 
 export function classifyFailure(error: unknown, usageCommand: string): Failure {
@@ -61,7 +74,7 @@ export function classifyFailure(error: unknown, usageCommand: string): Failure {
       kind: 'user',
       exitCode: ERROR_CODES.VALIDATION_FAILED,
       code: 'VALIDATION_FAILED',
-      message: oneLine(error.message),
+      message: usageMessage(error),
       hint: `See \`${usageCommand} --help\` for usage.`,
       details: {},
       stack: undefined,

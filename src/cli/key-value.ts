@@ -4,7 +4,10 @@ import { SchedError } from '../core/errors.js';
  * Turns repeated `--env K=V` / `--label K=V` values into a record. The value may itself contain `=`
  * (`--env OPTS=a=b`), so only the first one splits; a later repeat of a key wins, as in a shell.
  */
-export function parseKeyValuePairs(pairs: readonly string[] | undefined, flag: string): Record<string, string> | undefined {
+export function parseKeyValuePairs(
+  pairs: readonly string[] | undefined,
+  flag: string,
+): Record<string, string> | undefined {
   if (!pairs || pairs.length === 0) return undefined;
   const record: Record<string, string> = {};
   for (const pair of pairs) {

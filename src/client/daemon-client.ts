@@ -7,7 +7,10 @@ const START_HINT = 'Start it with `sched daemon run` (or set SCHED_HOME to the h
 /** A typed client of the daemon's socket protocol: one connection, many concurrent requests. */
 export class DaemonClient {
   private nextId = 1;
-  private readonly pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+  private readonly pending = new Map<
+    number,
+    { resolve: (value: unknown) => void; reject: (error: Error) => void }
+  >();
   private closed = false;
 
   private constructor(
@@ -25,10 +28,14 @@ export class DaemonClient {
       return new DaemonClient(await connect(socketPath), socketPath);
     } catch (error) {
       const errno = (error as NodeJS.ErrnoException).code ?? 'unknown error';
-      throw new SchedError('DAEMON_UNAVAILABLE', `The sched daemon is not running (cannot connect to ${socketPath}: ${errno}).`, {
-        hint: START_HINT,
-        details: { socketPath, errno },
-      });
+      throw new SchedError(
+        'DAEMON_UNAVAILABLE',
+        `The sched daemon is not running (cannot connect to ${socketPath}: ${errno}).`,
+        {
+          hint: START_HINT,
+          details: { socketPath, errno },
+        },
+      );
     }
   }
 
@@ -65,6 +72,9 @@ export class DaemonClient {
   }
 
   private unavailable(message: string): SchedError {
-    return new SchedError('DAEMON_UNAVAILABLE', message, { hint: START_HINT, details: { socketPath: this.socketPath } });
+    return new SchedError('DAEMON_UNAVAILABLE', message, {
+      hint: START_HINT,
+      details: { socketPath: this.socketPath },
+    });
   }
 }

@@ -6,29 +6,43 @@ import { jobFieldsFromFlags, jobSpecFlags, scheduleFlags } from '../cli/job-flag
 import type { Job } from '../core/job.js';
 
 export default class Add extends SchedCommand {
-  static override summary = 'Add a job: a command run on a cron expression, once at a time, or at an interval.';
+  static override summary =
+    'Add a job: a command run on a cron expression, once at a time, or at an interval.';
   static override description = `Give the command after "--" to run it directly (no shell), or as --shell SCRIPT to run it with /bin/sh -c.
+
 Everything after "--" belongs to the job, so flags there are not read by sched.`;
 
   static override examples = [
     {
       description: 'Back up every night at 03:00 Berlin time.',
-      command: "<%= config.bin %> <%= command.id %> nightly --cron '0 3 * * *' --tz Europe/Berlin --timeout 1h -- ./backup.sh --full",
+      command:
+        "<%= config.bin %> <%= command.id %> nightly --cron '0 3 * * *' --tz Europe/Berlin --timeout 1h -- ./backup.sh --full",
     },
     {
       description: 'Send a reminder once, with a JSON payload on stdin.',
-      command: "<%= config.bin %> <%= command.id %> remind --at '2026-12-01 09:00' --payload '{\"to\":\"ops\"}' -- ./notify.sh",
+      command:
+        '<%= config.bin %> <%= command.id %> remind --at \'2026-12-01 09:00\' --payload \'{"to":"ops"}\' -- ./notify.sh',
     },
     {
       description: 'Poll every 30 seconds with a shell script, labelled for filtering.',
-      command: "<%= config.bin %> <%= command.id %> poll --every 30s --label team=ops --shell 'curl -fsS localhost:8080/health'",
+      command:
+        "<%= config.bin %> <%= command.id %> poll --every 30s --label team=ops --shell 'curl -fsS localhost:8080/health'",
     },
   ];
 
+  static override usage = [
+    '<%= command.id %> NAME (--cron EXPR | --at TIME | --every DURATION) [--tz ZONE] [--timeout DURATION] [--payload JSON|@FILE] [--env KEY=VALUE...] [--cwd DIR] [--label KEY=VALUE...] [--description TEXT] [--json] (--shell SCRIPT | -- COMMAND [ARG...])',
+  ];
+
+  // Not strict, so that words outside "--" reach run() and get a hint about "--" instead of oclif's bare error.
   static override strict = false;
 
   static override args = {
-    name: Args.string({ description: 'Unique name of the job (letters, digits, . _ : -).', required: true, ignoreStdin: true }),
+    name: Args.string({
+      description: 'Unique name of the job (letters, digits, . _ : -).',
+      required: true,
+      ignoreStdin: true,
+    }),
   };
 
   static override flags = { ...scheduleFlags('required'), ...jobSpecFlags };
@@ -42,7 +56,8 @@ Everything after "--" belongs to the job, so flags there are not read by sched.`
     const client = await this.client();
     const job = await client.call('job.add', { input: { name: args.name, ...fields } });
 
-    if (!this.jsonEnabled()) this.log(`Added job ${job.name} (id ${job.id}), ${describeNextRun(job, this.viewer())}.`);
+    if (!this.jsonEnabled())
+      this.log(`Added job ${job.name} (id ${job.id}), ${describeNextRun(job, this.viewer())}.`);
     return job;
   }
 }

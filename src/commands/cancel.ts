@@ -8,7 +8,10 @@ export default class Cancel extends SchedCommand {
 
   static override examples = [
     { description: 'Cancel a job by name.', command: '<%= config.bin %> <%= command.id %> nightly' },
-    { description: 'Cancel and print the final state of the job.', command: '<%= config.bin %> <%= command.id %> nightly --json' },
+    {
+      description: 'Cancel and print the final state of the job.',
+      command: '<%= config.bin %> <%= command.id %> nightly --json',
+    },
   ];
 
   static override args = {

@@ -8,21 +8,42 @@ import type { Page } from '../ipc/protocol.js';
 
 export default class History extends SchedCommand {
   static override summary = 'List past and current runs, newest first.';
-  static override description = 'Times are shown in your time zone. `sched logs RUN` shows the output of one run.';
+  static override description =
+    'Times are shown in your time zone. `sched logs RUN` shows the output of one run.';
 
   static override examples = [
     { description: 'Recent runs of every job.', command: '<%= config.bin %> <%= command.id %>' },
-    { description: 'Failed runs of the nightly backup.', command: '<%= config.bin %> <%= command.id %> nightly --status failed --status timed_out' },
-    { description: 'Runs of the ops team’s jobs, as JSON.', command: '<%= config.bin %> <%= command.id %> --label team=ops --limit 100 --json' },
+    {
+      description: 'Failed runs of the nightly backup.',
+      command: '<%= config.bin %> <%= command.id %> nightly --status failed --status timed_out',
+    },
+    {
+      description: 'Runs of the ops team’s jobs, as JSON.',
+      command: '<%= config.bin %> <%= command.id %> --label team=ops --limit 100 --json',
+    },
   ];
 
   static override args = {
-    job: Args.string({ description: 'Only runs of this job (name or id).', required: false, ignoreStdin: true }),
+    job: Args.string({
+      description: 'Only runs of this job (name or id).',
+      required: false,
+      ignoreStdin: true,
+    }),
   };
 
   static override flags = {
-    status: Flags.option({ summary: 'Only runs in this state (repeatable).', options: RUN_STATES, multiple: true, multipleNonGreedy: true })(),
-    label: Flags.string({ summary: 'Only runs of jobs with this label (repeatable).', helpValue: 'KEY=VALUE', multiple: true, multipleNonGreedy: true }),
+    status: Flags.option({
+      summary: 'Only runs in this state (repeatable).',
+      options: RUN_STATES,
+      multiple: true,
+      multipleNonGreedy: true,
+    })(),
+    label: Flags.string({
+      summary: 'Only runs of jobs with this label (repeatable).',
+      helpValue: 'KEY=VALUE',
+      multiple: true,
+      multipleNonGreedy: true,
+    }),
     limit: Flags.integer({ summary: 'At most this many runs (1-1000, default 50).', min: 1, max: 1000 }),
     cursor: Flags.string({ summary: 'Continue where the previous page ended.' }),
   };
@@ -49,7 +70,9 @@ export default class History extends SchedCommand {
           ...(flags.status ?? []).map((state) => `--status ${state}`),
           ...(flags.label ?? []).map((label) => `--label ${shellQuote(label)}`),
         ];
-        this.log(`More: ${[`${this.config.bin} history`, ...filters, `--cursor ${shellQuote(page.nextCursor)}`].join(' ')}`);
+        this.log(
+          `More: ${[`${this.config.bin} history`, ...filters, `--cursor ${shellQuote(page.nextCursor)}`].join(' ')}`,
+        );
       }
     }
     return page;

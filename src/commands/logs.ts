@@ -7,16 +7,30 @@ import type { Run } from '../core/run.js';
 export default class Logs extends SchedCommand {
   static override summary = "Print a run's output: its stdout to stdout and its stderr to stderr.";
   static override description = `The streams stay apart so the output can be piped; the line about the run itself goes to stderr.
+
 Only the last 64 KiB of each stream is kept.`;
 
   static override examples = [
-    { description: "Show a run's output.", command: '<%= config.bin %> <%= command.id %> 01938f6e-7c1a-7cc2-9d3e-5b2f0a6c1d44' },
-    { description: 'Search the stdout of a run.', command: '<%= config.bin %> <%= command.id %> 01938f6e-7c1a-7cc2-9d3e-5b2f0a6c1d44 | grep ERROR' },
-    { description: 'The whole run record, as JSON.', command: '<%= config.bin %> <%= command.id %> 01938f6e-7c1a-7cc2-9d3e-5b2f0a6c1d44 --json' },
+    {
+      description: "Show a run's output.",
+      command: '<%= config.bin %> <%= command.id %> 01938f6e-7c1a-7cc2-9d3e-5b2f0a6c1d44',
+    },
+    {
+      description: 'Search the stdout of a run.',
+      command: '<%= config.bin %> <%= command.id %> 01938f6e-7c1a-7cc2-9d3e-5b2f0a6c1d44 | grep ERROR',
+    },
+    {
+      description: 'The whole run record, as JSON.',
+      command: '<%= config.bin %> <%= command.id %> 01938f6e-7c1a-7cc2-9d3e-5b2f0a6c1d44 --json',
+    },
   ];
 
   static override args = {
-    run: Args.string({ description: 'Id of the run (from `sched history` or `sched trigger`).', required: true, ignoreStdin: true }),
+    run: Args.string({
+      description: 'Id of the run (from `sched history` or `sched trigger`).',
+      required: true,
+      ignoreStdin: true,
+    }),
   };
 
   async run(): Promise<Run> {

@@ -6,8 +6,14 @@ export default class Pause extends SchedCommand {
   static override summary = 'Pause a job: it keeps its schedule but does not run until resumed.';
 
   static override examples = [
-    { description: 'Pause a job during maintenance.', command: '<%= config.bin %> <%= command.id %> nightly' },
-    { description: 'Pause by id, as JSON.', command: '<%= config.bin %> <%= command.id %> 01938f6e-7c1a-7cc2-9d3e-5b2f0a6c1d44 --json' },
+    {
+      description: 'Pause a job during maintenance.',
+      command: '<%= config.bin %> <%= command.id %> nightly',
+    },
+    {
+      description: 'Pause by id, as JSON.',
+      command: '<%= config.bin %> <%= command.id %> 01938f6e-7c1a-7cc2-9d3e-5b2f0a6c1d44 --json',
+    },
   ];
 
   static override args = {
@@ -18,7 +24,8 @@ export default class Pause extends SchedCommand {
     const { args } = await this.parse(Pause);
     const client = await this.client();
     const job = await client.call('job.pause', { ref: args.job });
-    if (!this.jsonEnabled()) this.log(`Paused job ${job.name}; resume it with \`${this.config.bin} resume ${job.name}\`.`);
+    if (!this.jsonEnabled())
+      this.log(`Paused job ${job.name}; resume it with \`${this.config.bin} resume ${job.name}\`.`);
     return job;
   }
 }

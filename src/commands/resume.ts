@@ -7,8 +7,14 @@ export default class Resume extends SchedCommand {
   static override summary = 'Resume a paused job from its next scheduled time.';
 
   static override examples = [
-    { description: 'Resume a job after maintenance.', command: '<%= config.bin %> <%= command.id %> nightly' },
-    { description: 'Resume and print the job as JSON.', command: '<%= config.bin %> <%= command.id %> nightly --json' },
+    {
+      description: 'Resume a job after maintenance.',
+      command: '<%= config.bin %> <%= command.id %> nightly',
+    },
+    {
+      description: 'Resume and print the job as JSON.',
+      command: '<%= config.bin %> <%= command.id %> nightly --json',
+    },
   ];
 
   static override args = {

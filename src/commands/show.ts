@@ -10,7 +10,10 @@ export default class Show extends SchedCommand {
 
   static override examples = [
     { description: 'Show a job by name.', command: '<%= config.bin %> <%= command.id %> nightly' },
-    { description: 'Show a job by id, as JSON.', command: '<%= config.bin %> <%= command.id %> 01938f6e-7c1a-7cc2-9d3e-5b2f0a6c1d44 --json' },
+    {
+      description: 'Show a job by id, as JSON.',
+      command: '<%= config.bin %> <%= command.id %> 01938f6e-7c1a-7cc2-9d3e-5b2f0a6c1d44 --json',
+    },
   ];
 
   static override args = {

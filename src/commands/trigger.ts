@@ -8,7 +8,10 @@ export default class Trigger extends SchedCommand {
 
   static override examples = [
     { description: 'Try the backup now.', command: '<%= config.bin %> <%= command.id %> nightly' },
-    { description: 'Trigger and keep the run id for a script.', command: "<%= config.bin %> <%= command.id %> nightly --json | jq -r '.id'" },
+    {
+      description: 'Trigger and keep the run id for a script.',
+      command: "<%= config.bin %> <%= command.id %> nightly --json | jq -r '.id'",
+    },
   ];
 
   static override args = {

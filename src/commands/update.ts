@@ -11,14 +11,29 @@ type ClearableField = NonNullable<JobPatch['clear']>[number];
 export default class Update extends SchedCommand {
   static override summary = 'Change a job; what you do not mention stays as it is.';
   static override description = `Takes the same flags as \`sched add\`. A new command after "--" replaces the old one.
+
 With --if-version, the change is refused if someone changed the job since you looked (see \`sched show\`).`;
 
   static override examples = [
-    { description: 'Move the nightly backup to 04:30.', command: "<%= config.bin %> <%= command.id %> nightly --cron '30 4 * * *'" },
-    { description: 'Replace the command and drop the timeout.', command: '<%= config.bin %> <%= command.id %> nightly --clear-timeout -- ./backup.sh --incremental' },
-    { description: 'Rename, only if nobody changed it since version 3.', command: '<%= config.bin %> <%= command.id %> nightly --name backup-nightly --if-version 3' },
+    {
+      description: 'Move the nightly backup to 04:30.',
+      command: "<%= config.bin %> <%= command.id %> nightly --cron '30 4 * * *'",
+    },
+    {
+      description: 'Replace the command and drop the timeout.',
+      command: '<%= config.bin %> <%= command.id %> nightly --clear-timeout -- ./backup.sh --incremental',
+    },
+    {
+      description: 'Rename, only if nobody changed it since version 3.',
+      command: '<%= config.bin %> <%= command.id %> nightly --name backup-nightly --if-version 3',
+    },
   ];
 
+  static override usage = [
+    '<%= command.id %> JOB [--cron EXPR | --at TIME | --every DURATION] [--name NEW] [--if-version VERSION] [--tz ZONE] [--timeout DURATION | --clear-timeout] [--payload JSON|@FILE | --clear-payload] [--env KEY=VALUE...] [--cwd DIR | --clear-cwd] [--label KEY=VALUE...] [--description TEXT | --clear-description] [--json] [--shell SCRIPT | -- COMMAND [ARG...]]',
+  ];
+
+  // Not strict, so that words outside "--" reach run() and get a hint about "--" instead of oclif's bare error.
   static override strict = false;
 
   static override args = {
@@ -29,11 +44,18 @@ With --if-version, the change is refused if someone changed the job since you lo
     ...scheduleFlags('optional'),
     ...jobSpecFlags,
     name: Flags.string({ summary: 'Rename the job.', helpValue: 'NEW' }),
-    'if-version': Flags.integer({ summary: 'Refuse the change unless the job is still at this version.', helpValue: 'VERSION', min: 0 }),
+    'if-version': Flags.integer({
+      summary: 'Refuse the change unless the job is still at this version.',
+      helpValue: 'VERSION',
+      min: 0,
+    }),
     'clear-timeout': Flags.boolean({ summary: 'Remove the timeout.', exclusive: ['timeout'] }),
     'clear-payload': Flags.boolean({ summary: 'Remove the payload.', exclusive: ['payload'] }),
     'clear-description': Flags.boolean({ summary: 'Remove the description.', exclusive: ['description'] }),
-    'clear-cwd': Flags.boolean({ summary: "Run in the daemon's working directory again.", exclusive: ['cwd'] }),
+    'clear-cwd': Flags.boolean({
+      summary: "Run in the daemon's working directory again.",
+      exclusive: ['cwd'],
+    }),
   };
 
   async run(): Promise<Job> {
@@ -41,9 +63,9 @@ With --if-version, the change is refused if someone changed the job since you lo
     const { args, argv, flags } = await this.parse(Update, own);
     assertNoStrayArguments(argv, 1, `${this.config.bin} update ${args.job} -- ./new-command.sh`);
 
-    const clear = (['timeout', 'payload', 'description', 'cwd'] as const satisfies readonly ClearableField[]).filter(
-      (field) => flags[`clear-${field}`],
-    );
+    const clear = (
+      ['timeout', 'payload', 'description', 'cwd'] as const satisfies readonly ClearableField[]
+    ).filter((field) => flags[`clear-${field}`]);
     const patch: JobPatch = { ...(await jobFieldsFromFlags(flags, command, process.cwd())) };
     if (flags.name !== undefined) patch.name = flags.name;
     if (clear.length > 0) patch.clear = clear;
@@ -57,7 +79,9 @@ With --if-version, the change is refused if someone changed the job since you lo
     const job = await client.call('job.update', { ref: args.job, patch, ifVersion: flags['if-version'] });
 
     if (!this.jsonEnabled()) {
-      this.log(`Updated job ${job.name} (now version ${job.version}), ${describeNextRun(job, this.viewer())}.`);
+      this.log(
+        `Updated job ${job.name} (now version ${job.version}), ${describeNextRun(job, this.viewer())}.`,
+      );
     }
     return job;
   }

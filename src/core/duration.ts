@@ -27,7 +27,12 @@ export function formatDuration(ms: number): string {
   if (ms < 1_000) return `${Math.round(ms)}ms`;
   const parts: string[] = [];
   let rest = Math.round(ms / 1_000);
-  for (const [unit, size] of [['d', 86_400], ['h', 3_600], ['m', 60], ['s', 1]] as const) {
+  for (const [unit, size] of [
+    ['d', 86_400],
+    ['h', 3_600],
+    ['m', 60],
+    ['s', 1],
+  ] as const) {
     const count = Math.floor(rest / size);
     if (count > 0) parts.push(`${count}${unit}`);
     rest -= count * size;

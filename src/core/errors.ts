@@ -35,7 +35,11 @@ export class SchedError extends Error {
   readonly hint: string | undefined;
   readonly details: Record<string, unknown>;
 
-  constructor(code: ErrorCode, message: string, options: { hint?: string; details?: Record<string, unknown> } = {}) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { hint?: string; details?: Record<string, unknown> } = {},
+  ) {
     super(message);
     this.name = 'SchedError';
     this.code = code;

@@ -36,7 +36,8 @@ export class MinHeap<T> {
         const right = left + 1;
         let smallest = index;
         if (left < items.length && this.keyOf(items[left]!) < this.keyOf(items[smallest]!)) smallest = left;
-        if (right < items.length && this.keyOf(items[right]!) < this.keyOf(items[smallest]!)) smallest = right;
+        if (right < items.length && this.keyOf(items[right]!) < this.keyOf(items[smallest]!))
+          smallest = right;
         if (smallest === index) break;
         [items[smallest], items[index]] = [items[index]!, items[smallest]!];
         index = smallest;

@@ -1,7 +1,21 @@
-export const RUN_STATES = ['scheduled', 'running', 'succeeded', 'failed', 'timed_out', 'cancelled', 'lost'] as const;
+export const RUN_STATES = [
+  'scheduled',
+  'running',
+  'succeeded',
+  'failed',
+  'timed_out',
+  'cancelled',
+  'lost',
+] as const;
 export type RunState = (typeof RUN_STATES)[number];
 
-export const FINAL_RUN_STATES: readonly RunState[] = ['succeeded', 'failed', 'timed_out', 'cancelled', 'lost'];
+export const FINAL_RUN_STATES: readonly RunState[] = [
+  'succeeded',
+  'failed',
+  'timed_out',
+  'cancelled',
+  'lost',
+];
 
 export type RunTrigger = 'schedule' | 'manual';
 

@@ -24,7 +24,8 @@ export interface DaemonOptions {
   clock?: Clock;
 }
 
-const LOST_REASON = 'the daemon stopped while this run was in progress (crash or kill -9); its outcome is unknown';
+const LOST_REASON =
+  'the daemon stopped while this run was in progress (crash or kill -9); its outcome is unknown';
 const SHUTDOWN_REASON = 'killed: the daemon shut down before the run finished';
 
 /** The daemon process: owns the lock, store, executor, scheduler and socket, started and stopped in order. */
@@ -66,18 +67,46 @@ export class Daemon {
     const store = (this.store = openSqliteStore(locations.databasePath));
     const fence = await store.nextFenceEpoch();
     const node = os.hostname();
-    for (const run of await store.markUnfinishedRunsLost(clock.now(), LOST_REASON)) this.events.emit('run:lost', run);
+    for (const run of await store.markUnfinishedRunsLost(clock.now(), LOST_REASON))
+      this.events.emit('run:lost', run);
 
     this.executor = await CommandExecutor.start();
-    const launcher = (this.launcher = new RunLauncher(store, this.executor, this.events, inheritedEnvironment()));
-    const scheduler = (this.scheduler = new Scheduler({ store, clock, events: this.events, node, fence, newId, launch: (run, job) => launcher.launch(run, job) }));
+    const launcher = (this.launcher = new RunLauncher(
+      store,
+      this.executor,
+      this.events,
+      inheritedEnvironment(),
+    ));
+    const scheduler = (this.scheduler = new Scheduler({
+      store,
+      clock,
+      events: this.events,
+      node,
+      fence,
+      newId,
+      launch: (run, job) => launcher.launch(run, job),
+    }));
     const startedAt = clock.now();
     const service = new JobService({
-      store, clock, events: this.events, scheduler, launcher, newId, node,
+      store,
+      clock,
+      events: this.events,
+      scheduler,
+      launcher,
+      newId,
+      node,
       actor: os.userInfo().username,
       fence: () => fence,
       defaultTimezone: this.options.defaultTimezone,
-      status: () => ({ pid: process.pid, version: this.options.version, home: locations.home, socketPath: locations.socketPath, store: `sqlite:${locations.databasePath}`, node, startedAt }),
+      status: () => ({
+        pid: process.pid,
+        version: this.options.version,
+        home: locations.home,
+        socketPath: locations.socketPath,
+        store: `sqlite:${locations.databasePath}`,
+        node,
+        startedAt,
+      }),
     });
     const route = createRequestRouter(service, (error) => this.events.emit('scheduler:error', { error }));
     this.server = await serve(locations.socketPath, (message, connection) => {

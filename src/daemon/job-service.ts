@@ -31,14 +31,25 @@ export class JobService {
   async status(): Promise<DaemonStatus> {
     const { store, launcher, clock } = this.deps;
     const [active, paused] = await Promise.all([store.countJobs('active'), store.countJobs('paused')]);
-    return { ...this.deps.status(), now: clock.now(), jobs: { active, paused }, runningRuns: launcher.runningCount() };
+    return {
+      ...this.deps.status(),
+      now: clock.now(),
+      jobs: { active, paused },
+      runningRuns: launcher.runningCount(),
+    };
   }
 
   async add({ input }: ParsedParams<'job.add'>): Promise<Job> {
     const now = this.deps.clock.now();
     const definition = normalizeJobInput(input, { now, defaultTimezone: this.deps.defaultTimezone });
     const job = await this.deps.store.createJob(
-      { id: this.deps.newId(), definition, owner: this.deps.actor, now, nextRunAt: firstRunAt(definition, now) },
+      {
+        id: this.deps.newId(),
+        definition,
+        owner: this.deps.actor,
+        now,
+        nextRunAt: firstRunAt(definition, now),
+      },
       this.stamp('job.create', now),
     );
     return this.changed(job, 'job:created');
@@ -59,16 +70,27 @@ export class JobService {
     const now = this.deps.clock.now();
     const definition = applyJobPatch(job, patch, { now, defaultTimezone: this.deps.defaultTimezone });
     const timingChanged =
-      JSON.stringify(definition.schedule) !== JSON.stringify(job.schedule) || definition.timezone !== job.timezone;
+      JSON.stringify(definition.schedule) !== JSON.stringify(job.schedule) ||
+      definition.timezone !== job.timezone;
     const nextRunAt = job.state === 'active' && timingChanged ? firstRunAt(definition, now) : job.nextRunAt;
-    const updated = await this.deps.store.updateJob(job.id, ifVersion ?? job.version, { definition, nextRunAt }, this.stamp('job.update', now));
+    const updated = await this.deps.store.updateJob(
+      job.id,
+      ifVersion ?? job.version,
+      { definition, nextRunAt },
+      this.stamp('job.update', now),
+    );
     return this.changed(updated, 'job:updated');
   }
 
   async cancel({ ref }: ParsedParams<'job.cancel'>): Promise<Job> {
     const job = await this.findLive(ref, 'cancel');
     const now = this.deps.clock.now();
-    const cancelled = await this.deps.store.cancelJob(job.id, job.version, now, this.stamp('job.cancel', now));
+    const cancelled = await this.deps.store.cancelJob(
+      job.id,
+      job.version,
+      now,
+      this.stamp('job.cancel', now),
+    );
     return this.changed(cancelled, 'job:cancelled');
   }
 
@@ -76,7 +98,12 @@ export class JobService {
     const job = await this.findLive(ref, 'pause');
     if (job.state === 'paused') return job;
     const now = this.deps.clock.now();
-    const paused = await this.deps.store.updateJob(job.id, job.version, { state: 'paused', nextRunAt: null }, this.stamp('job.pause', now));
+    const paused = await this.deps.store.updateJob(
+      job.id,
+      job.version,
+      { state: 'paused', nextRunAt: null },
+      this.stamp('job.pause', now),
+    );
     return this.changed(paused, 'job:updated');
   }
 
@@ -85,7 +112,12 @@ export class JobService {
     if (job.state === 'active') return job;
     const now = this.deps.clock.now();
     const change = { state: 'active' as const, nextRunAt: nextFireTime(job.schedule, now, job.timezone) };
-    const resumed = await this.deps.store.updateJob(job.id, job.version, change, this.stamp('job.resume', now));
+    const resumed = await this.deps.store.updateJob(
+      job.id,
+      job.version,
+      change,
+      this.stamp('job.resume', now),
+    );
     return this.changed(resumed, 'job:updated');
   }
 
@@ -93,7 +125,14 @@ export class JobService {
     const job = await this.findLive(ref, 'trigger');
     const now = this.deps.clock.now();
     const run = await this.deps.store.insertRun({
-      id: this.deps.newId(), jobId: job.id, scheduledFor: now, attempt: 1, trigger: 'manual', node: this.deps.node, fence: this.deps.fence(), now,
+      id: this.deps.newId(),
+      jobId: job.id,
+      scheduledFor: now,
+      attempt: 1,
+      trigger: 'manual',
+      node: this.deps.node,
+      fence: this.deps.fence(),
+      now,
     });
     this.deps.events.emit('run:fired', run);
     this.deps.launcher.launch(run, job);
@@ -108,20 +147,32 @@ export class JobService {
 
   async getRun({ id }: ParsedParams<'run.get'>): Promise<Run> {
     const run = await this.deps.store.findRun(id);
-    if (!run) throw new SchedError('RUN_NOT_FOUND', `No run with id ${id}.`, { hint: 'List runs with `sched history [JOB]`.', details: { id } });
+    if (!run)
+      throw new SchedError('RUN_NOT_FOUND', `No run with id ${id}.`, {
+        hint: 'List runs with `sched history [JOB]`.',
+        details: { id },
+      });
     return run;
   }
 
+  /** Reads also reach cancelled jobs by name; changes go through `findLive`. */
   private async find(ref: string): Promise<Job> {
-    const job = await this.deps.store.findJob(ref);
-    if (!job) throw new SchedError('JOB_NOT_FOUND', `No job named or with id "${ref}".`, { hint: 'List jobs with `sched ls` (cancelled ones with `sched ls --status cancelled`).', details: { ref } });
+    const job = await this.deps.store.findJob(ref, { includeCancelledNames: true });
+    if (!job)
+      throw new SchedError('JOB_NOT_FOUND', `No job named or with id "${ref}".`, {
+        hint: 'List jobs with `sched ls` (cancelled ones with `sched ls --status cancelled`).',
+        details: { ref },
+      });
     return job;
   }
 
   private async findLive(ref: string, action: string): Promise<Job> {
-    const job = await this.find(ref);
+    const job = (await this.deps.store.findJob(ref)) ?? (await this.find(ref));
     if (job.state === 'cancelled') {
-      throw new SchedError('INVALID_STATE', `Job ${job.name} is cancelled; it cannot ${action}.`, { hint: 'Add a new job with `sched add` instead.', details: { id: job.id } });
+      throw new SchedError('INVALID_STATE', `Job ${job.name} is cancelled; it cannot ${action}.`, {
+        hint: 'Add a new job with `sched add` instead.',
+        details: { id: job.id },
+      });
     }
     return job;
   }

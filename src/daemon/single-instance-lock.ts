@@ -19,10 +19,14 @@ export function acquireInstanceLock(lockPath: string): InstanceLock {
   } catch {
     db.close();
     const holder = readPid(pidPath);
-    throw new SchedError('DAEMON_ALREADY_RUNNING', `Another sched daemon${holder ? ` (pid ${holder})` : ''} is already running for ${lockPath.replace(/\/[^/]+$/, '')}.`, {
-      hint: 'Use that daemon, stop it first, or give this one its own SCHED_HOME.',
-      details: { lockPath, pid: holder },
-    });
+    throw new SchedError(
+      'DAEMON_ALREADY_RUNNING',
+      `Another sched daemon${holder ? ` (pid ${holder})` : ''} is already running for ${lockPath.replace(/\/[^/]+$/, '')}.`,
+      {
+        hint: 'Use that daemon, stop it first, or give this one its own SCHED_HOME.',
+        details: { lockPath, pid: holder },
+      },
+    );
   }
   fs.writeFileSync(pidPath, `${process.pid}\n`, { mode: 0o600 });
   return {

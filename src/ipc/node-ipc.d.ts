@@ -1,11 +1,11 @@
 // node-ipc 12 ships no types; this declares only the surface src/ipc/transport.ts uses.
 declare module 'node-ipc' {
   interface IpcEmitter {
-    on(event: string, listener: (...args: any[]) => void): void;
+    on(event: string, listener: (...args: never[]) => void): void;
     emit(event: string, data?: unknown): void;
   }
   interface IpcServer {
-    on(event: string, listener: (...args: any[]) => void): void;
+    on(event: string, listener: (...args: never[]) => void): void;
     emit(socket: unknown, event: string, data: unknown): void;
     start(): void;
     stop(): void;

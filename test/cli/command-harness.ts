@@ -29,7 +29,11 @@ interface CommandClass {
 }
 
 /** Runs a command class in this process with a fake daemon client, returning what `run()` returns. */
-export async function runCommand(command: CommandClass, argv: string[], client: FakeDaemonClient): Promise<unknown> {
+export async function runCommand(
+  command: CommandClass,
+  argv: string[],
+  client: FakeDaemonClient,
+): Promise<unknown> {
   config ??= await Config.load(projectRoot);
   const instance = new command(argv, config);
   Object.assign(instance, { client: async () => client });

@@ -5,7 +5,15 @@ import { jobFieldsFromFlags } from '../../src/cli/job-flags.js';
 describe('jobFieldsFromFlags', () => {
   it('given schedule, target and meta flags, when turned into fields, then each lands in its JobInput field', async () => {
     const fields = await jobFieldsFromFlags(
-      { every: '5m', tz: 'Europe/Berlin', timeout: '1m', env: ['A=1'], label: ['team=ops'], description: 'Ping', payload: '{}' },
+      {
+        every: '5m',
+        tz: 'Europe/Berlin',
+        timeout: '1m',
+        env: ['A=1'],
+        label: ['team=ops'],
+        description: 'Ping',
+        payload: '{}',
+      },
       ['curl', '-fsS', 'localhost'],
       '/home/me',
     );
@@ -31,6 +39,8 @@ describe('jobFieldsFromFlags', () => {
   });
 
   it('given both --shell and a command after "--", when turned into fields, then it fails validation', async () => {
-    await expect(jobFieldsFromFlags({ shell: 'echo hi' }, ['echo', 'hi'], '/')).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    await expect(jobFieldsFromFlags({ shell: 'echo hi' }, ['echo', 'hi'], '/')).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+    });
   });
 });

@@ -1,7 +1,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isAlive, makeHome, removeHome, sched, sleep, startDaemon, waitFor, type RunningDaemon } from '../support/sched-harness.js';
+import {
+  isAlive,
+  makeHome,
+  removeHome,
+  sched,
+  sleep,
+  startDaemon,
+  waitFor,
+  type RunningDaemon,
+} from '../support/sched-harness.js';
 
 describe('sched against a real daemon', () => {
   let home: string;
@@ -18,19 +27,44 @@ describe('sched against a real daemon', () => {
   });
 
   it('adds a job and shows it in ls and show', async () => {
-    const added = await sched(home, ['add', 'nightly', '--cron', '0 3 * * *', '--tz', 'Europe/Berlin', '--label', 'team=ops', '--description', 'backup', '--', './backup.sh', '--full']);
+    const added = await sched(home, [
+      'add',
+      'nightly',
+      '--cron',
+      '0 3 * * *',
+      '--tz',
+      'Europe/Berlin',
+      '--label',
+      'team=ops',
+      '--description',
+      'backup',
+      '--',
+      './backup.sh',
+      '--full',
+    ]);
     expect(added.code).toBe(0);
     expect(added.stdout).toContain('nightly');
 
     const list = await sched(home, ['ls', '--json']);
     const job = list.json.items.find((item: { name: string }) => item.name === 'nightly');
-    expect(job).toMatchObject({ state: 'active', timezone: 'Europe/Berlin', labels: { team: 'ops' }, schedule: { kind: 'cron', expression: '0 3 * * *' } });
+    expect(job).toMatchObject({
+      state: 'active',
+      timezone: 'Europe/Berlin',
+      labels: { team: 'ops' },
+      schedule: { kind: 'cron', expression: '0 3 * * *' },
+    });
     expect(job.target.argv).toEqual(['./backup.sh', '--full']);
 
     const shown = await sched(home, ['show', 'nightly', '--json']);
     expect(shown.json.job.id).toBe(job.id);
     expect(shown.json.upcoming).toHaveLength(5);
-    expect(new Date(shown.json.upcoming[0]).toLocaleString('en-GB', { timeZone: 'Europe/Berlin', hour: '2-digit', minute: '2-digit' })).toBe('03:00');
+    expect(
+      new Date(shown.json.upcoming[0]).toLocaleString('en-GB', {
+        timeZone: 'Europe/Berlin',
+        hour: '2-digit',
+        minute: '2-digit',
+      }),
+    ).toBe('03:00');
     const byId = await sched(home, ['show', job.id]);
     expect(byId.code).toBe(0);
     expect(byId.stdout).toContain('nightly');
@@ -51,10 +85,20 @@ describe('sched against a real daemon', () => {
   });
 
   it('filters ls by label and pages with a cursor', async () => {
-    for (const name of ['page-a', 'page-b', 'page-c']) await sched(home, ['add', name, '--every', '1h', '--label', 'group=paging', '--', 'true']);
+    for (const name of ['page-a', 'page-b', 'page-c'])
+      await sched(home, ['add', name, '--every', '1h', '--label', 'group=paging', '--', 'true']);
     const first = await sched(home, ['ls', '--label', 'group=paging', '--limit', '2', '--json']);
     expect(first.json.items.map((job: { name: string }) => job.name)).toEqual(['page-a', 'page-b']);
-    const second = await sched(home, ['ls', '--label', 'group=paging', '--limit', '2', '--cursor', first.json.nextCursor, '--json']);
+    const second = await sched(home, [
+      'ls',
+      '--label',
+      'group=paging',
+      '--limit',
+      '2',
+      '--cursor',
+      first.json.nextCursor,
+      '--json',
+    ]);
     expect(second.json.items.map((job: { name: string }) => job.name)).toEqual(['page-c']);
     expect(second.json.nextCursor).toBeNull();
   });
@@ -84,7 +128,20 @@ describe('sched against a real daemon', () => {
   it('triggers a job now and hands it the SCHED_ variables, env, cwd and payload', async () => {
     const cwd = makeHome('sched-cwd-');
     try {
-      await sched(home, ['add', 'env-check', '--every', '1h', '--env', 'GREETING=hello', '--cwd', cwd, '--payload', '{"n":42}', '--shell', 'echo "$GREETING $SCHED_JOB_NAME $SCHED_ATTEMPT $(pwd)"; env | grep -c ^SCHED_; cat']);
+      await sched(home, [
+        'add',
+        'env-check',
+        '--every',
+        '1h',
+        '--env',
+        'GREETING=hello',
+        '--cwd',
+        cwd,
+        '--payload',
+        '{"n":42}',
+        '--shell',
+        'echo "$GREETING $SCHED_JOB_NAME $SCHED_ATTEMPT $(pwd)"; env | grep -c ^SCHED_; cat',
+      ]);
       const triggered = await sched(home, ['trigger', 'env-check', '--json']);
       expect(triggered.json.trigger).toBe('manual');
       const run = await waitFor(async () => {
@@ -101,7 +158,16 @@ describe('sched against a real daemon', () => {
   });
 
   it('kills a job past its timeout together with its children', async () => {
-    await sched(home, ['add', 'hang', '--every', '1h', '--timeout', '1s', '--shell', 'sleep 60 & echo $!; sleep 60']);
+    await sched(home, [
+      'add',
+      'hang',
+      '--every',
+      '1h',
+      '--timeout',
+      '1s',
+      '--shell',
+      'sleep 60 & echo $!; sleep 60',
+    ]);
     const triggered = await sched(home, ['trigger', 'hang', '--json']);
     const run = await waitFor(async () => {
       const result = (await sched(home, ['logs', triggered.json.id, '--json'])).json;
@@ -129,7 +195,10 @@ describe('sched against a real daemon', () => {
     const at = new Date(Date.now() + 2_000).toISOString();
     const added = await sched(home, ['add', 'once', '--at', at, '--json', '--', 'true']);
     expect(added.json.nextRunAt).toBe(Date.parse(at));
-    const run = await waitFor(async () => (await sched(home, ['history', 'once', '--json'])).json?.items[0], 15_000);
+    const run = await waitFor(
+      async () => (await sched(home, ['history', 'once', '--json'])).json?.items[0],
+      15_000,
+    );
     expect(run.scheduledFor).toBe(Date.parse(at));
     expect(run.createdAt).toBeGreaterThanOrEqual(Date.parse(at));
     const shown = await sched(home, ['show', 'once', '--json']);

@@ -19,10 +19,15 @@ function sched(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> 
   const childEnv: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', ...env };
   delete childEnv.SCHED_SOCKET;
   return new Promise((resolve) => {
-    execFile(process.execPath, [bin, ...args], { cwd: projectRoot, env: childEnv, timeout: 30_000 }, (error, stdout, stderr) => {
-      const exitCode = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
-      resolve({ exitCode, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [bin, ...args],
+      { cwd: projectRoot, env: childEnv, timeout: 30_000 },
+      (error, stdout, stderr) => {
+        const exitCode = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
+        resolve({ exitCode, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -34,9 +39,23 @@ beforeAll(() => {
 
 describe('sched next (subprocess, no daemon)', () => {
   it('given weekdays at 09:00 in New York from a Friday, when run with --json, then it lists five UTC instants across the DST change', async () => {
-    const result = await sched(['next', '0 9 * * 1-5', '--tz', 'America/New_York', '--from', '2026-03-06T00:00:00Z', '-n', '5', '--json']);
+    const result = await sched([
+      'next',
+      '0 9 * * 1-5',
+      '--tz',
+      'America/New_York',
+      '--from',
+      '2026-03-06T00:00:00Z',
+      '-n',
+      '5',
+      '--json',
+    ]);
     expect(result.exitCode).toBe(0);
-    const output = JSON.parse(result.stdout) as { expression: string; timezone: string; instants: { at: string; epochMs: number; local: string }[] };
+    const output = JSON.parse(result.stdout) as {
+      expression: string;
+      timezone: string;
+      instants: { at: string; epochMs: number; local: string }[];
+    };
     expect(output.expression).toBe('0 9 * * 1-5');
     expect(output.timezone).toBe('America/New_York');
     expect(output.instants.map((instant) => instant.at)).toEqual([
@@ -46,14 +65,29 @@ describe('sched next (subprocess, no daemon)', () => {
       '2026-03-11T13:00:00.000Z',
       '2026-03-12T13:00:00.000Z',
     ]);
-    expect(output.instants[0]).toEqual({ at: '2026-03-06T14:00:00.000Z', epochMs: Date.UTC(2026, 2, 6, 14), local: '2026-03-06T09:00:00-05:00' });
+    expect(output.instants[0]).toEqual({
+      at: '2026-03-06T14:00:00.000Z',
+      epochMs: Date.UTC(2026, 2, 6, 14),
+      local: '2026-03-06T09:00:00-05:00',
+    });
     expect(output.instants[1]?.local).toBe('2026-03-09T09:00:00-04:00');
   });
 
   it('given the same schedule without --json, when run, then each line shows the local time with offset and UTC', async () => {
-    const result = await sched(['next', '0 9 * * 1-5', '--tz', 'America/New_York', '--from', '2026-03-06T00:00:00Z', '-n', '2']);
+    const result = await sched([
+      'next',
+      '0 9 * * 1-5',
+      '--tz',
+      'America/New_York',
+      '--from',
+      '2026-03-06T00:00:00Z',
+      '-n',
+      '2',
+    ]);
     expect(result.exitCode).toBe(0);
-    expect(result.stdout).toBe('Fri 2026-03-06 09:00 EST (-05:00)  2026-03-06T14:00:00Z\nMon 2026-03-09 09:00 EDT (-04:00)  2026-03-09T13:00:00Z\n');
+    expect(result.stdout).toBe(
+      'Fri 2026-03-06 09:00 EST (-05:00)  2026-03-06T14:00:00Z\nMon 2026-03-09 09:00 EDT (-04:00)  2026-03-09T13:00:00Z\n',
+    );
   });
 
   it('given an invalid expression, when run with --json, then it exits 2 with the JSON error shape', async () => {

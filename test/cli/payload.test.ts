@@ -25,7 +25,9 @@ describe('readPayloadArgument', () => {
   });
 
   it('given @file with an absolute path, when read, then the cwd is ignored', async () => {
-    await expect(readPayloadArgument(`@${path.join(dir, 'payload.json')}`, '/')).resolves.toBe('{"to":"ops"}\n');
+    await expect(readPayloadArgument(`@${path.join(dir, 'payload.json')}`, '/')).resolves.toBe(
+      '{"to":"ops"}\n',
+    );
   });
 
   it('given @file that does not exist, when read, then it fails validation naming the absolute path', async () => {

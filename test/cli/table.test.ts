@@ -29,8 +29,16 @@ describe('renderTable', () => {
 
   it('given coloured cells, when rendered, then escape codes do not count towards the width', () => {
     const painter = new Chalk({ level: 1 });
-    const table = renderTable([{ header: 'STATE' }, { header: 'X' }], [[painter.red('failed'), 'x'], ['ok', 'y']]);
-    const lines = table.split('\n').map((line) => line.replace(new RegExp(String.raw`\u001b\[[0-9;]*m`, 'g'), ''));
+    const table = renderTable(
+      [{ header: 'STATE' }, { header: 'X' }],
+      [
+        [painter.red('failed'), 'x'],
+        ['ok', 'y'],
+      ],
+    );
+    const lines = table
+      .split('\n')
+      .map((line) => line.replace(new RegExp(String.raw`\u001b\[[0-9;]*m`, 'g'), ''));
     expect(lines).toEqual(['STATE   X', 'failed  x', 'ok      y']);
   });
 

@@ -102,6 +102,8 @@ describe('formatFireTime', () => {
   });
 
   it('given a fire time with seconds, when formatted, then the seconds are shown', () => {
-    expect(formatFireTime(Date.UTC(2026, 2, 6, 14, 0, 30), 'UTC')).toBe('Fri 2026-03-06 14:00:30 UTC (+00:00)  2026-03-06T14:00:30Z');
+    expect(formatFireTime(Date.UTC(2026, 2, 6, 14, 0, 30), 'UTC')).toBe(
+      'Fri 2026-03-06 14:00:30 UTC (+00:00)  2026-03-06T14:00:30Z',
+    );
   });
 });

@@ -1,7 +1,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isAlive, makeHome, removeHome, sched, startDaemon, waitFor, type RunningDaemon } from '../support/sched-harness.js';
+import {
+  isAlive,
+  makeHome,
+  removeHome,
+  sched,
+  startDaemon,
+  waitFor,
+  type RunningDaemon,
+} from '../support/sched-harness.js';
 
 describe('the daemon process', () => {
   const daemons: RunningDaemon[] = [];
@@ -58,7 +66,10 @@ describe('the daemon process', () => {
     expect(lost.json.state).toBe('lost');
     await waitFor(async () => {
       const history = await sched(dir, ['history', 'slow', '--json']);
-      return history.json?.items.some((run: { id: string; createdAt: number }) => run.id !== running.id && run.createdAt > lost.json.finishedAt);
+      return history.json?.items.some(
+        (run: { id: string; createdAt: number }) =>
+          run.id !== running.id && run.createdAt > lost.json.finishedAt,
+      );
     });
     const jobs = await sched(dir, ['ls', '--json']);
     expect(jobs.json.items.map((job: { name: string }) => job.name)).toEqual(['slow']);
@@ -69,7 +80,9 @@ describe('the daemon process', () => {
     const daemon = await start(dir, ['--grace', '20s']);
     await sched(dir, ['add', 'short', '--every', '1h', '--', 'sh', '-c', 'sleep 1; echo done']);
     const triggered = await sched(dir, ['trigger', 'short', '--json']);
-    await waitFor(async () => (await sched(dir, ['logs', triggered.json.id, '--json'])).json?.state === 'running');
+    await waitFor(
+      async () => (await sched(dir, ['logs', triggered.json.id, '--json'])).json?.state === 'running',
+    );
     expect(await daemon.stop('SIGTERM')).toBe(0);
 
     await start(dir);

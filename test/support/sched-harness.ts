@@ -11,17 +11,26 @@ export interface CliResult {
   code: number;
   stdout: string;
   stderr: string;
-  /** stdout parsed as JSON when it is JSON. */
+  /** stdout parsed as JSON when it is JSON; tests read whatever shape the command prints. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   json: any;
 }
 
 /** Runs the real `sched` binary as a user would. */
-export function sched(home: string, args: string[], options: { env?: Record<string, string>; input?: string } = {}): Promise<CliResult> {
+export function sched(
+  home: string,
+  args: string[],
+  options: { env?: Record<string, string>; input?: string } = {},
+): Promise<CliResult> {
   return new Promise((resolve) => {
     const child = execFile(
       process.execPath,
       [schedBin, ...args],
-      { env: { ...process.env, SCHED_HOME: home, NO_COLOR: '1', ...options.env }, timeout: 60_000, maxBuffer: 16 * 1024 * 1024 },
+      {
+        env: { ...process.env, SCHED_HOME: home, NO_COLOR: '1', ...options.env },
+        timeout: 60_000,
+        maxBuffer: 16 * 1024 * 1024,
+      },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
         let json: unknown = undefined;
@@ -56,7 +65,11 @@ export interface RunningDaemon {
 }
 
 /** Starts a real `sched daemon run` in `home` and resolves once it accepts requests. */
-export async function startDaemon(home: string, extraArgs: string[] = [], env: Record<string, string> = {}): Promise<RunningDaemon> {
+export async function startDaemon(
+  home: string,
+  extraArgs: string[] = [],
+  env: Record<string, string> = {},
+): Promise<RunningDaemon> {
   const child = spawn(process.execPath, [schedBin, 'daemon', 'run', ...extraArgs], {
     env: { ...process.env, SCHED_HOME: home, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -93,7 +106,11 @@ export function sleep(ms: number): Promise<void> {
 }
 
 /** Polls `probe` until it returns a truthy value or `timeoutMs` passes. */
-export async function waitFor<T>(probe: () => Promise<T | undefined | null | false>, timeoutMs = 20_000, intervalMs = 100): Promise<T> {
+export async function waitFor<T>(
+  probe: () => Promise<T | undefined | null | false>,
+  timeoutMs = 20_000,
+  intervalMs = 100,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

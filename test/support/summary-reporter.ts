@@ -14,7 +14,11 @@ export default class SummaryReporter implements Reporter {
         else skipped += 1;
       }
       // A file that failed to load has no tests but must still count as a failure.
-      if (module.state() === 'failed' && ![...module.children.allTests()].some((test) => test.result().state === 'failed')) failed += 1;
+      if (
+        module.state() === 'failed' &&
+        ![...module.children.allTests()].some((test) => test.result().state === 'failed')
+      )
+        failed += 1;
     }
     failed += unhandledErrors.length;
     process.stdout.write(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`);

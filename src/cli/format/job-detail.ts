@@ -24,7 +24,10 @@ export function renderJobDetail(detail: JobDetail, viewer: Viewer, describe: Sch
     ['Working dir', job.target.cwd ?? '(the daemon’s)'],
     ['Env', Object.keys(job.target.env).join(', ') || '-'],
     ['Timeout', job.timeoutMs === null ? 'none' : formatDuration(job.timeoutMs)],
-    ['Payload', job.payload === null ? 'none' : `${Buffer.byteLength(JSON.stringify(job.payload))} bytes of JSON`],
+    [
+      'Payload',
+      job.payload === null ? 'none' : `${Buffer.byteLength(JSON.stringify(job.payload))} bytes of JSON`,
+    ],
     ['Labels', formatLabels(job.labels) || '-'],
     ['Created', formatInstant(job.createdAt, viewer.zone)],
     ['Updated', formatInstant(job.updatedAt, viewer.zone)],

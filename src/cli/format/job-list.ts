@@ -14,7 +14,13 @@ export function renderJobTable(jobs: readonly Job[], viewer: Viewer, describe: S
     formatLabels(job.labels),
   ]);
   return renderTable(
-    [{ header: 'NAME' }, { header: 'STATE' }, { header: 'SCHEDULE' }, { header: 'NEXT RUN' }, { header: 'LABELS' }],
+    [
+      { header: 'NAME' },
+      { header: 'STATE' },
+      { header: 'SCHEDULE' },
+      { header: 'NEXT RUN' },
+      { header: 'LABELS' },
+    ],
     rows,
   );
 }

@@ -22,7 +22,8 @@ export function renderRunHeadline(run: RunSummary, now: number, painter?: ChalkI
   const exit = describeExit(run);
   if (exit) facts.push(exit);
   const duration = runDurationMs(run, now);
-  if (duration !== null) facts.push(`${run.finishedAt === null ? 'running for' : 'took'} ${formatDuration(duration)}`);
+  if (duration !== null)
+    facts.push(`${run.finishedAt === null ? 'running for' : 'took'} ${formatDuration(duration)}`);
   const error = run.error ? ` (error: ${run.error})` : '';
   return `Run ${run.id} of ${run.jobName}, attempt ${run.attempt}: ${facts.join(', ')}${error}`;
 }

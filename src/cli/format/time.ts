@@ -51,7 +51,9 @@ function zoneNameFormatter(locale: string, zone: string, style: 'short' | 'longO
 }
 
 function zoneName(ms: number, zone: string, locale: string, style: 'short' | 'longOffset'): string {
-  const part = zoneNameFormatter(locale, zone, style).formatToParts(ms).find((p) => p.type === 'timeZoneName');
+  const part = zoneNameFormatter(locale, zone, style)
+    .formatToParts(ms)
+    .find((p) => p.type === 'timeZoneName');
   return part?.value ?? 'GMT';
 }
 

@@ -7,14 +7,24 @@ export default class DaemonRun extends Command {
     'SCHED_HOME=/srv/sched <%= config.bin %> daemon run --grace 2m',
   ];
   static override flags = {
-    grace: Flags.string({ description: 'how long running jobs may finish after SIGTERM before they are killed', default: '30s' }),
+    grace: Flags.string({
+      description: 'how long running jobs may finish after SIGTERM before they are killed',
+      default: '30s',
+    }),
     tz: Flags.string({ description: 'default time zone for jobs added without --tz (IANA name)' }),
     quiet: Flags.boolean({ description: 'do not print a JSON line per scheduler event' }),
   };
 
   async run(): Promise<void> {
     const { flags } = await this.parse(DaemonRun);
-    const [{ Daemon }, { resolveLocations }, { parseDuration }, { assertTimezone }, { logDaemonEvents }, { SchedError }] = await Promise.all([
+    const [
+      { Daemon },
+      { resolveLocations },
+      { parseDuration },
+      { assertTimezone },
+      { logDaemonEvents },
+      { SchedError },
+    ] = await Promise.all([
       import('../../daemon/daemon.js'),
       import('../../ipc/locations.js'),
       import('../../core/duration.js'),
@@ -26,7 +36,12 @@ export default class DaemonRun extends Command {
     const locations = resolveLocations(process.env);
     try {
       assertTimezone(defaultTimezone);
-      const daemon = new Daemon({ locations, version: this.config.version, shutdownGraceMs: parseDuration(flags.grace, '--grace'), defaultTimezone });
+      const daemon = new Daemon({
+        locations,
+        version: this.config.version,
+        shutdownGraceMs: parseDuration(flags.grace, '--grace'),
+        defaultTimezone,
+      });
       if (!flags.quiet) logDaemonEvents(daemon.events, (line) => process.stdout.write(`${line}\n`));
       await daemon.start();
       await new Promise<void>((resolve) => {

@@ -1,15 +1,19 @@
 import { SchedCommand } from '../../cli/base-command.js';
-import { formatInstantWithRelative } from '../../cli/format/time.js';
+import { formatInstant } from '../../cli/format/time.js';
 import { formatDuration } from '../../core/duration.js';
 import type { DaemonStatus } from '../../ipc/protocol.js';
 
 export default class DaemonStatusCommand extends SchedCommand {
   static override summary = "Show whether this host's daemon is running, and what it holds.";
-  static override description = 'Exits with 7 when no daemon answers on the socket, so scripts can check for one.';
+  static override description =
+    'Exits with 7 when no daemon answers on the socket, so scripts can check for one.';
 
   static override examples = [
     { description: 'Is the daemon up?', command: '<%= config.bin %> <%= command.id %>' },
-    { description: 'The daemon of a test home, as JSON.', command: 'SCHED_HOME=/tmp/sched-test <%= config.bin %> <%= command.id %> --json' },
+    {
+      description: 'The daemon of a test home, as JSON.',
+      command: 'SCHED_HOME=/tmp/sched-test <%= config.bin %> <%= command.id %> --json',
+    },
   ];
 
   async run(): Promise<DaemonStatus> {
@@ -21,7 +25,10 @@ export default class DaemonStatusCommand extends SchedCommand {
       const viewer = this.viewer();
       const fields: [string, string][] = [
         ['Daemon', `running, pid ${status.pid}, version ${status.version}, node ${status.node}`],
-        ['Started', `${formatInstantWithRelative(status.startedAt, viewer)}, up ${formatDuration(status.now - status.startedAt)}`],
+        [
+          'Started',
+          `${formatInstant(status.startedAt, viewer.zone)} (up ${formatDuration(status.now - status.startedAt)})`,
+        ],
         ['Home', status.home],
         ['Socket', status.socketPath],
         ['Store', status.store],

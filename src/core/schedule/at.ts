@@ -5,7 +5,8 @@ const AT_HINT =
   'Write a date and time, such as 2026-12-01T09:00 or "2026-12-01 09:00:30" (read in the job\'s time zone), ' +
   'or an instant with an offset, such as 2026-12-01T09:00:00+01:00 or 2026-12-01T08:00Z.';
 
-const AT_PATTERN = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?(Z|[+-]\d{2}:?\d{2})?$/i;
+const AT_PATTERN =
+  /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?(Z|[+-]\d{2}:?\d{2})?$/i;
 
 /**
  * Parses a one-shot instant. Text without an offset is a wall time in `timezone`: one the clocks skip means
@@ -14,12 +15,33 @@ const AT_PATTERN = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(
 export function parseAt(text: string, timezone: string): number {
   const match = AT_PATTERN.exec(text.trim());
   const [, year, month, day, hour, minute, second = '0', fraction = '0', offset] = match ?? [];
-  if (match === null || year === undefined || month === undefined || day === undefined || hour === undefined || minute === undefined) {
+  if (
+    match === null ||
+    year === undefined ||
+    month === undefined ||
+    day === undefined ||
+    hour === undefined ||
+    minute === undefined
+  ) {
     throw invalidAt(text, 'it is not a date and time');
   }
-  const wall = Date.UTC(Number(year), Number(month) - 1, Number(day), Number(hour), Number(minute), Number(second), Number(fraction.padEnd(3, '0')));
+  const wall = Date.UTC(
+    Number(year),
+    Number(month) - 1,
+    Number(day),
+    Number(hour),
+    Number(minute),
+    Number(second),
+    Number(fraction.padEnd(3, '0')),
+  );
   const check = new Date(wall);
-  if (check.getUTCMonth() !== Number(month) - 1 || check.getUTCDate() !== Number(day) || Number(hour) > 23 || Number(minute) > 59 || Number(second) > 59) {
+  if (
+    check.getUTCMonth() !== Number(month) - 1 ||
+    check.getUTCDate() !== Number(day) ||
+    Number(hour) > 23 ||
+    Number(minute) > 59 ||
+    Number(second) > 59
+  ) {
     throw invalidAt(text, 'no such date or time of day');
   }
   if (offset === undefined) {
@@ -28,11 +50,15 @@ export function parseAt(text: string, timezone: string): number {
   }
   if (offset.toUpperCase() === 'Z') return wall;
   const [, sign, offsetHours, offsetMinutes] = /^([+-])(\d{2}):?(\d{2})$/.exec(offset) ?? [];
-  if (Number(offsetHours) > 23 || Number(offsetMinutes) > 59) throw invalidAt(text, `the offset ${offset} is out of range`);
+  if (Number(offsetHours) > 23 || Number(offsetMinutes) > 59)
+    throw invalidAt(text, `the offset ${offset} is out of range`);
   const offsetMs = (Number(offsetHours) * 60 + Number(offsetMinutes)) * 60_000;
   return sign === '-' ? wall + offsetMs : wall - offsetMs;
 }
 
 function invalidAt(text: string, reason: string): SchedError {
-  return new SchedError('INVALID_SCHEDULE', `Invalid time "${text}": ${reason}.`, { hint: AT_HINT, details: { value: text } });
+  return new SchedError('INVALID_SCHEDULE', `Invalid time "${text}": ${reason}.`, {
+    hint: AT_HINT,
+    details: { value: text },
+  });
 }

@@ -3,7 +3,20 @@ import { formatDuration } from '../duration.js';
 import type { Schedule } from '../job.js';
 import { parseCronFields, type CronFields } from './cron.js';
 
-const MONTH_NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const MONTH_NAMES = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
 const DAY_NAMES = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 const DAY_ABBREVIATIONS = ['SUN', 'MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT'];
 const ORDINALS = ['first', 'second', 'third', 'fourth', 'fifth'];
@@ -67,14 +80,14 @@ function describeDays({ dayOfMonth, month, dayOfWeek }: CronFields): string | un
   if (anyDayOfMonth && anyDayOfWeek) return '';
   if (anyDayOfWeek) {
     if (dayOfMonth === 'L') return 'on the last day of the month';
-    if (dayOfMonth.toUpperCase() === 'LW') return 'on the last weekday of the month';
+    if (dayOfMonth === 'LW') return 'on the last weekday of the month';
     const days = numberList(dayOfMonth);
     if (days === undefined) return undefined;
     return `on day${days.length > 1 ? 's' : ''} ${joinWords(days.map(String))} of the month`;
   }
   if (!anyDayOfMonth) return undefined;
   const nth = /^(\w+)#([1-5])$/.exec(dayOfWeek);
-  const last = /^(\w+)L$/i.exec(dayOfWeek);
+  const last = /^(\w+)L$/.exec(dayOfWeek);
   if (nth !== null || last !== null) {
     const day = weekdayNumber(nth?.[1] ?? last?.[1] ?? '');
     const which = nth === null ? 'last' : ORDINALS[Number(nth[2]) - 1];

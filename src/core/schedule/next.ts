@@ -27,7 +27,11 @@ function fireTimeFinder(schedule: Schedule, timezone: string): (after: number) =
     case 'at':
       return (after) => (schedule.at > after ? schedule.at : null);
     case 'every':
-      return (after) => schedule.anchorMs + Math.max(1, Math.floor((after - schedule.anchorMs) / schedule.intervalMs) + 1) * schedule.intervalMs;
+      return (after) => {
+        // anchor + k * interval for the smallest k >= 1 that lies after `after`; the anchor itself never fires.
+        const intervalsPassed = Math.floor((after - schedule.anchorMs) / schedule.intervalMs);
+        return schedule.anchorMs + Math.max(1, intervalsPassed + 1) * schedule.intervalMs;
+      };
     case 'cron': {
       assertTimezone(timezone);
       const cron = compileCron(schedule.expression);

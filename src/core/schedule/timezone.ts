@@ -46,7 +46,10 @@ function suggestTimezone(tz: string): string | undefined {
   const zones = listKnownZones();
   const sameName = zones.find((zone) => zone.toLowerCase() === key);
   if (sameName !== undefined) return sameName;
-  const titled = key.replace(/(^|[/_-])([a-z])/g, (_, separator: string, letter: string) => separator + letter.toUpperCase());
+  const titled = key.replace(
+    /(^|[/_-])([a-z])/g,
+    (_, separator: string, letter: string) => separator + letter.toUpperCase(),
+  );
   if (IANAZone.isValidZone(titled)) return titled;
   const sameCity = zones.find((zone) => zone.toLowerCase().endsWith(`/${key}`));
   if (sameCity !== undefined) return sameCity;
@@ -75,7 +78,8 @@ function editDistance(a: string, b: string): number {
 /** The zone's offset from UTC at an instant, in milliseconds (positive east of Greenwich). */
 export function offsetAt(tz: string, instant: number): number {
   const zone = IANAZone.create(tz);
-  if (!zone.isValid) throw new SchedError('UNKNOWN_TIMEZONE', `Unknown time zone "${tz}".`, { hint: ZONE_HINT });
+  if (!zone.isValid)
+    throw new SchedError('UNKNOWN_TIMEZONE', `Unknown time zone "${tz}".`, { hint: ZONE_HINT });
   return Math.round(zone.offset(instant) * 60_000);
 }
 
@@ -85,7 +89,7 @@ export function offsetAt(tz: string, instant: number): number {
  */
 export function findOffsetChange(tz: string, from: number, to: number): number | null {
   const base = offsetAt(tz, from);
-  for (let low = from; low < to; ) {
+  for (let low = from; low < to;) {
     let high = Math.min(low + DAY_MS, to);
     if (offsetAt(tz, high) !== base) {
       while (high - low > 1) {
@@ -101,7 +105,7 @@ export function findOffsetChange(tz: string, from: number, to: number): number |
 }
 
 /** Calendar date and clock time of an instant as the zone's clocks show it. */
-export function wallTimeAt(tz: string, instant: number): WallTime {
+function wallTimeAt(tz: string, instant: number): WallTime {
   return instant + offsetAt(tz, instant);
 }
 
@@ -113,7 +117,9 @@ export function wallTimeAt(tz: string, instant: number): WallTime {
 export function wallTimeToInstant(tz: string, wall: WallTime): number {
   const offsetBefore = offsetAt(tz, wall - DAY_MS);
   const offsetAfter = offsetAt(tz, wall + DAY_MS);
-  const occurrences = [wall - offsetBefore, wall - offsetAfter].filter((instant) => wallTimeAt(tz, instant) === wall);
+  const occurrences = [wall - offsetBefore, wall - offsetAfter].filter(
+    (instant) => wallTimeAt(tz, instant) === wall,
+  );
   if (occurrences.length > 0) return Math.min(...occurrences);
   return findOffsetChange(tz, wall - offsetAfter, wall - offsetBefore) ?? wall - offsetBefore;
 }

@@ -142,7 +142,16 @@ export class Scheduler {
     // After downtime the overdue instant fires once and the schedule resumes from now.
     const nextRunAt = nextFireTime(job.schedule, Math.max(dueAt, now), job.timezone);
     const run = await store.recordFire({
-      run: { id: this.options.newId(), jobId: job.id, scheduledFor: dueAt, attempt: 1, trigger: 'schedule', node: this.options.node, fence: this.options.fence, now },
+      run: {
+        id: this.options.newId(),
+        jobId: job.id,
+        scheduledFor: dueAt,
+        attempt: 1,
+        trigger: 'schedule',
+        node: this.options.node,
+        fence: this.options.fence,
+        now,
+      },
       expectedNextRunAt: dueAt,
       nextRunAt,
     });

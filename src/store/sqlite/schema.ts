@@ -40,6 +40,8 @@ export const jobs = sqliteTable(
     uniqueIndex('jobs_live_name_unique')
       .on(t.name)
       .where(sql`deleted_at IS NULL`),
+    // Cancelled jobs are still found by name for their history (the newest of that name).
+    index('jobs_name_idx').on(t.name, t.id),
     // Only jobs that can fire are indexed; queries must repeat this WHERE literally to use it.
     index('jobs_due_idx')
       .on(t.nextRunAt, t.id)

@@ -70,8 +70,11 @@ export class SqliteStore implements Store {
     return job;
   }
 
-  async findJob(ref: string): Promise<Job | null> {
-    const row = this.statements.jobById.get({ id: ref }) ?? this.statements.liveJobByName.get({ name: ref });
+  async findJob(ref: string, options: { includeCancelledNames?: boolean } = {}): Promise<Job | null> {
+    const row =
+      this.statements.jobById.get({ id: ref }) ??
+      this.statements.liveJobByName.get({ name: ref }) ??
+      (options.includeCancelledNames ? this.statements.newestJobByName.get({ name: ref }) : undefined);
     return row ? rowToJob(row) : null;
   }
 

@@ -1,4 +1,4 @@
-import { and, asc, eq, isNull, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, isNull, sql } from 'drizzle-orm';
 import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { runColumns, runSummaryColumns } from './row-mapping.js';
 import { auditLog, jobs, meta, runs } from './schema.js';
@@ -46,6 +46,13 @@ export function prepareStatements(db: BetterSQLite3Database) {
       .select()
       .from(jobs)
       .where(and(eq(jobs.name, param('name')), isNull(jobs.deletedAt)))
+      .prepare(),
+    newestJobByName: db
+      .select()
+      .from(jobs)
+      .where(eq(jobs.name, param('name')))
+      .orderBy(desc(jobs.id))
+      .limit(1)
       .prepare(),
     /** Compare-and-set on the version the caller read. */
     updateJob: db

@@ -56,12 +56,29 @@ export function describeJobCases(store: CurrentStore): void {
     });
   });
 
+  describe('findJob of cancelled names', () => {
+    it('Given two cancelled jobs of one name, when found by name including cancelled ones, then the newest comes back; without the option, none', async () => {
+      const first = await createJob(store(), 'nightly');
+      await store().cancelJob(first.id, first.version, T0 + 1, stamp('job.cancel', T0 + 1));
+      const second = await createJob(store(), 'nightly');
+      await store().cancelJob(second.id, second.version, T0 + 2, stamp('job.cancel', T0 + 2));
+
+      expect((await store().findJob('nightly', { includeCancelledNames: true }))?.id).toBe(second.id);
+      expect(await store().findJob('nightly')).toBeNull();
+    });
+  });
+
   describe('countJobs', () => {
     it('Given active, paused and cancelled jobs, when they are counted by state, then each state has its own count', async () => {
       await createJob(store(), 'a');
       const b = await createJob(store(), 'b');
       const c = await createJob(store(), 'c');
-      await store().updateJob(b.id, b.version, { state: 'paused', nextRunAt: null }, stamp('job.pause', T0 + 1));
+      await store().updateJob(
+        b.id,
+        b.version,
+        { state: 'paused', nextRunAt: null },
+        stamp('job.pause', T0 + 1),
+      );
       await store().cancelJob(c.id, c.version, T0 + 1, stamp('job.cancel', T0 + 1));
 
       expect(await store().countJobs('active')).toBe(1);
