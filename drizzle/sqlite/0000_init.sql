@@ -9,6 +9,15 @@ CREATE TABLE `audit_log` (
 );
 --> statement-breakpoint
 CREATE INDEX `audit_log_job_idx` ON `audit_log` (`job_id`,`id`);--> statement-breakpoint
+CREATE TABLE `idempotency_keys` (
+	`key` text PRIMARY KEY NOT NULL,
+	`method` text NOT NULL,
+	`fingerprint` text NOT NULL,
+	`response` text NOT NULL,
+	`created_at` integer NOT NULL
+);
+--> statement-breakpoint
+CREATE INDEX `idempotency_keys_created_idx` ON `idempotency_keys` (`created_at`);--> statement-breakpoint
 CREATE TABLE `jobs` (
 	`id` text PRIMARY KEY NOT NULL,
 	`name` text NOT NULL,
@@ -47,15 +56,20 @@ CREATE TABLE `runs` (
 	`finished_at` integer,
 	`pid` integer,
 	`exit_code` integer,
+	`http_status` integer,
 	`signal` text,
 	`error` text,
 	`stdout_tail` text DEFAULT '' NOT NULL,
 	`stderr_tail` text DEFAULT '' NOT NULL,
+	`response_headers` text,
+	`retried_by` text,
+	`due_at` integer NOT NULL,
 	FOREIGN KEY (`job_id`) REFERENCES `jobs`(`id`) ON UPDATE no action ON DELETE no action,
 	CONSTRAINT "runs_state_check" CHECK(state IN ('scheduled', 'running', 'succeeded', 'failed', 'timed_out', 'cancelled', 'lost')),
-	CONSTRAINT "runs_trigger_check" CHECK("trigger" IN ('schedule', 'manual'))
+	CONSTRAINT "runs_trigger_check" CHECK("trigger" IN ('schedule', 'manual', 'retry'))
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `runs_instant_unique` ON `runs` (`job_id`,`scheduled_for`,`attempt`);--> statement-breakpoint
 CREATE INDEX `runs_job_history_idx` ON `runs` (`job_id`,`id`);--> statement-breakpoint
-CREATE INDEX `runs_unfinished_idx` ON `runs` (`state`) WHERE state IN ('scheduled', 'running');
+CREATE INDEX `runs_unfinished_idx` ON `runs` (`state`) WHERE state IN ('scheduled', 'running');--> statement-breakpoint
+CREATE INDEX `runs_waiting_due_idx` ON `runs` (`due_at`,`id`) WHERE state = 'scheduled';

@@ -64,7 +64,95 @@ export const jobSpecFlags = {
     summary: 'Run this script with /bin/sh -c instead of a command after --.',
     helpValue: 'SCRIPT',
   }),
+  ...retryFlags(),
+  ...httpFlags(),
 };
+
+function retryFlags() {
+  return {
+    retries: Flags.integer({
+      summary: 'Retry a failed, timed-out or lost run up to N more times (0-100, default 0).',
+      helpValue: 'N',
+      helpGroup: 'RETRY',
+    }),
+    backoff: Flags.string({
+      summary: 'Delay before the first retry (default 10s).',
+      helpValue: 'DURATION',
+      helpGroup: 'RETRY',
+    }),
+    'backoff-factor': Flags.custom<number>({
+      summary: 'Multiply the delay by this after each retry (default 2; 1 keeps it constant).',
+      helpValue: 'F',
+      helpGroup: 'RETRY',
+      parse: async (input) => parseNumber(input),
+    })(),
+    'backoff-max': Flags.string({
+      summary: 'Longest delay between attempts (default 1h).',
+      helpValue: 'DURATION',
+      helpGroup: 'RETRY',
+    }),
+    // No default, so that `sched update` without it keeps the stored setting.
+    jitter: Flags.boolean({
+      summary:
+        'Wait a random part of each delay, so jobs failing together do not retry together (default on).',
+      allowNo: true,
+      helpGroup: 'RETRY',
+    }),
+  };
+}
+
+function httpFlags() {
+  return {
+    http: Flags.string({
+      summary: 'Call this URL instead of running a command; the payload is the JSON body.',
+      helpValue: 'URL',
+      helpGroup: 'HTTP',
+    }),
+    method: Flags.string({
+      summary: 'HTTP method (default POST with a payload, else GET).',
+      helpValue: 'METHOD',
+      helpGroup: 'HTTP',
+    }),
+    header: Flags.string({
+      summary: "Send this request header (repeatable), such as 'Authorization: Bearer TOKEN'.",
+      helpValue: "'NAME: VALUE'",
+      multiple: true,
+      multipleNonGreedy: true,
+      helpGroup: 'HTTP',
+    }),
+    expect: Flags.string({
+      summary: 'Statuses that count as success: a class such as 2xx (default) or codes such as 200,204.',
+      helpValue: '2xx|CODES',
+      helpGroup: 'HTTP',
+    }),
+    'breaker-failures': Flags.integer({
+      summary: "Open the URL origin's circuit breaker after N failures in a row (default 5).",
+      helpValue: 'N',
+      helpGroup: 'HTTP',
+    }),
+    'breaker-cooldown': Flags.string({
+      summary: 'How long an open breaker waits before letting one trial request through (default 30s).',
+      helpValue: 'DURATION',
+      helpGroup: 'HTTP',
+    }),
+  };
+}
+
+/** `--idempotency-key` of `add` and `trigger`: a repeat with the same key within 24h does not act twice. */
+export const idempotencyKeyFlag = {
+  'idempotency-key': Flags.string({
+    summary: 'Make a repeat of this request within 24h (a retry after a lost reply) return the first answer.',
+    helpValue: 'KEY',
+  }),
+};
+
+// oclif has no float flag; an error thrown here is reported as a usage error for this flag.
+function parseNumber(input: string): number {
+  const value = Number(input);
+  if (input.trim() === '' || !Number.isFinite(value))
+    throw new Error(`Expected a number, such as 2 or 1.5, but received: ${input}`);
+  return value;
+}
 
 export interface JobFlagValues {
   cron?: string;
@@ -78,6 +166,17 @@ export interface JobFlagValues {
   label?: string[];
   description?: string;
   shell?: string;
+  retries?: number;
+  backoff?: string;
+  'backoff-factor'?: number;
+  'backoff-max'?: string;
+  jitter?: boolean;
+  http?: string;
+  method?: string;
+  header?: string[];
+  expect?: string;
+  'breaker-failures'?: number;
+  'breaker-cooldown'?: string;
 }
 
 export type JobFields = Omit<JobInput, 'name'>;
@@ -92,11 +191,7 @@ export async function jobFieldsFromFlags(
   command: string[] | undefined,
   cwd: string,
 ): Promise<JobFields> {
-  if (command !== undefined && flags.shell !== undefined) {
-    throw new SchedError('VALIDATION_FAILED', 'Both --shell and a command after "--" were given.', {
-      hint: 'Give the command either after "--" (run directly) or as --shell SCRIPT (run by /bin/sh -c), not both.',
-    });
-  }
+  assertOneTarget(flags, command);
   const fields: JobFields = {
     cron: flags.cron,
     at: flags.at,
@@ -110,8 +205,37 @@ export async function jobFieldsFromFlags(
     description: flags.description,
     shell: flags.shell,
     argv: command,
+    http: flags.http,
+    method: flags.method,
+    headers: flags.header,
+    expect: flags.expect,
+    breakerFailures: flags['breaker-failures'],
+    breakerCooldown: flags['breaker-cooldown'],
+    retries: flags.retries,
+    backoff: flags.backoff,
+    backoffFactor: flags['backoff-factor'],
+    backoffMax: flags['backoff-max'],
+    jitter: flags.jitter,
   };
   return withoutUndefined(fields);
+}
+
+/** A job runs one thing: a command after "--", a --shell script, or a request to an --http URL. */
+function assertOneTarget(flags: JobFlagValues, command: string[] | undefined): void {
+  const given = [
+    ...(flags.http === undefined ? [] : ['--http']),
+    ...(flags.shell === undefined ? [] : ['--shell']),
+    ...(command === undefined ? [] : ['a command after "--"']),
+  ];
+  if (given.length < 2) return;
+  const message =
+    given.length === 2
+      ? `Both ${given[0]} and ${given[1]} were given.`
+      : `${given.slice(0, -1).join(', ')} and ${given.at(-1)} were all given.`;
+  throw new SchedError('VALIDATION_FAILED', message, {
+    hint: 'Give one: a command after "--" (run directly), --shell SCRIPT (run by /bin/sh -c), or --http URL (called with the payload as its body).',
+    details: { given },
+  });
 }
 
 function withoutUndefined<T extends object>(value: T): T {

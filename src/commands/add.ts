@@ -2,15 +2,19 @@ import { Args } from '@oclif/core';
 import { SchedCommand } from '../cli/base-command.js';
 import { assertNoStrayArguments, splitAtDoubleDash } from '../cli/command-argv.js';
 import { describeNextRun } from '../cli/format/next-run.js';
-import { jobFieldsFromFlags, jobSpecFlags, scheduleFlags } from '../cli/job-flags.js';
+import { idempotencyKeyFlag, jobFieldsFromFlags, jobSpecFlags, scheduleFlags } from '../cli/job-flags.js';
 import type { Job } from '../core/job.js';
 
 export default class Add extends SchedCommand {
   static override summary =
-    'Add a job: a command run on a cron expression, once at a time, or at an interval.';
-  static override description = `Give the command after "--" to run it directly (no shell), or as --shell SCRIPT to run it with /bin/sh -c.
+    'Add a job: a command or an HTTP request, run on a cron expression, once at a time, or at an interval.';
+  static override description = `Give the command after "--" to run it directly (no shell), or as --shell SCRIPT to run it with /bin/sh -c, or call a URL with --http (the payload is the JSON body).
 
-Everything after "--" belongs to the job, so flags there are not read by sched.`;
+Everything after "--" belongs to the job, so flags there are not read by sched.
+
+With --retries N, a failed, timed-out or lost run is tried again up to N times, after a delay that starts at --backoff and grows by --backoff-factor up to --backoff-max.
+
+With --idempotency-key, repeating the same command within 24h (say, after a lost reply) returns the job added the first time instead of failing on the taken name.`;
 
   static override examples = [
     {
@@ -28,10 +32,20 @@ Everything after "--" belongs to the job, so flags there are not read by sched.`
       command:
         "<%= config.bin %> <%= command.id %> poll --every 30s --label team=ops --shell 'curl -fsS localhost:8080/health'",
     },
+    {
+      description: 'Call a webhook every hour; retry up to 5 times, 30s apart at first, doubling up to 10m.',
+      command:
+        "<%= config.bin %> <%= command.id %> sync --cron '0 * * * *' --http https://api.example.com/sync --header 'Authorization: Bearer $TOKEN' --payload '{\"full\":false}' --expect 200,202 --retries 5 --backoff 30s --backoff-max 10m",
+    },
+    {
+      description: 'Add a job from a script that may run twice; the second run gets the same job back.',
+      command:
+        "<%= config.bin %> <%= command.id %> nightly --cron '0 3 * * *' --idempotency-key deploy-4711-nightly --json -- ./backup.sh",
+    },
   ];
 
   static override usage = [
-    '<%= command.id %> NAME (--cron EXPR | --at TIME | --every DURATION) [--tz ZONE] [--timeout DURATION] [--payload JSON|@FILE] [--env KEY=VALUE...] [--cwd DIR] [--label KEY=VALUE...] [--description TEXT] [--json] (--shell SCRIPT | -- COMMAND [ARG...])',
+    "<%= command.id %> NAME (--cron EXPR | --at TIME | --every DURATION) [--tz ZONE] [--timeout DURATION] [--payload JSON|@FILE] [--env KEY=VALUE...] [--cwd DIR] [--label KEY=VALUE...] [--description TEXT] [--retries N] [--backoff DURATION] [--backoff-factor F] [--backoff-max DURATION] [--[no-]jitter] [--idempotency-key KEY] [--json] (--shell SCRIPT | --http URL [--method METHOD] [--header 'NAME: VALUE'...] [--expect 2xx|CODES] [--breaker-failures N] [--breaker-cooldown DURATION] | -- COMMAND [ARG...])",
   ];
 
   // Not strict, so that words outside "--" reach run() and get a hint about "--" instead of oclif's bare error.
@@ -45,7 +59,7 @@ Everything after "--" belongs to the job, so flags there are not read by sched.`
     }),
   };
 
-  static override flags = { ...scheduleFlags('required'), ...jobSpecFlags };
+  static override flags = { ...scheduleFlags('required'), ...jobSpecFlags, ...idempotencyKeyFlag };
 
   async run(): Promise<Job> {
     const { own, command } = splitAtDoubleDash(this.argv);
@@ -54,7 +68,10 @@ Everything after "--" belongs to the job, so flags there are not read by sched.`
     const fields = await jobFieldsFromFlags(flags, command, process.cwd());
 
     const client = await this.client();
-    const job = await client.call('job.add', { input: { name: args.name, ...fields } });
+    const job = await client.call('job.add', {
+      input: { name: args.name, ...fields },
+      idempotencyKey: flags['idempotency-key'],
+    });
 
     if (!this.jsonEnabled())
       this.log(`Added job ${job.name} (id ${job.id}), ${describeNextRun(job, this.viewer())}.`);

@@ -8,14 +8,20 @@ import type { Page } from '../ipc/protocol.js';
 
 export default class History extends SchedCommand {
   static override summary = 'List past and current runs, newest first.';
-  static override description =
-    'Times are shown in your time zone. `sched logs RUN` shows the output of one run.';
+  static override description = `Times are shown in your time zone. \`sched logs RUN\` shows the output of one run.
+
+STATE says where a run stands among its attempts: \`failed → retried\` (a later attempt took over), \`failed (dead)\` (no attempt follows: the job's retries are used up, or it has none), \`scheduled (due in 20s)\` (a retry waiting out its backoff). \`--status failed\` is the dead-letter view; \`sched retry RUN\` redrives one. In \`--json\`, \`retriedBy\` is the id of the attempt that followed.`;
 
   static override examples = [
     { description: 'Recent runs of every job.', command: '<%= config.bin %> <%= command.id %>' },
     {
       description: 'Failed runs of the nightly backup.',
       command: '<%= config.bin %> <%= command.id %> nightly --status failed --status timed_out',
+    },
+    {
+      description: 'Dead letters: failed runs that no attempt followed, as run ids.',
+      command:
+        "<%= config.bin %> <%= command.id %> --status failed --json | jq -r '.items[] | select(.retriedBy == null) | .id'",
     },
     {
       description: 'Runs of the ops team’s jobs, as JSON.',

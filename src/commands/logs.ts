@@ -1,14 +1,14 @@
 import { Args } from '@oclif/core';
 import { chalkStderr } from 'chalk';
 import { SchedCommand } from '../cli/base-command.js';
-import { renderRunHeadline } from '../cli/format/run-detail.js';
+import { renderResponseHeaders, renderRunHeadline } from '../cli/format/run-detail.js';
 import type { Run } from '../core/run.js';
 
 export default class Logs extends SchedCommand {
   static override summary = "Print a run's output: its stdout to stdout and its stderr to stderr.";
   static override description = `The streams stay apart so the output can be piped; the line about the run itself goes to stderr.
 
-Only the last 64 KiB of each stream is kept.`;
+Only the last 64 KiB of each stream is kept. For an HTTP run, the response status is in that line, the response headers follow it on stderr, and the first 64 KiB of the response body go to stdout.`;
 
   static override examples = [
     {
@@ -40,6 +40,8 @@ Only the last 64 KiB of each stream is kept.`;
 
     if (!this.jsonEnabled()) {
       this.logToStderr(renderRunHeadline(run, Date.now(), chalkStderr));
+      if (run.responseHeaders !== null && Object.keys(run.responseHeaders).length > 0)
+        this.logToStderr(renderResponseHeaders(run.responseHeaders));
       process.stdout.write(endWithNewline(run.stdoutTail));
       process.stderr.write(endWithNewline(run.stderrTail));
     }

@@ -4,9 +4,10 @@ import { renderJobDetail } from '../cli/format/job-detail.js';
 import type { JobDetail } from '../ipc/protocol.js';
 
 export default class Show extends SchedCommand {
-  static override summary = 'Show a job: its schedule, command, next runs and recent runs.';
+  static override summary =
+    'Show a job: its schedule, command or HTTP request, retry policy, next runs and recent runs.';
   static override description =
-    'Environment values are hidden (they are often secrets); only their names are shown. `--json` prints the stored job as is.';
+    'Environment and header values are hidden (they are often secrets); only their names are shown. For an HTTP job the circuit breaker of its URL’s origin is shown too. `--json` prints the stored job as is, with `breaker` (null for command jobs).';
 
   static override examples = [
     { description: 'Show a job by name.', command: '<%= config.bin %> <%= command.id %> nightly' },

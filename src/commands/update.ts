@@ -10,7 +10,7 @@ type ClearableField = NonNullable<JobPatch['clear']>[number];
 
 export default class Update extends SchedCommand {
   static override summary = 'Change a job; what you do not mention stays as it is.';
-  static override description = `Takes the same flags as \`sched add\`. A new command after "--" replaces the old one.
+  static override description = `Takes the same flags as \`sched add\`. A new command after "--" replaces the old one; --http URL turns the job into an HTTP job, and a command turns it back. Retry and HTTP options change one by one (--retries 3 keeps the backoff); --env, --header and --label replace the whole set.
 
 With --if-version, the change is refused if someone changed the job since you looked (see \`sched show\`).`;
 
@@ -27,10 +27,19 @@ With --if-version, the change is refused if someone changed the job since you lo
       description: 'Rename, only if nobody changed it since version 3.',
       command: '<%= config.bin %> <%= command.id %> nightly --name backup-nightly --if-version 3',
     },
+    {
+      description: 'Retry up to 3 times, at a constant 1m, without jitter.',
+      command:
+        '<%= config.bin %> <%= command.id %> nightly --retries 3 --backoff 1m --backoff-factor 1 --no-jitter',
+    },
+    {
+      description: 'Point a webhook job at a new URL; its method, headers and breaker stay.',
+      command: '<%= config.bin %> <%= command.id %> sync --http https://api.example.com/v2/sync',
+    },
   ];
 
   static override usage = [
-    '<%= command.id %> JOB [--cron EXPR | --at TIME | --every DURATION] [--name NEW] [--if-version VERSION] [--tz ZONE] [--timeout DURATION | --clear-timeout] [--payload JSON|@FILE | --clear-payload] [--env KEY=VALUE...] [--cwd DIR | --clear-cwd] [--label KEY=VALUE...] [--description TEXT | --clear-description] [--json] [--shell SCRIPT | -- COMMAND [ARG...]]',
+    "<%= command.id %> JOB [--cron EXPR | --at TIME | --every DURATION] [--name NEW] [--if-version VERSION] [--tz ZONE] [--timeout DURATION | --clear-timeout] [--payload JSON|@FILE | --clear-payload] [--env KEY=VALUE...] [--cwd DIR | --clear-cwd] [--label KEY=VALUE...] [--description TEXT | --clear-description] [--retries N] [--backoff DURATION] [--backoff-factor F] [--backoff-max DURATION] [--[no-]jitter] [--json] [--shell SCRIPT | --http URL | -- COMMAND [ARG...]] [--method METHOD] [--header 'NAME: VALUE'...] [--expect 2xx|CODES] [--breaker-failures N] [--breaker-cooldown DURATION]",
   ];
 
   // Not strict, so that words outside "--" reach run() and get a hint about "--" instead of oclif's bare error.

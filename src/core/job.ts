@@ -21,8 +21,53 @@ export const commandTargetSchema = z.object({
 });
 export type CommandTarget = z.infer<typeof commandTargetSchema>;
 
-export const targetSchema = commandTargetSchema;
+/** Which HTTP statuses count as success: a class (`2xx`) or a list of exact codes. */
+export const expectedStatusSchema = z.union([
+  z.object({ kind: z.literal('class'), hundreds: z.number().int().min(1).max(5) }),
+  z.object({ kind: z.literal('codes'), codes: z.array(z.number().int().min(100).max(599)).min(1) }),
+]);
+export type ExpectedStatus = z.infer<typeof expectedStatusSchema>;
+
+/** A per-origin circuit breaker's settings: open after N consecutive failures, retry after a cool-down. */
+export const breakerSettingsSchema = z.object({
+  failureThreshold: z.number().int().min(1).max(1000),
+  cooldownMs: z.number().int().positive(),
+});
+export type BreakerSettings = z.infer<typeof breakerSettingsSchema>;
+
+/** An HTTP call; the job's payload is the request body (JSON). */
+export const httpTargetSchema = z.object({
+  kind: z.literal('http'),
+  method: z.string().regex(/^[A-Z]+$/),
+  url: z.string().url(),
+  headers: z.record(z.string(), z.string()),
+  expect: expectedStatusSchema,
+  breaker: breakerSettingsSchema,
+});
+export type HttpTarget = z.infer<typeof httpTargetSchema>;
+
+export const targetSchema = z.discriminatedUnion('kind', [commandTargetSchema, httpTargetSchema]);
 export type Target = z.infer<typeof targetSchema>;
+
+/** How failed attempts are retried: `maxRetries` attempts after the first, exponential backoff with full jitter. */
+export const retryPolicySchema = z.object({
+  maxRetries: z.number().int().min(0).max(100),
+  initialBackoffMs: z.number().int().min(0),
+  factor: z.number().min(1).max(100),
+  maxBackoffMs: z.number().int().min(0),
+  jitter: z.boolean(),
+});
+export type RetryPolicy = z.infer<typeof retryPolicySchema>;
+
+export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+  maxRetries: 0,
+  initialBackoffMs: 10_000,
+  factor: 2,
+  maxBackoffMs: 3_600_000,
+  jitter: true,
+};
+
+export const DEFAULT_BREAKER_SETTINGS: BreakerSettings = { failureThreshold: 5, cooldownMs: 30_000 };
 
 /** A job as the user defined it, normalized: what `sched export` would write back out. */
 export const jobDefinitionSchema = z.object({
@@ -34,6 +79,7 @@ export const jobDefinitionSchema = z.object({
   payload: z.json().nullable(),
   timeoutMs: z.number().int().positive().nullable(),
   labels: z.record(z.string(), z.string()),
+  retry: retryPolicySchema,
 });
 export type JobDefinition = z.infer<typeof jobDefinitionSchema>;
 
@@ -66,6 +112,20 @@ export const jobInputSchema = z.object({
   timezone: z.string().optional(),
   argv: z.array(z.string()).optional(),
   shell: z.string().optional(),
+  /** An HTTP target instead of a command. */
+  http: z.string().optional(),
+  method: z.string().optional(),
+  /** `Name: value` lines, as typed. */
+  headers: z.array(z.string()).optional(),
+  /** `2xx`, or a list such as `200,204`. */
+  expect: z.string().optional(),
+  breakerFailures: z.number().optional(),
+  breakerCooldown: z.string().optional(),
+  retries: z.number().optional(),
+  backoff: z.string().optional(),
+  backoffFactor: z.number().optional(),
+  backoffMax: z.string().optional(),
+  jitter: z.boolean().optional(),
   cwd: z.string().optional(),
   env: z.record(z.string(), z.string()).optional(),
   /** JSON text, as typed; parsed and size-checked by normalization. */

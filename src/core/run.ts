@@ -17,7 +17,7 @@ export const FINAL_RUN_STATES: readonly RunState[] = [
   'lost',
 ];
 
-export type RunTrigger = 'schedule' | 'manual';
+export type RunTrigger = 'schedule' | 'manual' | 'retry';
 
 /** One attempt of one scheduled instant of a job. `(jobId, scheduledFor, attempt)` is unique. */
 export interface RunSummary {
@@ -35,14 +35,24 @@ export interface RunSummary {
   finishedAt: number | null;
   pid: number | null;
   exitCode: number | null;
+  /** The response status of an HTTP target. */
+  httpStatus: number | null;
   signal: string | null;
   error: string | null;
+  /** The id of the attempt that retries this one, when it failed and the policy allowed another. */
+  retriedBy: string | null;
+  /** When a `scheduled` run may start: the instant for a first attempt, later for a retry. */
+  dueAt: number;
 }
 
-/** A run with the kept tails of its output (the last 64 KiB of each stream). */
+/**
+ * A run with what it printed: the last 64 KiB of stdout and stderr of a command, or the first 64 KiB of
+ * an HTTP response body (in `stdoutTail`) and its headers.
+ */
 export interface Run extends RunSummary {
   stdoutTail: string;
   stderrTail: string;
+  responseHeaders: Record<string, string> | null;
 }
 
 /** How a finished run ended, as the executor reports it. */
@@ -50,10 +60,12 @@ export interface RunOutcome {
   state: Extract<RunState, 'succeeded' | 'failed' | 'timed_out' | 'cancelled' | 'lost'>;
   finishedAt: number;
   exitCode: number | null;
+  httpStatus?: number | null;
   signal: string | null;
   error: string | null;
   stdoutTail: string;
   stderrTail: string;
+  responseHeaders?: Record<string, string> | null;
 }
 
 export function isFinalRunState(state: RunState): boolean {

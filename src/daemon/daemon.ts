@@ -1,7 +1,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
-import type { RequestMessage } from '../ipc/protocol.js';
+import type { Job } from '../core/job.js';
+import type { Run } from '../core/run.js';
 import type { Locations } from '../ipc/locations.js';
+import type { RequestMessage } from '../ipc/protocol.js';
 import { serve, type TransportServer } from '../ipc/transport.js';
 import { newId } from '../store/ids.js';
 import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
@@ -9,10 +11,15 @@ import type { Store } from '../store/store.js';
 import { systemClock, type Clock } from './clock.js';
 import { DaemonEvents } from './events.js';
 import { CommandExecutor } from './executor/command-executor.js';
+import { HttpExecutor } from './executor/http-executor.js';
+import { IdempotencyGuard } from './idempotency-guard.js';
+import { JobLookup } from './job-lookup.js';
 import { JobService } from './job-service.js';
 import { createRequestRouter } from './request-router.js';
 import { RunLauncher } from './run-launcher.js';
+import { RunService } from './run-service.js';
 import { Scheduler } from './scheduler/scheduler.js';
+import { WaitingRuns } from './scheduler/waiting-runs.js';
 import { acquireInstanceLock, type InstanceLock } from './single-instance-lock.js';
 
 export interface DaemonOptions {
@@ -21,26 +28,33 @@ export interface DaemonOptions {
   /** How long running jobs may go on after SIGTERM before they are killed. */
   shutdownGraceMs: number;
   defaultTimezone: string;
+  /** `full` syncs every commit before replying; `relaxed` trades the last moments before a power cut for speed. */
+  durability: 'full' | 'relaxed';
   clock?: Clock;
+  /** Test hook: die with SIGKILL after this method's change is committed, before replying. */
+  crashBeforeReply?: string;
 }
 
 const LOST_REASON =
   'the daemon stopped while this run was in progress (crash or kill -9); its outcome is unknown';
 const SHUTDOWN_REASON = 'killed: the daemon shut down before the run finished';
 
-/** The daemon process: owns the lock, store, executor, scheduler and socket, started and stopped in order. */
+/** The daemon process: owns the lock, store, executors, scheduler and socket, started and stopped in order. */
 export class Daemon {
   readonly events = new DaemonEvents();
+  private readonly clock: Clock;
   private lock: InstanceLock | null = null;
   private store: Store | null = null;
-  private executor: CommandExecutor | null = null;
-  private scheduler: Scheduler | null = null;
   private launcher: RunLauncher | null = null;
+  private scheduler: Scheduler | null = null;
+  private waitingRuns: WaitingRuns | null = null;
   private server: TransportServer | null = null;
   private stopping: Promise<void> | null = null;
   private hurried = false;
 
-  constructor(private readonly options: DaemonOptions) {}
+  constructor(private readonly options: DaemonOptions) {
+    this.clock = options.clock ?? systemClock;
+  }
 
   async start(): Promise<void> {
     try {
@@ -56,27 +70,49 @@ export class Daemon {
     this.hurried = true;
   }
 
+  /** Stops firing, lets running jobs finish within the grace period, then kills and records them. Idempotent. */
+  stop(reason = 'stop requested', graceMs = this.options.shutdownGraceMs): Promise<void> {
+    this.stopping ??= this.shutdown(reason, graceMs);
+    return this.stopping;
+  }
+
   private async startServices(): Promise<void> {
     const { locations } = this.options;
-    const clock = this.options.clock ?? systemClock;
+    const clock = this.clock;
     fs.mkdirSync(locations.home, { recursive: true, mode: 0o700 });
     // Everything the daemon creates (database, socket) is for its owner only.
     process.umask(0o077);
     this.lock = acquireInstanceLock(locations.lockPath);
 
-    const store = (this.store = openSqliteStore(locations.databasePath));
+    const synchronous = this.options.durability === 'full' ? 'FULL' : 'NORMAL';
+    const store = (this.store = openSqliteStore(locations.databasePath, { synchronous }));
     const fence = await store.nextFenceEpoch();
     const node = os.hostname();
-    for (const run of await store.markUnfinishedRunsLost(clock.now(), LOST_REASON))
-      this.events.emit('run:lost', run);
-
-    this.executor = await CommandExecutor.start();
-    const launcher = (this.launcher = new RunLauncher(
+    const actor = os.userInfo().username;
+    const lookup = new JobLookup(store);
+    const idempotency = new IdempotencyGuard(store, clock);
+    const http = new HttpExecutor({ now: () => clock.now() });
+    const waitingRuns = (this.waitingRuns = new WaitingRuns({
       store,
-      this.executor,
-      this.events,
-      inheritedEnvironment(),
-    ));
+      clock,
+      events: this.events,
+      start: (run) => this.startWaiting(run),
+    }));
+    const launcher = (this.launcher = new RunLauncher({
+      store,
+      clock,
+      newId,
+      node,
+      fence,
+      http,
+      events: this.events,
+      commands: await CommandExecutor.start(),
+      baseEnv: inheritedEnvironment(),
+      waitForRetry: (run) => waitingRuns.add(run),
+    }));
+    await this.recoverRunningRuns(store, launcher);
+    this.auditDeadRuns(store, actor);
+
     const scheduler = (this.scheduler = new Scheduler({
       store,
       clock,
@@ -87,17 +123,17 @@ export class Daemon {
       launch: (run, job) => launcher.launch(run, job),
     }));
     const startedAt = clock.now();
-    const service = new JobService({
+    const jobs = new JobService({
       store,
       clock,
       events: this.events,
       scheduler,
-      launcher,
+      lookup,
+      idempotency,
       newId,
-      node,
-      actor: os.userInfo().username,
-      fence: () => fence,
+      actor,
       defaultTimezone: this.options.defaultTimezone,
+      breakerStatus: (url) => http.breakerStatus(url),
       status: () => ({
         pid: process.pid,
         version: this.options.version,
@@ -106,35 +142,98 @@ export class Daemon {
         store: `sqlite:${locations.databasePath}`,
         node,
         startedAt,
+        runningRuns: launcher.runningCount(),
       }),
     });
-    const route = createRequestRouter(service, (error) => this.events.emit('scheduler:error', { error }));
+    const runs = new RunService({
+      store,
+      clock,
+      events: this.events,
+      launcher,
+      lookup,
+      idempotency,
+      newId,
+      actor,
+      node,
+      fence,
+      finishedRun: (id, ms) => this.finishedRun(id, ms),
+    });
+    const route = createRequestRouter(jobs, runs, (error) => this.events.emit('scheduler:error', { error }));
     this.server = await serve(locations.socketPath, (message, connection) => {
       const request = message as RequestMessage;
       if (request?.kind !== 'request') return;
-      void route(request).then((response) => connection.send(response));
+      void route(request).then((response) => {
+        if (request.method === this.options.crashBeforeReply && response.ok)
+          process.kill(process.pid, 'SIGKILL');
+        connection.send(response);
+      });
     });
     fs.chmodSync(locations.socketPath, 0o600);
     await scheduler.start();
+    await waitingRuns.start();
     this.events.emit('daemon:started', { pid: process.pid, at: startedAt });
   }
 
-  /** Stops firing, lets running jobs finish within the grace period, then kills and records them. Idempotent. */
-  stop(reason = 'stop requested', graceMs = this.options.shutdownGraceMs): Promise<void> {
-    this.stopping ??= this.shutdown(reason, graceMs);
-    return this.stopping;
+  /** Runs a crash left `running` have an unknown outcome: they become `lost` and are retried per policy. */
+  private async recoverRunningRuns(store: Store, launcher: RunLauncher): Promise<void> {
+    for (const run of await store.listRunningRuns()) {
+      const job = await store.findJob(run.jobId);
+      if (job) await launcher.recordLost(run.id, job, run.attempt, run.scheduledFor, LOST_REASON);
+    }
+  }
+
+  private async startWaiting(run: Run): Promise<void> {
+    const job: Job | null = await this.store!.findJob(run.jobId);
+    if (job) this.launcher!.launch(run, job);
+  }
+
+  private auditDeadRuns(store: Store, actor: string): void {
+    this.events.on('run:dead', (run) => {
+      const entry = {
+        id: newId(),
+        at: this.clock.now(),
+        actor,
+        action: 'run.dead',
+        jobId: run.jobId,
+        before: null,
+        after: {
+          jobName: run.jobName,
+          runId: run.id,
+          attempt: run.attempt,
+          state: run.state,
+          error: run.error,
+        },
+      };
+      store.appendAudit(entry).catch((error: Error) => this.events.emit('scheduler:error', { error }));
+    });
+  }
+
+  private finishedRun(runId: string, timeoutMs: number): Promise<Run | null> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => done(null), timeoutMs);
+      const onEnd = (run: Run) => {
+        if (run.id === runId) done(run);
+      };
+      const done = (run: Run | null) => {
+        clearTimeout(timer);
+        this.events.off('run:finished', onEnd);
+        resolve(run);
+      };
+      this.events.on('run:finished', onEnd);
+    });
   }
 
   private async shutdown(reason: string, graceMs: number): Promise<void> {
-    this.events.emit('daemon:stopping', { at: Date.now(), reason });
+    this.events.emit('daemon:stopping', { at: this.clock.now(), reason });
     this.scheduler?.stop();
+    this.waitingRuns?.stop();
     await this.server?.close();
     fs.rmSync(this.options.locations.socketPath, { force: true });
-    if (this.launcher && this.executor) {
-      const deadline = Date.now() + graceMs;
-      while (this.executor.runningCount() > 0 && Date.now() < deadline && !this.hurried) await sleep(50);
-      await this.executor.stop({ killReason: SHUTDOWN_REASON });
-      await this.launcher.settled();
+    if (this.launcher) {
+      const deadline = this.clock.now() + graceMs;
+      while (this.launcher.runningCount() > 0 && this.clock.now() < deadline && !this.hurried)
+        await sleep(50);
+      await this.launcher.stop(SHUTDOWN_REASON);
     }
     await this.store?.close();
     this.lock?.release();

@@ -32,7 +32,13 @@ export function logDaemonEvents(events: DaemonEvents, write: Write): void {
       error: run.error,
     }),
   );
-  events.on('run:lost', (run) => log('run:lost', { runId: run.id, jobId: run.jobId }));
+  events.on('run:lost', (run) => log('run:lost', { runId: run.id, jobId: run.jobId, attempt: run.attempt }));
+  events.on('run:retry-scheduled', (run) =>
+    log('run:retry-scheduled', { runId: run.id, jobId: run.jobId, attempt: run.attempt, dueAt: run.dueAt }),
+  );
+  events.on('run:dead', (run) =>
+    log('run:dead', { runId: run.id, jobId: run.jobId, attempt: run.attempt, error: run.error }),
+  );
   events.on('tick:late', (late) => log('tick:late', late));
   events.on('scheduler:error', ({ error }) =>
     log('scheduler:error', { message: error.message, stack: error.stack }),

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Job } from '../core/job.js';
-import type { Run, RunSummary } from '../core/run.js';
+import type { Run } from '../core/run.js';
 
 /** The daemon's one observable surface: logs, the socket's subscribe stream and tests all read it. */
 export interface DaemonEventMap {
@@ -12,7 +12,10 @@ export interface DaemonEventMap {
   'run:fired': [Run];
   'run:started': [{ runId: string; jobId: string; pid: number | null; at: number }];
   'run:finished': [Run];
-  'run:lost': [RunSummary];
+  'run:lost': [Run];
+  'run:retry-scheduled': [Run];
+  /** A failed attempt that no policy retries: the dead-letter. */
+  'run:dead': [Run];
   'tick:late': [{ jobId: string; dueAt: number; firedAt: number }];
   'scheduler:error': [{ error: Error }];
 }

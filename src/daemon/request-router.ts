@@ -7,23 +7,27 @@ import {
   type ResponseMessage,
 } from '../ipc/protocol.js';
 import type { JobService } from './job-service.js';
+import type { RunService } from './run-service.js';
 
 type Handlers = { [M in Method]: (params: never) => Promise<unknown> };
 
 /** Checks each request at the edge, dispatches it to the job service and shapes the reply. */
-export function createRequestRouter(service: JobService, onBug: (error: Error) => void) {
+export function createRequestRouter(jobs: JobService, runs: RunService, onBug: (error: Error) => void) {
   const handlers: Handlers = {
-    'daemon.status': () => service.status(),
-    'job.add': (params) => service.add(params),
-    'job.list': (params) => service.list(params),
-    'job.get': (params) => service.get(params),
-    'job.update': (params) => service.update(params),
-    'job.cancel': (params) => service.cancel(params),
-    'job.pause': (params) => service.pause(params),
-    'job.resume': (params) => service.resume(params),
-    'job.trigger': (params) => service.trigger(params),
-    'run.list': (params) => service.listRuns(params),
-    'run.get': (params) => service.getRun(params),
+    'daemon.status': () => jobs.status(),
+    'job.add': (params) => jobs.add(params),
+    'job.list': (params) => jobs.list(params),
+    'job.get': (params) => jobs.get(params),
+    'job.update': (params) => jobs.update(params),
+    'job.cancel': (params) => jobs.cancel(params),
+    'job.pause': (params) => jobs.pause(params),
+    'job.resume': (params) => jobs.resume(params),
+    'job.trigger': (params) => runs.trigger(params),
+    'run.list': (params) => runs.list(params),
+    'run.get': (params) => runs.get(params),
+    'run.kill': (params) => runs.kill(params),
+    'run.retry': (params) => runs.retry(params),
+    'audit.list': (params) => jobs.listAudit(params),
   };
 
   return async function route(message: RequestMessage): Promise<ResponseMessage> {

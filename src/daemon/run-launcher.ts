@@ -1,8 +1,12 @@
 import type { Job } from '../core/job.js';
+import { backoffMs, shouldRetry } from '../core/retry/backoff.js';
 import type { Run, RunOutcome } from '../core/run.js';
-import type { Store } from '../store/store.js';
-import type { CommandExecutor } from './executor/command-executor.js';
+import type { NewRun, Store } from '../store/store.js';
+import type { Clock } from './clock.js';
 import type { DaemonEvents } from './events.js';
+import type { CommandExecutor } from './executor/command-executor.js';
+import type { HttpExecutor } from './executor/http-executor.js';
+import type { RunExecutor } from './executor/run-executor.js';
 
 /** The variables every command job sees, so it can be idempotent and tell its runs apart. */
 export function runEnvironment(run: Run, job: Job): Record<string, string> {
@@ -17,69 +21,163 @@ export function runEnvironment(run: Run, job: Job): Record<string, string> {
   };
 }
 
+const RETRYABLE: ReadonlySet<RunOutcome['state']> = new Set(['failed', 'timed_out', 'lost']);
+
+export interface RunLauncherOptions {
+  store: Store;
+  commands: CommandExecutor;
+  http: HttpExecutor;
+  events: DaemonEvents;
+  clock: Clock;
+  newId: () => string;
+  node: string;
+  fence: number;
+  baseEnv: Record<string, string>;
+  /** Where a retry that must wait goes. */
+  waitForRetry: (run: Run) => void;
+  random?: () => number;
+}
+
 /**
- * Hands runs to the executor and writes what becomes of them. Store writes are chained per run so a
- * run's `started` can never land after its `finished`.
+ * Hands runs to the executor for their target and writes what becomes of them: a failed, timed-out or
+ * lost attempt gets its retry (a new run row, in the same transaction) while the policy allows one.
+ * Store writes are chained per run so a run's pid can never land after its end.
  */
 export class RunLauncher {
   private readonly jobsByRun = new Map<string, Job>();
-  /** The tail of each run's chain of store writes. */
   private readonly writes = new Map<string, Promise<void>>();
+  private readonly executors: RunExecutor[];
 
-  constructor(
-    private readonly store: Store,
-    private readonly executor: CommandExecutor,
-    private readonly events: DaemonEvents,
-    private readonly baseEnv: Record<string, string>,
-  ) {
-    executor.on('started', (runId, pid, startedAt) =>
-      this.write(runId, async () => {
-        await store.markRunStarted(runId, startedAt, pid);
-        const job = this.jobsByRun.get(runId);
-        if (job) events.emit('run:started', { runId, jobId: job.id, pid, at: startedAt });
-      }),
-    );
-    executor.on('finished', (runId, outcome) => this.write(runId, () => this.finish(runId, outcome)));
+  constructor(private readonly options: RunLauncherOptions) {
+    this.executors = [options.commands, options.http];
+    for (const executor of this.executors) {
+      executor.on('started', (runId, pid, startedAt) =>
+        this.write(runId, async () => {
+          if (pid !== null) await options.store.setRunPid(runId, pid);
+          const job = this.jobsByRun.get(runId);
+          if (job) options.events.emit('run:started', { runId, jobId: job.id, pid, at: startedAt });
+        }),
+      );
+      executor.on('finished', (runId, outcome) => this.write(runId, () => this.finish(runId, outcome)));
+    }
   }
 
+  /** Starts a run that is already `running` in the store. */
   launch(run: Run, job: Job): void {
     this.jobsByRun.set(run.id, job);
     const target = job.target;
-    this.executor.run({
+    if (target.kind === 'http') {
+      this.options.http.run({
+        runId: run.id,
+        fence: run.fence,
+        target,
+        body: job.payload === null ? null : JSON.stringify(job.payload),
+        timeoutMs: job.timeoutMs,
+      });
+      return;
+    }
+    this.options.commands.run({
       runId: run.id,
       argv: target.argv,
       shell: target.shell,
       cwd: target.cwd,
-      env: { ...this.baseEnv, ...target.env, ...runEnvironment(run, job) },
+      env: { ...this.options.baseEnv, ...target.env, ...runEnvironment(run, job) },
       stdin: job.payload === null ? null : JSON.stringify(job.payload),
       timeoutMs: job.timeoutMs,
     });
   }
 
+  /** Records a run that never reached an executor (a crash left it running) and retries it per policy. */
+  async recordLost(
+    runId: string,
+    job: Job,
+    attempt: number,
+    scheduledFor: number,
+    error: string,
+  ): Promise<void> {
+    this.jobsByRun.set(runId, job);
+    const outcome: RunOutcome = {
+      state: 'lost',
+      finishedAt: this.options.clock.now(),
+      exitCode: null,
+      signal: null,
+      error,
+      stdoutTail: '',
+      stderrTail: '',
+    };
+    await this.finishWith(runId, outcome, { attempt, scheduledFor });
+  }
+
   kill(runId: string, reason: string): boolean {
-    return this.executor.kill(runId, reason);
+    return this.executors.some((executor) => executor.kill(runId, reason));
   }
 
   runningCount(): number {
-    return this.executor.runningCount();
+    return this.executors.reduce((count, executor) => count + executor.runningCount(), 0);
   }
 
-  /** Resolves once every outcome reported so far is on disk. */
+  /** Kills what still runs, and resolves once every outcome is on disk. */
+  async stop(killReason: string): Promise<void> {
+    await Promise.all(this.executors.map((executor) => executor.stop({ killReason })));
+    await this.settled();
+  }
+
   async settled(): Promise<void> {
     while (this.writes.size > 0) await Promise.all([...this.writes.values()]);
   }
 
   private async finish(runId: string, outcome: RunOutcome): Promise<void> {
+    const current = await this.options.store.findRun(runId);
+    if (!current) return;
+    await this.finishWith(runId, outcome, current);
+  }
+
+  private async finishWith(
+    runId: string,
+    outcome: RunOutcome,
+    attemptOf: { attempt: number; scheduledFor: number },
+  ): Promise<void> {
+    const job = this.jobsByRun.get(runId);
     this.jobsByRun.delete(runId);
-    const run = await this.store.finishRun(runId, outcome);
-    this.events.emit('run:finished', run);
+    const retry = job ? this.retryFor(job, attemptOf, outcome) : undefined;
+    const { run, retry: retryRun } = await this.options.store.finishRun(runId, outcome, retry);
+    this.options.events.emit(outcome.state === 'lost' ? 'run:lost' : 'run:finished', run);
+    if (retryRun) {
+      this.options.events.emit('run:retry-scheduled', retryRun);
+      this.options.waitForRetry(retryRun);
+    } else if (job && RETRYABLE.has(outcome.state)) {
+      this.options.events.emit('run:dead', run);
+    }
+  }
+
+  private retryFor(
+    job: Job,
+    failed: { attempt: number; scheduledFor: number },
+    outcome: RunOutcome,
+  ): NewRun | undefined {
+    if (!RETRYABLE.has(outcome.state) || !shouldRetry(failed.attempt, job.retry) || job.state === 'cancelled')
+      return undefined;
+    const delay = backoffMs(failed.attempt, job.retry, this.options.random ?? Math.random);
+    const now = this.options.clock.now();
+    return {
+      id: this.options.newId(),
+      jobId: job.id,
+      scheduledFor: failed.scheduledFor,
+      attempt: failed.attempt + 1,
+      trigger: 'retry',
+      node: this.options.node,
+      fence: this.options.fence,
+      now,
+      state: 'scheduled',
+      dueAt: Math.max(now, outcome.finishedAt) + delay,
+    };
   }
 
   private write(runId: string, step: () => Promise<void>): void {
     const previous = this.writes.get(runId) ?? Promise.resolve();
     const pending: Promise<void> = previous
       .then(step)
-      .catch((error: Error) => void this.events.emit('scheduler:error', { error }))
+      .catch((error: Error) => void this.options.events.emit('scheduler:error', { error }))
       .finally(() => {
         if (this.writes.get(runId) === pending) this.writes.delete(runId);
       });

@@ -8,11 +8,12 @@ import type { ErrorShape } from '../core/errors.js';
  * edge) and the type of its result. Adding a method here is what makes it exist on both sides.
  */
 const labelsSchema = z.record(z.string(), z.string());
+const idempotencyKeySchema = z.string().min(1).max(200);
 const pageParams = { limit: z.number().int().min(1).max(1000).default(50), cursor: z.string().optional() };
 
 export const requestSchemas = {
   'daemon.status': z.object({}),
-  'job.add': z.object({ input: jobInputSchema }),
+  'job.add': z.object({ input: jobInputSchema, idempotencyKey: idempotencyKeySchema.optional() }),
   'job.list': z.object({
     ...pageParams,
     states: z.array(z.enum(JOB_STATES)).optional(),
@@ -27,7 +28,7 @@ export const requestSchemas = {
   'job.cancel': z.object({ ref: z.string().min(1) }),
   'job.pause': z.object({ ref: z.string().min(1) }),
   'job.resume': z.object({ ref: z.string().min(1) }),
-  'job.trigger': z.object({ ref: z.string().min(1) }),
+  'job.trigger': z.object({ ref: z.string().min(1), idempotencyKey: idempotencyKeySchema.optional() }),
   'run.list': z.object({
     ...pageParams,
     jobRef: z.string().optional(),
@@ -35,6 +36,9 @@ export const requestSchemas = {
     labels: labelsSchema.optional(),
   }),
   'run.get': z.object({ id: z.string().min(1) }),
+  'run.kill': z.object({ id: z.string().min(1) }),
+  'run.retry': z.object({ id: z.string().min(1) }),
+  'audit.list': z.object({ ...pageParams, jobRef: z.string().optional() }),
 } as const;
 
 export type Method = keyof typeof requestSchemas;
@@ -59,10 +63,34 @@ export interface DaemonStatus {
   runningRuns: number;
 }
 
+export type BreakerState = 'closed' | 'open' | 'half_open';
+
+/** The circuit breaker of one HTTP origin, as `sched show` reports it. */
+export interface BreakerStatus {
+  origin: string;
+  state: BreakerState;
+  consecutiveFailures: number;
+  openedAt: number | null;
+  /** While open: when the next request is let through (half-open). */
+  retryAt: number | null;
+}
+
 export interface JobDetail {
   job: Job;
   upcoming: number[];
   recentRuns: RunSummary[];
+  /** For HTTP jobs: the breaker of the target's origin. */
+  breaker: BreakerStatus | null;
+}
+
+export interface AuditRecord {
+  id: string;
+  at: number;
+  actor: string;
+  action: string;
+  jobId: string | null;
+  before: unknown;
+  after: unknown;
 }
 
 export interface Results {
@@ -77,6 +105,9 @@ export interface Results {
   'job.trigger': Run;
   'run.list': Page<RunSummary>;
   'run.get': Run;
+  'run.kill': Run;
+  'run.retry': Run;
+  'audit.list': Page<AuditRecord>;
 }
 
 export interface RequestMessage {

@@ -48,6 +48,37 @@ export interface NewRun {
   node: string;
   fence: number;
   now: number;
+  /**
+   * `running` when the daemon starts it at once (it is marked running before the process is spawned,
+   * so a crash can never make it run twice); `scheduled` while it waits, e.g. a retry after backoff.
+   */
+  state: 'scheduled' | 'running';
+  /** When a waiting run may start. */
+  dueAt: number;
+}
+
+/** Stored with the result of a request that carried an idempotency key, in the same transaction. */
+export interface IdempotencyClaim {
+  key: string;
+  method: string;
+  fingerprint: string;
+  createdAt: number;
+  /** A record of this key created before this instant has expired and is replaced. */
+  expiredBefore: number;
+}
+
+export interface IdempotencyRecord {
+  key: string;
+  method: string;
+  fingerprint: string;
+  createdAt: number;
+  response: unknown;
+}
+
+export interface FinishedRun {
+  run: Run;
+  /** The next attempt, when one was asked for; it waits in `scheduled` until its due time. */
+  retry: Run | null;
 }
 
 export interface Fire {
@@ -87,7 +118,8 @@ export interface StoreCapabilities {
 export interface Store {
   readonly capabilities: StoreCapabilities;
 
-  createJob(job: NewJob, audit: AuditStamp): Promise<Job>;
+  /** Throws NAME_TAKEN; with an idempotency claim whose key is taken, IDEMPOTENCY_MISMATCH (details.keyTaken). */
+  createJob(job: NewJob, audit: AuditStamp, idempotency?: IdempotencyClaim): Promise<Job>;
   /**
    * A job by id (any state) or by name (live jobs only; with `includeCancelledNames`, else the newest
    * cancelled job of that name, so a cancelled job's history stays reachable by name).
@@ -108,14 +140,23 @@ export interface Store {
   /** Inserts the run and advances the job's `nextRunAt` in one transaction; null if the CAS failed. */
   recordFire(fire: Fire): Promise<Run | null>;
   /** A run that does not advance the schedule (manual trigger). Unique-key conflicts throw. */
-  insertRun(run: NewRun): Promise<Run>;
-  markRunStarted(runId: string, startedAt: number, pid: number | null): Promise<void>;
-  finishRun(runId: string, outcome: RunOutcome): Promise<Run>;
-  /** Runs left `running` or `scheduled` by a daemon that died become `lost`; returns them. */
-  markUnfinishedRunsLost(now: number, reason: string): Promise<RunSummary[]>;
+  insertRun(run: NewRun, idempotency?: IdempotencyClaim): Promise<Run>;
+  findIdempotencyRecord(key: string): Promise<IdempotencyRecord | null>;
+  /** Moves a waiting run to `running` if it is still `scheduled`; false when something else took it. */
+  claimRun(runId: string, startedAt: number): Promise<boolean>;
+  setRunPid(runId: string, pid: number): Promise<void>;
+  /** Records how a run ended and, in the same transaction, the attempt that retries it. */
+  finishRun(runId: string, outcome: RunOutcome, retry?: NewRun): Promise<FinishedRun>;
+  /** Adds a new attempt after a final run that no attempt retries yet (`sched retry`). */
+  retryRun(runId: string, retry: NewRun): Promise<Run>;
+  /** Runs left `running`: after a crash, their outcome is unknown. */
+  listRunningRuns(): Promise<RunSummary[]>;
+  /** Waiting runs due at or before `until`, earliest first. */
+  dueRuns(until: number, limit: number): Promise<Run[]>;
   findRun(id: string): Promise<Run | null>;
   listRuns(query: RunQuery): Promise<Page<RunSummary>>;
 
+  appendAudit(entry: AuditEntry): Promise<void>;
   listAudit(query: { limit: number; cursor?: string; jobId?: string }): Promise<Page<AuditEntry>>;
 
   /** A number that grows every time a daemon opens this store: the fencing token of its runs. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SchedError } from '../../src/core/errors.js';
-import { MAX_PAYLOAD_BYTES, type JobInput } from '../../src/core/job.js';
+import { DEFAULT_RETRY_POLICY, MAX_PAYLOAD_BYTES, type JobInput } from '../../src/core/job.js';
 import { normalizeJobInput } from '../../src/core/normalize.js';
 
 const now = Date.parse('2026-06-01T12:00:00Z');
@@ -49,10 +49,11 @@ describe('normalizeJobInput: the happy path', () => {
       payload: { tables: ['users'] },
       timeoutMs: 600_000,
       labels: { team: 'infra', 'app.kubernetes.io/name': 'db' },
+      retry: DEFAULT_RETRY_POLICY,
     });
   });
 
-  it('given a minimal input, fills defaults: the context zone, no payload, no timeout, empty env and labels', () => {
+  it('given a minimal input, fills defaults: the context zone, no payload, no timeout, empty env and labels, no retries', () => {
     expect(normalizeJobInput({ name: 'ping', every: '30s', shell: 'curl -fsS localhost' }, ctx)).toEqual({
       name: 'ping',
       description: null,
@@ -62,6 +63,7 @@ describe('normalizeJobInput: the happy path', () => {
       payload: null,
       timeoutMs: null,
       labels: {},
+      retry: { maxRetries: 0, initialBackoffMs: 10_000, factor: 2, maxBackoffMs: 3_600_000, jitter: true },
     });
   });
 

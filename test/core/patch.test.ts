@@ -134,7 +134,7 @@ describe('applyJobPatch', () => {
   });
 
   it('given env, replaces the whole env rather than merging', () => {
-    expect(applyJobPatch(current, { env: { C: '3' } }, ctx).target.env).toEqual({ C: '3' });
+    expect(applyJobPatch(current, { env: { C: '3' } }, ctx).target).toMatchObject({ env: { C: '3' } });
   });
 
   it('given labels, replaces all labels rather than merging', () => {

@@ -80,13 +80,22 @@ describe('SQLite store on disk', () => {
     expect(plan.some((step) => /SCAN jobs\b/.test(step) || /TEMP B-TREE/.test(step))).toBe(false);
   });
 
-  it('Given the unfinished-runs query, when SQLite plans it, then it searches the partial unfinished index', () => {
+  it('Given the running-runs query, when SQLite plans it, then it searches the partial unfinished index', () => {
     const connection = connect();
-    const query = prepareStatements(drizzle({ client: connection })).unfinishedRuns.getQuery();
+    const query = prepareStatements(drizzle({ client: connection })).runningRuns.getQuery();
 
     expect(planOf(connection, query).join('\n')).toMatch(
       /SEARCH runs USING (COVERING )?INDEX runs_unfinished_idx/,
     );
+  });
+
+  it('Given the waiting-runs query, when SQLite plans it, then it searches the partial waiting index in due order', () => {
+    const connection = connect();
+    const query = prepareStatements(drizzle({ client: connection })).dueRuns.getQuery();
+
+    const plan = planOf(connection, query, T0, 100).join('\n');
+    expect(plan).toMatch(/SEARCH runs USING (COVERING )?INDEX runs_waiting_due_idx/);
+    expect(plan).not.toMatch(/TEMP B-TREE/);
   });
 
   it('Given a job and a run, when the store is closed and reopened, then both are still there', async () => {

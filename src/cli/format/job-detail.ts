@@ -1,18 +1,30 @@
 import { formatDuration } from '../../core/duration.js';
 import type { JobDetail } from '../../ipc/protocol.js';
 import { describeCommand } from './command-line.js';
+import { httpTargetFields } from './http-target.js';
 import { formatLabels } from './labels.js';
+import { describeRetryPolicy } from './retry-policy.js';
 import { renderRunTable } from './run-list.js';
 import { rawSchedule, type ScheduleDescriber } from './schedule.js';
 import { colourJobState } from './state.js';
 import { formatInstant, formatInstantWithRelative, type Viewer } from './time.js';
 
 /**
- * Everything `sched show` knows about a job. Environment values are left out on purpose: they are
- * often secrets, and a terminal is often shared or recorded; `--json` prints the stored job whole.
+ * Everything `sched show` knows about a job. Environment and header values are left out on purpose:
+ * they are often secrets, and a terminal is often shared or recorded; `--json` prints the stored job whole.
  */
 export function renderJobDetail(detail: JobDetail, viewer: Viewer, describe: ScheduleDescriber): string {
   const { job } = detail;
+  const { target } = job;
+  const targetFields: [string, string][] =
+    target.kind === 'http'
+      ? httpTargetFields(target, detail.breaker, viewer)
+      : [
+          ['Command', describeCommand(target)],
+          ['Working dir', target.cwd ?? '(the daemon’s)'],
+          ['Env', Object.keys(target.env).join(', ') || '-'],
+        ];
+  const body = target.kind === 'http' ? ', sent as the request body' : '';
   const fields: [string, string][] = [
     ['Name', job.name],
     ['ID', job.id],
@@ -20,13 +32,14 @@ export function renderJobDetail(detail: JobDetail, viewer: Viewer, describe: Sch
     ['Version', String(job.version)],
     ['Schedule', `${describe(job.schedule, job.timezone)}  (${rawSchedule(job.schedule)})`],
     ['Time zone', job.timezone],
-    ['Command', describeCommand(job.target)],
-    ['Working dir', job.target.cwd ?? '(the daemon’s)'],
-    ['Env', Object.keys(job.target.env).join(', ') || '-'],
+    ...targetFields,
     ['Timeout', job.timeoutMs === null ? 'none' : formatDuration(job.timeoutMs)],
+    ['Retries', describeRetryPolicy(job.retry)],
     [
       'Payload',
-      job.payload === null ? 'none' : `${Buffer.byteLength(JSON.stringify(job.payload))} bytes of JSON`,
+      job.payload === null
+        ? 'none'
+        : `${Buffer.byteLength(JSON.stringify(job.payload))} bytes of JSON${body}`,
     ],
     ['Labels', formatLabels(job.labels) || '-'],
     ['Created', formatInstant(job.createdAt, viewer.zone)],

@@ -1,7 +1,11 @@
 import type { ChalkInstance } from 'chalk';
 import { formatDuration } from '../../core/duration.js';
-import type { RunSummary } from '../../core/run.js';
+import type { RunState, RunSummary } from '../../core/run.js';
 import { colourRunState } from './state.js';
+import { formatRelative } from './time.js';
+
+/** Final states that a retry policy answers with another attempt; without one, the run is dead. */
+const RETRYABLE_STATES: ReadonlySet<RunState> = new Set(['failed', 'timed_out', 'lost']);
 
 /** How long the run took, or has been running so far; null before it started. */
 export function runDurationMs(run: RunSummary, now: number): number | null {
@@ -9,16 +13,31 @@ export function runDurationMs(run: RunSummary, now: number): number | null {
   return (run.finishedAt ?? now) - run.startedAt;
 }
 
-/** `exit 0`, `signal SIGKILL`, or '' while the run has no outcome yet. */
+/** `exit 0`, `signal SIGKILL`, `HTTP 503`, or '' while the run has no outcome yet. */
 export function describeExit(run: RunSummary): string {
+  if (run.httpStatus !== null) return `HTTP ${run.httpStatus}`;
   if (run.exitCode !== null) return `exit ${run.exitCode}`;
   if (run.signal !== null) return `signal ${run.signal}`;
   return '';
 }
 
-/** `Run 0193… of nightly, attempt 1: failed, exit 2, took 1s (error: …)` */
+/**
+ * The state, and where a run stands among its attempts: `failed → retried` (a later attempt took
+ * over), `failed (dead)` (no attempt follows: the dead letters `history --status failed` lists),
+ * `scheduled (due in 20s)` (a retry waiting out its backoff).
+ */
+export function describeRunState(run: RunSummary, now: number, painter?: ChalkInstance): string {
+  const state = colourRunState(run.state, painter);
+  if (run.retriedBy !== null) return `${state} → retried`;
+  if (RETRYABLE_STATES.has(run.state)) return `${state} (dead)`;
+  if (run.state === 'scheduled' && run.dueAt !== run.scheduledFor && run.dueAt > now)
+    return `${state} (due ${formatRelative(run.dueAt, now)})`;
+  return state;
+}
+
+/** `Run 0193… of nightly, attempt 1: failed → retried, exit 2, took 1s (error: …)` */
 export function renderRunHeadline(run: RunSummary, now: number, painter?: ChalkInstance): string {
-  const facts = [colourRunState(run.state, painter)];
+  const facts = [describeRunState(run, now, painter)];
   const exit = describeExit(run);
   if (exit) facts.push(exit);
   const duration = runDurationMs(run, now);
@@ -26,4 +45,11 @@ export function renderRunHeadline(run: RunSummary, now: number, painter?: ChalkI
     facts.push(`${run.finishedAt === null ? 'running for' : 'took'} ${formatDuration(duration)}`);
   const error = run.error ? ` (error: ${run.error})` : '';
   return `Run ${run.id} of ${run.jobName}, attempt ${run.attempt}: ${facts.join(', ')}${error}`;
+}
+
+/** An HTTP run's response headers, one `name: value` a line, as curl -i shows them. */
+export function renderResponseHeaders(headers: Record<string, string>): string {
+  return Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}`)
+    .join('\n');
 }

@@ -1,7 +1,6 @@
 import { formatDuration } from '../../core/duration.js';
 import type { RunSummary } from '../../core/run.js';
-import { describeExit, runDurationMs } from './run-detail.js';
-import { colourRunState } from './state.js';
+import { describeExit, describeRunState, runDurationMs } from './run-detail.js';
 import { renderTable } from './table.js';
 import { formatInstant, type Viewer } from './time.js';
 
@@ -13,7 +12,7 @@ export function renderRunTable(runs: readonly RunSummary[], viewer: Viewer): str
       run.jobName,
       formatInstant(run.scheduledFor, viewer.zone),
       String(run.attempt),
-      colourRunState(run.state),
+      describeRunState(run, viewer.now),
       duration === null ? '-' : formatDuration(duration),
       describeExit(run) || '-',
     ];

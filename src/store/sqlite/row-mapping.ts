@@ -1,5 +1,5 @@
 import type { Job, JobDefinition, JobState } from '../../core/job.js';
-import type { RunState, RunTrigger } from '../../core/run.js';
+import type { Run, RunState, RunTrigger } from '../../core/run.js';
 import type { AuditEntry, AuditStamp, NewJob, NewRun } from '../store.js';
 import { jobs, runs } from './schema.js';
 import type {
@@ -71,18 +71,31 @@ export function newRunToRow(run: NewRun): RunRow {
     scheduledFor: run.scheduledFor,
     attempt: run.attempt,
     trigger: run.trigger,
-    state: 'scheduled',
+    state: run.state,
     node: run.node,
     fence: run.fence,
     createdAt: run.now,
-    startedAt: null,
+    startedAt: run.state === 'running' ? run.now : null,
     finishedAt: null,
     pid: null,
     exitCode: null,
+    httpStatus: null,
     signal: null,
     error: null,
     stdoutTail: '',
     stderrTail: '',
+    responseHeaders: null,
+    retriedBy: null,
+    dueAt: run.dueAt,
+  };
+}
+
+/** A run row as stored (headers as JSON text) to the Run the rest of the daemon sees. */
+export function rowToRun(row: Omit<Run, 'responseHeaders'> & { responseHeaders: string | null }): Run {
+  return {
+    ...row,
+    responseHeaders:
+      row.responseHeaders === null ? null : (JSON.parse(row.responseHeaders) as Record<string, string>),
   };
 }
 
@@ -102,11 +115,19 @@ export const runSummaryColumns = {
   finishedAt: runs.finishedAt,
   pid: runs.pid,
   exitCode: runs.exitCode,
+  httpStatus: runs.httpStatus,
   signal: runs.signal,
   error: runs.error,
+  retriedBy: runs.retriedBy,
+  dueAt: runs.dueAt,
 };
 
-export const runColumns = { ...runSummaryColumns, stdoutTail: runs.stdoutTail, stderrTail: runs.stderrTail };
+export const runColumns = {
+  ...runSummaryColumns,
+  stdoutTail: runs.stdoutTail,
+  stderrTail: runs.stderrTail,
+  responseHeaders: runs.responseHeaders,
+};
 
 export function auditToRow(
   stamp: AuditStamp,

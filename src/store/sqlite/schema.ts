@@ -13,7 +13,7 @@ export const RUN_STATE_VALUES = [
   'cancelled',
   'lost',
 ] as const;
-export const RUN_TRIGGER_VALUES = ['schedule', 'manual'] as const;
+export const RUN_TRIGGER_VALUES = ['schedule', 'manual', 'retry'] as const;
 
 const inList = (values: readonly string[]) => sql.raw(values.map((value) => `'${value}'`).join(', '));
 
@@ -69,10 +69,17 @@ export const runs = sqliteTable(
     finishedAt: integer('finished_at'),
     pid: integer('pid'),
     exitCode: integer('exit_code'),
+    httpStatus: integer('http_status'),
     signal: text('signal'),
     error: text('error'),
     stdoutTail: text('stdout_tail').notNull().default(''),
     stderrTail: text('stderr_tail').notNull().default(''),
+    /** JSON object of an HTTP response's headers. */
+    responseHeaders: text('response_headers'),
+    /** The attempt that retries this one. */
+    retriedBy: text('retried_by'),
+    /** When a scheduled run may start: its instant, or later for a retry after backoff. */
+    dueAt: integer('due_at').notNull(),
   },
   (t) => [
     // The key that keeps two daemons from firing the same instant twice.
@@ -81,6 +88,10 @@ export const runs = sqliteTable(
     index('runs_unfinished_idx')
       .on(t.state)
       .where(sql`state IN ('scheduled', 'running')`),
+    // Waiting runs (retries after backoff) by when they may start; queries repeat this WHERE literally.
+    index('runs_waiting_due_idx')
+      .on(t.dueAt, t.id)
+      .where(sql`state = 'scheduled'`),
     check('runs_state_check', sql`state IN (${inList(RUN_STATE_VALUES)})`),
     check('runs_trigger_check', sql`"trigger" IN (${inList(RUN_TRIGGER_VALUES)})`),
   ],
@@ -101,6 +112,19 @@ export const auditLog = sqliteTable(
   (t) => [index('audit_log_job_idx').on(t.jobId, t.id)],
 );
 
+/** Answers already given to requests that carried an idempotency key, kept for replays. */
+export const idempotencyKeys = sqliteTable(
+  'idempotency_keys',
+  {
+    key: text('key').primaryKey(),
+    method: text('method').notNull(),
+    fingerprint: text('fingerprint').notNull(),
+    response: text('response').notNull(),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [index('idempotency_keys_created_idx').on(t.createdAt)],
+);
+
 /** Small named values, such as the fence epoch. */
 export const meta = sqliteTable('meta', {
   key: text('key').primaryKey(),
@@ -110,3 +134,4 @@ export const meta = sqliteTable('meta', {
 export type JobRow = typeof jobs.$inferSelect;
 export type RunRow = typeof runs.$inferSelect;
 export type AuditRow = typeof auditLog.$inferSelect;
+export type IdempotencyRow = typeof idempotencyKeys.$inferSelect;

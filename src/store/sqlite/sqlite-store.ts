@@ -7,6 +7,9 @@ import type {
   AuditEntry,
   AuditStamp,
   Fire,
+  FinishedRun,
+  IdempotencyClaim,
+  IdempotencyRecord,
   JobChange,
   JobQuery,
   NewJob,
@@ -19,11 +22,13 @@ import type {
 import { openSqliteConnection } from './connection.js';
 import type { SqliteConnectionOptions } from './connection.js';
 import { listAudit, listJobs, listRuns } from './list-queries.js';
-import { auditToRow, jobToRow, newJobToJob, newRunToRow, rowToJob } from './row-mapping.js';
+import { auditToRow, jobToRow, newJobToJob, newRunToRow, rowToJob, rowToRun } from './row-mapping.js';
 import { prepareStatements } from './statements.js';
 import type { Statements } from './statements.js';
 import {
+  idempotencyKeyTaken,
   isUniqueViolation,
+  runAlreadyRetried,
   jobCancelled,
   jobNotFound,
   nameTaken,
@@ -34,6 +39,13 @@ import {
 } from './store-errors.js';
 
 const LIVE_NAME_COLUMNS = 'jobs.name';
+const IDEMPOTENCY_KEY_COLUMNS = 'idempotency_keys.key';
+
+interface PendingWrite {
+  work: () => unknown;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
 const RUN_KEY_COLUMNS = 'runs.job_id, runs.scheduled_for, runs.attempt';
 
 export function openSqliteStore(file: string, options: SqliteConnectionOptions = {}): SqliteStore {
@@ -42,13 +54,17 @@ export function openSqliteStore(file: string, options: SqliteConnectionOptions =
 }
 
 /**
- * The Store on one SQLite file. better-sqlite3 is synchronous, so every method does its work in one
- * call (and one transaction) and only the result is asynchronous, as the port asks.
+ * The Store on one SQLite file. Reads run at once. Writes are group-committed: every write asked for
+ * in one turn of the event loop runs in one transaction, each in its own savepoint (so one failing
+ * write does not undo the others), and each promise settles only after the commit, so an
+ * acknowledged write is on disk (synchronous=FULL) without one fsync per request.
  */
 export class SqliteStore implements Store {
   readonly capabilities: StoreCapabilities = { notify: false };
   private readonly db: BetterSQLite3Database;
   private readonly statements: Statements;
+  private pendingWrites: PendingWrite[] = [];
+  private flushScheduled = false;
 
   /** Takes a connection from `openSqliteConnection`, whose settings and schema it relies on. */
   constructor(private readonly sqlite: Database.Database) {
@@ -56,9 +72,9 @@ export class SqliteStore implements Store {
     this.statements = prepareStatements(this.db);
   }
 
-  async createJob(input: NewJob, audit: AuditStamp): Promise<Job> {
+  async createJob(input: NewJob, audit: AuditStamp, idempotency?: IdempotencyClaim): Promise<Job> {
     const job = newJobToJob(input);
-    this.inWriteTransaction(() => {
+    return this.write(() => {
       try {
         this.statements.insertJob.run(jobToRow(job));
       } catch (error) {
@@ -66,8 +82,14 @@ export class SqliteStore implements Store {
         throw error;
       }
       this.writeAudit(audit, job.id, null, job);
+      if (idempotency) this.recordIdempotentResponse(idempotency, job);
+      return job;
     });
-    return job;
+  }
+
+  async findIdempotencyRecord(key: string): Promise<IdempotencyRecord | null> {
+    const row = this.statements.idempotencyByKey.get({ key });
+    return row ? { ...row, response: JSON.parse(row.response) as unknown } : null;
   }
 
   async findJob(ref: string, options: { includeCancelledNames?: boolean } = {}): Promise<Job | null> {
@@ -100,7 +122,7 @@ export class SqliteStore implements Store {
 
   async recordFire(fire: Fire): Promise<Run | null> {
     try {
-      return this.inWriteTransaction(() => {
+      return await this.write(() => {
         const advanced = this.statements.advanceNextRun.get({
           id: fire.run.jobId,
           expectedNextRunAt: fire.expectedNextRunAt,
@@ -116,53 +138,63 @@ export class SqliteStore implements Store {
     }
   }
 
-  async insertRun(run: NewRun): Promise<Run> {
-    return this.inWriteTransaction(() => {
+  async insertRun(run: NewRun, idempotency?: IdempotencyClaim): Promise<Run> {
+    return this.write(() => {
       const job = this.statements.jobNameById.get({ id: run.jobId });
       if (!job) throw jobNotFound(run.jobId);
-      try {
-        return this.insertRunRow(run, job.name);
-      } catch (error) {
-        if (isUniqueViolation(error, RUN_KEY_COLUMNS)) {
-          throw runKeyTaken(run.jobId, run.scheduledFor, run.attempt);
-        }
-        throw error;
-      }
+      const inserted = this.insertRunRowOrExplain(run, job.name);
+      if (idempotency) this.recordIdempotentResponse(idempotency, inserted);
+      return inserted;
     });
   }
 
-  async markRunStarted(runId: string, startedAt: number, pid: number | null): Promise<void> {
-    this.inWriteTransaction(() => {
-      const { changes } = this.statements.markRunStarted.run({ id: runId, startedAt, pid });
-      if (changes === 0) this.throwRunNotChangeable(runId, 'running');
-    });
+  async claimRun(runId: string, startedAt: number): Promise<boolean> {
+    return this.write(() => this.statements.claimRun.run({ id: runId, startedAt }).changes === 1);
   }
 
-  async finishRun(runId: string, outcome: RunOutcome): Promise<Run> {
-    return this.inWriteTransaction(() => {
-      const { changes } = this.statements.finishRun.run({ id: runId, ...outcome });
+  async setRunPid(runId: string, pid: number): Promise<void> {
+    await this.write(() => this.statements.setRunPid.run({ id: runId, pid }));
+  }
+
+  async finishRun(runId: string, outcome: RunOutcome, retry?: NewRun): Promise<FinishedRun> {
+    return this.write(() => {
+      const { changes } = this.statements.finishRun.run({
+        id: runId,
+        ...outcome,
+        httpStatus: outcome.httpStatus ?? null,
+        responseHeaders: outcome.responseHeaders ? JSON.stringify(outcome.responseHeaders) : null,
+      });
       if (changes === 0) this.throwRunNotChangeable(runId, outcome.state);
-      const run = this.statements.runById.get({ id: runId });
-      if (!run) throw runNotFound(runId);
-      return run;
+      const retried = retry ? this.insertRetry(runId, retry) : null;
+      return { run: this.readRun(runId), retry: retried };
     });
   }
 
-  async markUnfinishedRunsLost(now: number, reason: string): Promise<RunSummary[]> {
-    return this.inWriteTransaction(() => {
-      const unfinished = this.statements.unfinishedRuns.all();
-      if (unfinished.length === 0) return [];
-      this.statements.markUnfinishedRunsLost.run({ finishedAt: now, error: reason });
-      return unfinished.map((run) => ({ ...run, state: 'lost' as const, finishedAt: now, error: reason }));
-    });
+  async retryRun(runId: string, retry: NewRun): Promise<Run> {
+    return this.write(() => this.insertRetry(runId, retry));
+  }
+
+  async listRunningRuns(): Promise<RunSummary[]> {
+    return this.statements.runningRuns.all();
+  }
+
+  async dueRuns(until: number, limit: number): Promise<Run[]> {
+    return this.statements.dueRuns.all({ until, limit }).map(rowToRun);
   }
 
   async findRun(id: string): Promise<Run | null> {
-    return this.statements.runById.get({ id }) ?? null;
+    const row = this.statements.runById.get({ id });
+    return row ? rowToRun(row) : null;
   }
 
   async listRuns(query: RunQuery): Promise<Page<RunSummary>> {
     return listRuns(this.db, query);
+  }
+
+  async appendAudit(entry: AuditEntry): Promise<void> {
+    await this.write(() =>
+      this.statements.insertAudit.run(auditToRow(entry, entry.jobId, entry.before, entry.after)),
+    );
   }
 
   async listAudit(query: { limit: number; cursor?: string; jobId?: string }): Promise<Page<AuditEntry>> {
@@ -170,7 +202,7 @@ export class SqliteStore implements Store {
   }
 
   async nextFenceEpoch(): Promise<number> {
-    return this.inWriteTransaction(() => {
+    return this.write(() => {
       const row = this.statements.nextFenceEpoch.get();
       if (!row) throw new Error('the fence epoch upsert returned no row');
       return Number(row.value);
@@ -178,6 +210,7 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    this.flushWrites();
     if (this.sqlite.open) this.sqlite.close();
   }
 
@@ -188,8 +221,8 @@ export class SqliteStore implements Store {
     change: JobChange,
     now: number,
     audit: AuditStamp,
-  ): Job {
-    return this.inWriteTransaction(() => {
+  ): Promise<Job> {
+    return this.write(() => {
       const row = this.statements.jobById.get({ id });
       if (!row) throw jobNotFound(id);
       const before = rowToJob(row);
@@ -213,7 +246,54 @@ export class SqliteStore implements Store {
   private insertRunRow(run: NewRun, jobName: string): Run {
     const row = newRunToRow(run);
     this.statements.insertRun.run(row);
-    return { ...row, jobName };
+    return { ...row, jobName, responseHeaders: null };
+  }
+
+  private insertRunRowOrExplain(run: NewRun, jobName: string): Run {
+    try {
+      return this.insertRunRow(run, jobName);
+    } catch (error) {
+      if (isUniqueViolation(error, RUN_KEY_COLUMNS))
+        throw runKeyTaken(run.jobId, run.scheduledFor, run.attempt);
+      throw error;
+    }
+  }
+
+  private insertRetry(runId: string, retry: NewRun): Run {
+    const { changes } = this.statements.markRetried.run({ id: runId, retriedBy: retry.id });
+    if (changes === 0) {
+      const current = this.statements.runStateById.get({ id: runId });
+      if (!current) throw runNotFound(runId);
+      if (current.retriedBy) throw runAlreadyRetried(runId, current.retriedBy);
+      throw runInWrongState(runId, current.state, 'retried');
+    }
+    const job = this.statements.jobNameById.get({ id: retry.jobId });
+    if (!job) throw jobNotFound(retry.jobId);
+    return this.insertRunRowOrExplain(retry, job.name);
+  }
+
+  private readRun(runId: string): Run {
+    const row = this.statements.runById.get({ id: runId });
+    if (!row) throw runNotFound(runId);
+    return rowToRun(row);
+  }
+
+  private recordIdempotentResponse(claim: IdempotencyClaim, response: unknown): void {
+    const existing = this.statements.idempotencyByKey.get({ key: claim.key });
+    if (existing && existing.createdAt < claim.expiredBefore)
+      this.statements.deleteIdempotency.run({ key: claim.key });
+    try {
+      this.statements.insertIdempotency.run({
+        key: claim.key,
+        method: claim.method,
+        fingerprint: claim.fingerprint,
+        response: JSON.stringify(response),
+        createdAt: claim.createdAt,
+      });
+    } catch (error) {
+      if (isUniqueViolation(error, IDEMPOTENCY_KEY_COLUMNS)) throw idempotencyKeyTaken(claim.key);
+      throw error;
+    }
   }
 
   private throwRunNotChangeable(runId: string, wanted: string): never {
@@ -226,12 +306,48 @@ export class SqliteStore implements Store {
     this.statements.insertAudit.run(auditToRow(stamp, jobId, before, after));
   }
 
+  private write<T>(work: () => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.pendingWrites.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => this.flushWrites());
+      }
+    });
+  }
+
   /**
+   * One transaction for the whole batch; better-sqlite3 turns each nested transaction into a savepoint.
    * IMMEDIATE takes the write lock up front: a second connection then waits (busy_timeout) instead of
    * failing with SQLITE_BUSY when a read transaction tries to upgrade to a write.
    */
-  private inWriteTransaction<T>(work: () => T): T {
-    return this.sqlite.transaction(work).immediate();
+  private flushWrites(): void {
+    this.flushScheduled = false;
+    const batch = this.pendingWrites;
+    if (batch.length === 0) return;
+    this.pendingWrites = [];
+    const results: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
+    try {
+      this.sqlite
+        .transaction(() => {
+          for (const write of batch) {
+            try {
+              results.push({ ok: true, value: this.sqlite.transaction(write.work)() });
+            } catch (error) {
+              results.push({ ok: false, error });
+            }
+          }
+        })
+        .immediate();
+    } catch (error) {
+      for (const write of batch) write.reject(error);
+      return;
+    }
+    batch.forEach((write, index) => {
+      const result = results[index]!;
+      if (result.ok) write.resolve(result.value);
+      else write.reject(result.error);
+    });
   }
 }
 

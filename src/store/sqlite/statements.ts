@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, isNull, sql } from 'drizzle-orm';
 import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { runColumns, runSummaryColumns } from './row-mapping.js';
-import { auditLog, jobs, meta, runs } from './schema.js';
+import { auditLog, idempotencyKeys, jobs, meta, runs } from './schema.js';
 
 const param = (name: string) => sql.placeholder(name);
 /** `set()` takes SQL rather than bare placeholders. */
@@ -10,6 +10,8 @@ const setParam = (name: string) => sql`${sql.placeholder(name)}`;
 // Partial indexes are only used when the query repeats their WHERE, so these stay literal SQL.
 const DUE = sql`${jobs.state} = 'active' AND ${jobs.deletedAt} IS NULL AND ${jobs.nextRunAt} IS NOT NULL`;
 const UNFINISHED = sql`${runs.state} IN ('scheduled', 'running')`;
+const WAITING = sql`${runs.state} = 'scheduled'`;
+const FINAL = sql`${runs.state} IN ('succeeded', 'failed', 'timed_out', 'cancelled', 'lost')`;
 
 export const FENCE_EPOCH_KEY = 'fence_epoch';
 
@@ -105,10 +107,14 @@ export function prepareStatements(db: BetterSQLite3Database) {
         finishedAt: param('finishedAt'),
         pid: param('pid'),
         exitCode: param('exitCode'),
+        httpStatus: param('httpStatus'),
         signal: param('signal'),
         error: param('error'),
         stdoutTail: param('stdoutTail'),
         stderrTail: param('stderrTail'),
+        responseHeaders: param('responseHeaders'),
+        retriedBy: param('retriedBy'),
+        dueAt: param('dueAt'),
       })
       .prepare(),
     runById: db
@@ -118,14 +124,33 @@ export function prepareStatements(db: BetterSQLite3Database) {
       .where(eq(runs.id, param('id')))
       .prepare(),
     runStateById: db
-      .select({ state: runs.state })
+      .select({ state: runs.state, retriedBy: runs.retriedBy })
       .from(runs)
       .where(eq(runs.id, param('id')))
       .prepare(),
-    markRunStarted: db
+    claimRun: db
       .update(runs)
-      .set({ state: 'running', startedAt: setParam('startedAt'), pid: setParam('pid') })
-      .where(and(eq(runs.id, param('id')), eq(runs.state, 'scheduled')))
+      .set({ state: 'running', startedAt: setParam('startedAt') })
+      .where(and(eq(runs.id, param('id')), WAITING))
+      .prepare(),
+    setRunPid: db
+      .update(runs)
+      .set({ pid: setParam('pid') })
+      .where(eq(runs.id, param('id')))
+      .prepare(),
+    /** Only a final run that no attempt retries yet can get one. */
+    markRetried: db
+      .update(runs)
+      .set({ retriedBy: setParam('retriedBy') })
+      .where(and(eq(runs.id, param('id')), isNull(runs.retriedBy), FINAL))
+      .prepare(),
+    dueRuns: db
+      .select(runColumns)
+      .from(runs)
+      .innerJoin(jobs, eq(jobs.id, runs.jobId))
+      .where(and(WAITING, sql`${runs.dueAt} <= ${param('until')}`))
+      .orderBy(asc(runs.dueAt), asc(runs.id))
+      .limit(param('limit'))
       .prepare(),
     finishRun: db
       .update(runs)
@@ -133,24 +158,41 @@ export function prepareStatements(db: BetterSQLite3Database) {
         state: setParam('state'),
         finishedAt: setParam('finishedAt'),
         exitCode: setParam('exitCode'),
+        httpStatus: setParam('httpStatus'),
         signal: setParam('signal'),
         error: setParam('error'),
         stdoutTail: setParam('stdoutTail'),
         stderrTail: setParam('stderrTail'),
+        responseHeaders: setParam('responseHeaders'),
       })
       .where(and(eq(runs.id, param('id')), UNFINISHED))
       .prepare(),
-    unfinishedRuns: db
+    runningRuns: db
       .select(runSummaryColumns)
       .from(runs)
       .innerJoin(jobs, eq(jobs.id, runs.jobId))
-      .where(UNFINISHED)
+      .where(and(UNFINISHED, sql`${runs.state} = 'running'`))
       .orderBy(asc(runs.id))
       .prepare(),
-    markUnfinishedRunsLost: db
-      .update(runs)
-      .set({ state: 'lost', finishedAt: setParam('finishedAt'), error: setParam('error') })
-      .where(UNFINISHED)
+
+    idempotencyByKey: db
+      .select()
+      .from(idempotencyKeys)
+      .where(eq(idempotencyKeys.key, param('key')))
+      .prepare(),
+    insertIdempotency: db
+      .insert(idempotencyKeys)
+      .values({
+        key: param('key'),
+        method: param('method'),
+        fingerprint: param('fingerprint'),
+        response: param('response'),
+        createdAt: param('createdAt'),
+      })
+      .prepare(),
+    deleteIdempotency: db
+      .delete(idempotencyKeys)
+      .where(eq(idempotencyKeys.key, param('key')))
       .prepare(),
 
     insertAudit: db

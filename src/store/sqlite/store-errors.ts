@@ -56,6 +56,24 @@ export function runKeyTaken(jobId: string, scheduledFor: number, attempt: number
   );
 }
 
+export function idempotencyKeyTaken(key: string): SchedError {
+  return new SchedError(
+    'IDEMPOTENCY_MISMATCH',
+    `The idempotency key "${key}" was used by another request meanwhile.`,
+    {
+      hint: 'Use a new key for a different request.',
+      details: { key, keyTaken: true },
+    },
+  );
+}
+
+export function runAlreadyRetried(id: string, retriedBy: string): SchedError {
+  return new SchedError('INVALID_STATE', `Run "${id}" was already retried by run ${retriedBy}.`, {
+    hint: `Retry the newest attempt instead: \`sched retry ${retriedBy}\`.`,
+    details: { runId: id, retriedBy },
+  });
+}
+
 /** better-sqlite3 puts the extended result code on the error; drizzle may wrap it in `cause`. */
 function sqliteCode(error: unknown): string | undefined {
   for (let current = error; current instanceof Error; current = current.cause) {
@@ -74,5 +92,9 @@ function sqliteMessage(error: unknown): string {
 
 /** True for a violation of the unique index over `columns` (written as SQLite names them: `jobs.name`). */
 export function isUniqueViolation(error: unknown, columns: string): boolean {
-  return sqliteCode(error) === 'SQLITE_CONSTRAINT_UNIQUE' && sqliteMessage(error).endsWith(columns);
+  const code = sqliteCode(error);
+  return (
+    (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') &&
+    sqliteMessage(error).endsWith(columns)
+  );
 }

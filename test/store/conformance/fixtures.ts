@@ -1,4 +1,4 @@
-import type { JobDefinition } from '../../../src/core/job.js';
+import { DEFAULT_RETRY_POLICY, type JobDefinition } from '../../../src/core/job.js';
 import type { RunOutcome } from '../../../src/core/run.js';
 import { newId } from '../../../src/store/ids.js';
 import type { AuditStamp, NewJob, NewRun, Store } from '../../../src/store/store.js';
@@ -18,6 +18,7 @@ export function definition(name: string, overrides: Partial<JobDefinition> = {})
     payload: null,
     timeoutMs: null,
     labels: {},
+    retry: DEFAULT_RETRY_POLICY,
     ...overrides,
   };
 }
@@ -55,6 +56,8 @@ export function newRun(jobId: string, overrides: Partial<NewRun> = {}): NewRun {
     node: 'node-a',
     fence: 1,
     now: T0 + 60_001,
+    state: 'scheduled',
+    dueAt: T0 + 60_000,
     ...overrides,
   };
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Run } from '../../../src/core/run.js';
 import type { Store } from '../../../src/store/store.js';
-import { createJob, newRun, outcome, T0 } from './fixtures.js';
+import { createJob, newJob, newRun, outcome, stamp, T0 } from './fixtures.js';
 import type { CurrentStore } from './fixtures.js';
 
 async function insertRuns(store: Store, jobId: string, count: number): Promise<Run[]> {
@@ -13,35 +13,37 @@ async function insertRuns(store: Store, jobId: string, count: number): Promise<R
 
 export function describeRunCases(store: CurrentStore): void {
   describe('run lifecycle', () => {
-    it('Given a scheduled run, when it starts, then it is running with its start time and pid', async () => {
+    it('Given a run inserted as running, when it is read back, then it is running since its creation', async () => {
+      const job = await createJob(store(), 'nightly');
+      const run = await store().insertRun(newRun(job.id, { state: 'running', now: T0 + 5 }));
+
+      expect(await store().findRun(run.id)).toMatchObject({ state: 'running', startedAt: T0 + 5, pid: null });
+    });
+
+    it('Given a waiting run, when it is claimed twice, then only the first claim wins and it is running', async () => {
       const job = await createJob(store(), 'nightly');
       const run = await store().insertRun(newRun(job.id));
 
-      await store().markRunStarted(run.id, T0 + 100, 4242);
+      const [first, second] = await Promise.all([
+        store().claimRun(run.id, T0 + 100),
+        store().claimRun(run.id, T0 + 101),
+      ]);
 
-      expect(await store().findRun(run.id)).toMatchObject({
-        state: 'running',
-        startedAt: T0 + 100,
-        pid: 4242,
-      });
+      expect([first, second]).toEqual([true, false]);
+      expect(await store().findRun(run.id)).toMatchObject({ state: 'running', startedAt: T0 + 100 });
     });
 
-    it('Given no such run, when it is marked started, then RUN_NOT_FOUND is thrown', async () => {
-      await expect(store().markRunStarted('missing', T0, null)).rejects.toMatchObject({
-        code: 'RUN_NOT_FOUND',
-      });
-    });
-
-    it('Given a running run, when it finishes, then the outcome and output tails are stored and returned', async () => {
+    it('Given a running run, when its pid is set and it finishes, then the outcome, pid and output tails are stored', async () => {
       const job = await createJob(store(), 'nightly');
-      const run = await store().insertRun(newRun(job.id));
-      await store().markRunStarted(run.id, T0 + 100, 4242);
+      const run = await store().insertRun(newRun(job.id, { state: 'running' }));
+      await store().setRunPid(run.id, 4242);
 
-      const finished = await store().finishRun(
+      const { run: finished, retry } = await store().finishRun(
         run.id,
         outcome({ state: 'failed', exitCode: 3, error: 'exit 3', stderrTail: 'boom\n' }),
       );
 
+      expect(retry).toBeNull();
       expect(finished).toMatchObject({
         state: 'failed',
         exitCode: 3,
@@ -50,14 +52,56 @@ export function describeRunCases(store: CurrentStore): void {
         stderrTail: 'boom\n',
         finishedAt: T0 + 61_000,
         pid: 4242,
+        retriedBy: null,
       });
       expect(await store().findRun(run.id)).toEqual(finished);
+    });
+
+    it('Given an HTTP run, when it finishes, then its status and response headers are kept', async () => {
+      const job = await createJob(store(), 'hook');
+      const run = await store().insertRun(newRun(job.id, { state: 'running' }));
+
+      const { run: finished } = await store().finishRun(
+        run.id,
+        outcome({
+          exitCode: null,
+          httpStatus: 204,
+          responseHeaders: { 'content-type': 'text/plain' },
+          stdoutTail: '',
+        }),
+      );
+
+      expect(finished).toMatchObject({ httpStatus: 204, responseHeaders: { 'content-type': 'text/plain' } });
+      expect((await store().listRuns({ limit: 1 })).items[0]).toMatchObject({ httpStatus: 204 });
+    });
+
+    it('Given a failed run with a retry, when it finishes, then the retry waits as the next attempt of the same instant and the failed run points at it', async () => {
+      const job = await createJob(store(), 'nightly');
+      const run = await store().insertRun(newRun(job.id, { state: 'running' }));
+
+      const { run: failed, retry } = await store().finishRun(
+        run.id,
+        outcome({ state: 'failed', exitCode: 1 }),
+        newRun(job.id, { id: 'retry-1', attempt: 2, trigger: 'retry', dueAt: T0 + 70_000 }),
+      );
+
+      expect(retry).toMatchObject({
+        id: 'retry-1',
+        attempt: 2,
+        scheduledFor: run.scheduledFor,
+        state: 'scheduled',
+        dueAt: T0 + 70_000,
+        trigger: 'retry',
+      });
+      expect(failed.retriedBy).toBe('retry-1');
+      expect((await store().dueRuns(T0 + 69_999, 10)).map((due) => due.id)).toEqual([]);
+      expect((await store().dueRuns(T0 + 70_000, 10)).map((due) => due.id)).toEqual(['retry-1']);
     });
 
     it('Given a finished run, when it is finished again, then INVALID_STATE is thrown and the first outcome stays', async () => {
       const job = await createJob(store(), 'nightly');
       const run = await store().insertRun(newRun(job.id));
-      const first = await store().finishRun(run.id, outcome());
+      const { run: first } = await store().finishRun(run.id, outcome());
 
       await expect(store().finishRun(run.id, outcome({ state: 'failed' }))).rejects.toMatchObject({
         code: 'INVALID_STATE',
@@ -70,32 +114,111 @@ export function describeRunCases(store: CurrentStore): void {
       await expect(store().finishRun('missing', outcome())).rejects.toMatchObject({ code: 'RUN_NOT_FOUND' });
     });
 
-    it('Given scheduled, running and finished runs, when unfinished runs are marked lost, then only the first two become lost and are returned', async () => {
+    it('Given a dead run, when it is redriven twice, then the first makes the next attempt and the second is refused', async () => {
       const job = await createJob(store(), 'nightly');
-      const [scheduled, running, finished] = await insertRuns(store(), job.id, 3);
-      await store().markRunStarted(running!.id, T0 + 1, 7);
+      const run = await store().insertRun(newRun(job.id, { state: 'running' }));
+      await store().finishRun(run.id, outcome({ state: 'failed' }));
+
+      const retried = await store().retryRun(
+        run.id,
+        newRun(job.id, { id: 'redrive', attempt: 2, state: 'running' }),
+      );
+
+      expect(retried).toMatchObject({ id: 'redrive', attempt: 2, state: 'running' });
+      await expect(store().retryRun(run.id, newRun(job.id, { attempt: 3 }))).rejects.toMatchObject({
+        code: 'INVALID_STATE',
+        details: { retriedBy: 'redrive' },
+      });
+    });
+
+    it('Given a running run, when a retry is asked for it, then INVALID_STATE is thrown and nothing is inserted', async () => {
+      const job = await createJob(store(), 'nightly');
+      const run = await store().insertRun(newRun(job.id, { state: 'running' }));
+
+      await expect(store().retryRun(run.id, newRun(job.id, { attempt: 2 }))).rejects.toMatchObject({
+        code: 'INVALID_STATE',
+      });
+
+      expect((await store().listRuns({ limit: 10 })).items).toHaveLength(1);
+    });
+
+    it('Given waiting, running and finished runs, when running runs are listed, then only the running one comes back', async () => {
+      const job = await createJob(store(), 'nightly');
+      const [, running, finished] = await insertRuns(store(), job.id, 3);
+      await store().claimRun(running!.id, T0 + 1);
       await store().finishRun(finished!.id, outcome());
 
-      const lost = await store().markUnfinishedRunsLost(T0 + 500, 'daemon restarted');
-
-      expect(lost.map((run) => run.id).sort()).toEqual([scheduled!.id, running!.id].sort());
-      expect(lost[0]).toMatchObject({
-        state: 'lost',
-        finishedAt: T0 + 500,
-        error: 'daemon restarted',
-        jobName: 'nightly',
-      });
-      expect(await store().findRun(running!.id)).toMatchObject({
-        state: 'lost',
-        finishedAt: T0 + 500,
-        error: 'daemon restarted',
-      });
-      expect(await store().findRun(finished!.id)).toMatchObject({ state: 'succeeded' });
-      expect(await store().markUnfinishedRunsLost(T0 + 600, 'again')).toEqual([]);
+      expect((await store().listRunningRuns()).map((run) => run.id)).toEqual([running!.id]);
     });
 
     it('Given no such run, when it is looked up, then the result is null', async () => {
       expect(await store().findRun('missing')).toBeNull();
+    });
+  });
+
+  describe('group commit', () => {
+    it('Given many writes in one turn with one failing, when they commit together, then the others all land', async () => {
+      const names = Array.from({ length: 50 }, (_, index) => `job-${index}`);
+
+      const results = await Promise.allSettled([...names, 'job-7'].map((name) => createJob(store(), name)));
+
+      expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(50);
+      expect(results.at(-1)).toMatchObject({ status: 'rejected', reason: { code: 'NAME_TAKEN' } });
+      expect((await store().listJobs({ limit: 100 })).items).toHaveLength(50);
+    });
+  });
+
+  describe('idempotency records', () => {
+    const claim = (key: string, createdAt = T0) => ({
+      key,
+      method: 'job.add',
+      fingerprint: 'f1',
+      createdAt,
+      expiredBefore: createdAt - 86_400_000,
+    });
+
+    it('Given a job created with a claim, when the key is looked up, then the stored response is the job', async () => {
+      const job = await store().createJob(newJob('nightly'), stamp('job.create'), claim('k1'));
+
+      expect(await store().findIdempotencyRecord('k1')).toMatchObject({
+        key: 'k1',
+        method: 'job.add',
+        fingerprint: 'f1',
+        createdAt: T0,
+        response: { id: job.id, name: 'nightly' },
+      });
+    });
+
+    it('Given a used key, when another create claims it, then IDEMPOTENCY_MISMATCH is thrown and no job is created', async () => {
+      await store().createJob(newJob('first'), stamp('job.create'), claim('k1'));
+
+      await expect(
+        store().createJob(newJob('second'), stamp('job.create'), claim('k1')),
+      ).rejects.toMatchObject({ code: 'IDEMPOTENCY_MISMATCH', details: { keyTaken: true } });
+
+      expect(await store().findJob('second')).toBeNull();
+    });
+
+    it('Given an expired key, when a new request claims it, then the new record replaces the old', async () => {
+      await store().createJob(newJob('first'), stamp('job.create'), claim('k1', T0));
+      const later = T0 + 2 * 86_400_000;
+
+      await store().createJob(newJob('second'), stamp('job.create', later), claim('k1', later));
+
+      expect(await store().findIdempotencyRecord('k1')).toMatchObject({
+        createdAt: later,
+        response: { name: 'second' },
+      });
+    });
+
+    it('Given a manual run inserted with a claim, when the key is looked up, then the response is the run', async () => {
+      const job = await createJob(store(), 'nightly');
+      const run = await store().insertRun(newRun(job.id), { ...claim('t1'), method: 'job.trigger' });
+
+      expect(await store().findIdempotencyRecord('t1')).toMatchObject({
+        method: 'job.trigger',
+        response: { id: run.id },
+      });
     });
   });
 

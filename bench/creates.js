@@ -1,0 +1,133 @@
+// 1. Creates per second over the socket: `job.add` (every 1h, argv true, unique names) from one client
+//    one at a time, from one client with up to 64 in flight, and from 8 client processes pipelining.
+//    Each scenario gets a fresh daemon; latency is per request, from send to reply.
+// Knobs: BENCH_CREATES_SEQ (creates per rep, sequential), BENCH_CREATES_PIPELINED (per rep, pipelined
+//        and multi-client), BENCH_CREATES_DEPTH (64), BENCH_CREATES_CLIENTS (8),
+//        BENCH_CREATES_CLIENT_DEPTH (8 each: the same 64 in flight in total as the one pipelined client).
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { performance } from 'node:perf_hooks';
+import { REPS, knob } from './lib/config.js';
+import { createJobs } from './lib/create-jobs.js';
+import { startDaemon } from './lib/daemon.js';
+import { cpuMeter } from './lib/process-cpu.js';
+import { stopChild, trackChild } from './lib/processes.js';
+import { emitResult, progress } from './lib/report.js';
+import { medianOfReps, summarize } from './lib/stats.js';
+
+const SEQUENTIAL = knob('CREATES_SEQ', 2_000, 300);
+const PIPELINED = knob('CREATES_PIPELINED', 10_000, 1_000);
+const DEPTH = knob('CREATES_DEPTH', 64);
+const CLIENTS = knob('CREATES_CLIENTS', 8);
+const CLIENT_DEPTH = knob('CREATES_CLIENT_DEPTH', 8);
+const WARMUP = 200;
+
+/** One client in this process; `depth` 1 is strictly sequential. */
+async function oneClient(daemon, { count, depth }) {
+  const client = await daemon.connect();
+  await createJobs(client, { count: WARMUP, depth: 1, prefix: 'warm' });
+  const reps = [];
+  for (let rep = 0; rep < REPS; rep++) {
+    const cpu = cpuMeter(daemon.pid);
+    const { latenciesMs, elapsedMs } = await createJobs(client, { count, depth, prefix: `r${rep}` });
+    reps.push(repFigures(latenciesMs, elapsedMs, cpu.stop(elapsedMs)));
+  }
+  client.close();
+  return reps;
+}
+
+/** `clients` forked processes, each with its own connection; the wall time spans all of them. */
+async function manyClients(daemon, { count, clients, depth }) {
+  const script = fileURLToPath(new URL('./lib/create-client.js', import.meta.url));
+  const workers = await Promise.all(
+    Array.from({ length: clients }, async () => {
+      const worker = trackChild(fork(script, [daemon.socketPath, String(WARMUP / 4)]));
+      await nextMessage(worker, 'ready');
+      return worker;
+    }),
+  );
+  const reps = [];
+  for (let rep = 0; rep < REPS; rep++) {
+    const cpu = cpuMeter(daemon.pid);
+    const started = performance.now();
+    const done = workers.map((worker, w) => {
+      const reply = nextMessage(worker, 'done');
+      worker.send({ type: 'run', count: Math.ceil(count / clients), depth, prefix: `r${rep}-w${w}` });
+      return reply;
+    });
+    const results = await Promise.all(done);
+    const elapsedMs = performance.now() - started;
+    reps.push(
+      repFigures(
+        results.flatMap((result) => result.latenciesMs),
+        elapsedMs,
+        cpu.stop(elapsedMs),
+      ),
+    );
+  }
+  for (const worker of workers) worker.send({ type: 'exit' });
+  await Promise.all(workers.map((worker) => stopChild(worker, 5_000)));
+  return reps;
+}
+
+function nextMessage(worker, type) {
+  return new Promise((resolve, reject) => {
+    const onMessage = (message) => {
+      if (message.type !== type) return;
+      worker.off('message', onMessage);
+      resolve(message);
+    };
+    worker.on('message', onMessage);
+    worker.once('exit', (code) => reject(new Error(`create client exited with code ${code}`)));
+  });
+}
+
+function repFigures(latenciesMs, elapsedMs, daemonCpuPct) {
+  const latency = summarize(latenciesMs);
+  return {
+    creates: latency.n,
+    jobsPerSec: latency.n / (elapsedMs / 1000),
+    p50: latency.p50,
+    p99: latency.p99,
+    max: latency.max,
+    daemonCpuPct,
+  };
+}
+
+const scenarios = [
+  { name: '1 client, sequential', run: (daemon) => oneClient(daemon, { count: SEQUENTIAL, depth: 1 }) },
+  {
+    name: `1 client, ${DEPTH} in flight`,
+    run: (daemon) => oneClient(daemon, { count: PIPELINED, depth: DEPTH }),
+  },
+  {
+    name: `${CLIENTS} client processes × ${CLIENT_DEPTH} in flight`,
+    run: (daemon) => manyClients(daemon, { count: PIPELINED, clients: CLIENTS, depth: CLIENT_DEPTH }),
+  },
+];
+
+const rows = [];
+const figures = {};
+for (const scenario of scenarios) {
+  progress(`creates: ${scenario.name}`);
+  const daemon = await startDaemon({ label: 'creates' });
+  try {
+    const reps = await scenario.run(daemon);
+    const median = medianOfReps(reps);
+    figures[scenario.name] = { median, reps };
+    rows.push({
+      benchmark: 'creates (job.add)',
+      scenario: scenario.name,
+      n: median.creates,
+      rate: median.jobsPerSec,
+      rateUnit: 'jobs/s',
+      p50: median.p50,
+      p99: median.p99,
+      max: median.max,
+      notes: `median of ${reps.length}; daemon CPU ${Math.round(median.daemonCpuPct)}% of a core`,
+    });
+  } finally {
+    await daemon.dispose();
+  }
+}
+emitResult({ benchmark: 'creates (job.add) over the socket', rows, figures });

@@ -1,0 +1,133 @@
+import { MinHeap } from '../../core/min-heap.js';
+import type { Clock } from '../clock.js';
+
+export interface DueWindowOptions<T> {
+  clock: Clock;
+  /** How far ahead the in-memory window reaches. */
+  windowMs: number;
+  /** How many items one load may take; a full load only vouches for items up to its last due time. */
+  loadLimit: number;
+  /** Items due at or before `horizon`, earliest first (an indexed range query, never a scan). */
+  load: (horizon: number, limit: number) => Promise<T[]>;
+  keyOf: (item: T) => string;
+  /** The item's due instant, or null when it is not due at all. */
+  dueOf: (item: T) => number | null;
+  /** Everything that came due in one wake-up, at once, so their writes share one commit. */
+  onDue: (items: T[]) => Promise<void>;
+  onError: (error: Error) => void;
+}
+
+interface Entry {
+  key: string;
+  dueAt: number;
+}
+
+/**
+ * Keeps the next window of due items in memory: the store's due-time index fills it, a min-heap orders
+ * it, and one timer is armed for the earliest. Changes are pushed in with `upsert`/`remove`, so no
+ * periodic scan is needed. A timer that wakes early re-arms; one that wakes late fires what is due.
+ */
+export class DueWindow<T> {
+  private readonly heap = new MinHeap<Entry>((entry) => entry.dueAt);
+  /** The window's truth: a heap entry whose dueAt differs from its item here is stale and skipped. */
+  private readonly items = new Map<string, T>();
+  private windowEnd = 0;
+  private timer: NodeJS.Timeout | null = null;
+  private armedFor = Infinity;
+  private busy = false;
+  private stopped = true;
+
+  constructor(private readonly options: DueWindowOptions<T>) {}
+
+  async start(): Promise<void> {
+    this.stopped = false;
+    await this.reload();
+    this.arm();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.armedFor = Infinity;
+  }
+
+  get size(): number {
+    return this.items.size;
+  }
+
+  /** Adds or replaces an item; one due beyond the window is left for a later load. */
+  upsert(item: T): void {
+    if (this.stopped) return;
+    const dueAt = this.options.dueOf(item);
+    const key = this.options.keyOf(item);
+    if (dueAt === null || dueAt > this.windowEnd) {
+      this.items.delete(key);
+      return;
+    }
+    this.enter(key, item, dueAt);
+    this.arm();
+  }
+
+  remove(key: string): void {
+    this.items.delete(key);
+  }
+
+  private enter(key: string, item: T, dueAt: number): void {
+    this.items.set(key, item);
+    this.heap.push({ key, dueAt });
+  }
+
+  private async reload(): Promise<void> {
+    const { clock, windowMs, loadLimit, load, keyOf, dueOf } = this.options;
+    const horizon = clock.now() + windowMs;
+    const due = await load(horizon, loadLimit);
+    this.windowEnd = due.length === loadLimit ? dueOf(due[due.length - 1]!)! : horizon;
+    for (const item of due) {
+      const key = keyOf(item);
+      if (this.items.get(key) === undefined || dueOf(this.items.get(key)!) !== dueOf(item))
+        this.enter(key, item, dueOf(item)!);
+    }
+  }
+
+  private peekLive(): Entry | undefined {
+    for (let top = this.heap.peek(); top; top = this.heap.peek()) {
+      const item = this.items.get(top.key);
+      if (item !== undefined && this.options.dueOf(item) === top.dueAt) return top;
+      this.heap.pop();
+    }
+    return undefined;
+  }
+
+  private arm(): void {
+    if (this.stopped) return;
+    const wakeAt = Math.min(this.peekLive()?.dueAt ?? Infinity, this.windowEnd);
+    if (this.timer && wakeAt >= this.armedFor) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.armedFor = wakeAt;
+    this.timer = setTimeout(() => void this.wake(), Math.max(0, wakeAt - this.options.clock.now()));
+  }
+
+  private async wake(): Promise<void> {
+    this.timer = null;
+    this.armedFor = Infinity;
+    if (this.stopped || this.busy) return;
+    this.busy = true;
+    try {
+      const now = this.options.clock.now();
+      const due: T[] = [];
+      for (let top = this.peekLive(); top && top.dueAt <= now; top = this.peekLive()) {
+        this.heap.pop();
+        due.push(this.items.get(top.key)!);
+        this.items.delete(top.key);
+      }
+      if (due.length > 0) await this.options.onDue(due);
+      if (!this.stopped && this.options.clock.now() >= this.windowEnd) await this.reload();
+    } catch (error) {
+      this.options.onError(error as Error);
+    } finally {
+      this.busy = false;
+      this.arm();
+    }
+  }
+}
