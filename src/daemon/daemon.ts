@@ -15,7 +15,8 @@ import { HttpExecutor } from './executor/http-executor.js';
 import { IdempotencyGuard } from './idempotency-guard.js';
 import { JobLookup } from './job-lookup.js';
 import { JobService } from './job-service.js';
-import { createRequestRouter } from './request-router.js';
+import { EventStream } from './event-stream.js';
+import { createRequestRouter, type DaemonControl } from './request-router.js';
 import { RunLauncher } from './run-launcher.js';
 import { RunService } from './run-service.js';
 import { Scheduler } from './scheduler/scheduler.js';
@@ -33,6 +34,15 @@ export interface DaemonOptions {
   clock?: Clock;
   /** Test hook: die with SIGKILL after this method's change is committed, before replying. */
   crashBeforeReply?: string;
+  /** Called once a stop asked for over the socket has finished, so the process can exit. */
+  onStopped?: () => void;
+  /** Where to keep the store; default SQLite in the home (a postgres:// URL once federation lands). */
+  storeUrl?: string;
+  /** At most this many runs at once; further due runs wait in due order. Default: no limit. */
+  maxConcurrent?: number;
+  /** Prometheus `/metrics` and `/health` listener, `host:port`; off when absent. */
+  metricsAddress?: string;
+  retention?: { succeededDays: number; failedDays: number; maxRunsPerJob: number; auditDays: number };
 }
 
 const LOST_REASON =
@@ -158,11 +168,31 @@ export class Daemon {
       fence,
       finishedRun: (id, ms) => this.finishedRun(id, ms),
     });
-    const route = createRequestRouter(jobs, runs, (error) => this.events.emit('scheduler:error', { error }));
+    const stream = new EventStream(this.events, clock);
+    const control: DaemonControl = {
+      subscribe: async (requestId, connection, { types, runId }) => {
+        stream.subscribe(requestId, connection, { types, runId });
+        return { subscribed: true, types: types ?? null };
+      },
+      stop: async ({ graceMs }) => {
+        // Answer first: the reply must leave before the socket closes.
+        setTimeout(
+          () =>
+            void this.stop('stop requested with sched daemon stop', graceMs).then(() =>
+              this.options.onStopped?.(),
+            ),
+          50,
+        );
+        return { stopping: true, pid: process.pid };
+      },
+    };
+    const route = createRequestRouter(jobs, runs, control, (error) =>
+      this.events.emit('scheduler:error', { error }),
+    );
     this.server = await serve(locations.socketPath, (message, connection) => {
       const request = message as RequestMessage;
       if (request?.kind !== 'request') return;
-      void route(request).then((response) => {
+      void route(request, connection).then((response) => {
         if (request.method === this.options.crashBeforeReply && response.ok)
           process.kill(process.pid, 'SIGKILL');
         connection.send(response);

@@ -11,6 +11,7 @@ export interface DaemonEventMap {
   'job:cancelled': [Job];
   'run:fired': [Run];
   'run:started': [{ runId: string; jobId: string; pid: number | null; at: number }];
+  'run:output': [{ runId: string; stream: 'stdout' | 'stderr'; data: string }];
   'run:finished': [Run];
   'run:lost': [Run];
   'run:retry-scheduled': [Run];

@@ -3,17 +3,43 @@ import {
   isMethod,
   requestSchemas,
   type Method,
+  type ParsedParams,
   type RequestMessage,
   type ResponseMessage,
+  type Results,
 } from '../ipc/protocol.js';
+import type { ServerConnection } from '../ipc/transport.js';
 import type { JobService } from './job-service.js';
 import type { RunService } from './run-service.js';
 
-type Handlers = { [M in Method]: (params: never) => Promise<unknown> };
+/** Requests that act on the daemon or on the connection itself rather than on jobs and runs. */
+export interface DaemonControl {
+  subscribe(
+    requestId: number,
+    connection: ServerConnection,
+    params: ParsedParams<'events.subscribe'>,
+  ): Promise<Results['events.subscribe']>;
+  stop(params: ParsedParams<'daemon.stop'>): Promise<Results['daemon.stop']>;
+}
 
-/** Checks each request at the edge, dispatches it to the job service and shapes the reply. */
-export function createRequestRouter(jobs: JobService, runs: RunService, onBug: (error: Error) => void) {
+interface RequestContext {
+  requestId: number;
+  connection: ServerConnection;
+}
+
+type Handlers = { [M in Method]: (params: never, context: RequestContext) => Promise<unknown> };
+
+/** Checks each request at the edge, dispatches it to the service that owns it and shapes the reply. */
+export function createRequestRouter(
+  jobs: JobService,
+  runs: RunService,
+  control: DaemonControl,
+  onBug: (error: Error) => void,
+) {
   const handlers: Handlers = {
+    'daemon.stop': (params) => control.stop(params),
+    'events.subscribe': (params, { requestId, connection }) =>
+      control.subscribe(requestId, connection, params),
     'daemon.status': () => jobs.status(),
     'job.add': (params) => jobs.add(params),
     'job.list': (params) => jobs.list(params),
@@ -30,7 +56,10 @@ export function createRequestRouter(jobs: JobService, runs: RunService, onBug: (
     'audit.list': (params) => jobs.listAudit(params),
   };
 
-  return async function route(message: RequestMessage): Promise<ResponseMessage> {
+  return async function route(
+    message: RequestMessage,
+    connection: ServerConnection,
+  ): Promise<ResponseMessage> {
     try {
       if (!isMethod(message.method)) {
         throw new SchedError('VALIDATION_FAILED', `Unknown request "${message.method}".`, {
@@ -50,8 +79,16 @@ export function createRequestRouter(jobs: JobService, runs: RunService, onBug: (
           },
         );
       }
-      const handler = handlers[message.method] as (params: unknown) => Promise<unknown>;
-      return { kind: 'response', id: message.id, ok: true, result: await handler(parsed.data) };
+      const handler = handlers[message.method] as (
+        params: unknown,
+        context: RequestContext,
+      ) => Promise<unknown>;
+      return {
+        kind: 'response',
+        id: message.id,
+        ok: true,
+        result: await handler(parsed.data, { requestId: message.id, connection }),
+      };
     } catch (error) {
       return { kind: 'response', id: message.id, ok: false, error: toErrorShape(error as Error, onBug) };
     }

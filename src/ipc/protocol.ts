@@ -39,6 +39,12 @@ export const requestSchemas = {
   'run.kill': z.object({ id: z.string().min(1) }),
   'run.retry': z.object({ id: z.string().min(1) }),
   'audit.list': z.object({ ...pageParams, jobRef: z.string().optional() }),
+  'daemon.stop': z.object({ graceMs: z.number().int().min(0).optional() }),
+  /**
+   * Starts a stream of `EventMessage`s on this connection (tagged with this request's id) until the
+   * connection closes. `types` narrows it (default: all); `runId` keeps only that run's events.
+   */
+  'events.subscribe': z.object({ types: z.array(z.string()).optional(), runId: z.string().optional() }),
 } as const;
 
 export type Method = keyof typeof requestSchemas;
@@ -108,6 +114,41 @@ export interface Results {
   'run.kill': Run;
   'run.retry': Run;
   'audit.list': Page<AuditRecord>;
+  'daemon.stop': { stopping: true; pid: number };
+  'events.subscribe': { subscribed: true; types: string[] | null };
+}
+
+/**
+ * What the daemon publishes: `noun:verb` types with a payload each. `run:output` carries live output of
+ * command runs; `stream:dropped` is the last message a subscriber gets when it read too slowly.
+ */
+export interface StreamEvents {
+  'daemon:started': { pid: number; at: number };
+  'daemon:stopping': { at: number; reason: string };
+  'job:created': Job;
+  'job:updated': Job;
+  'job:cancelled': Job;
+  'run:fired': Run;
+  'run:started': { runId: string; jobId: string; pid: number | null; at: number };
+  'run:output': { runId: string; stream: 'stdout' | 'stderr'; data: string };
+  'run:finished': Run;
+  'run:lost': Run;
+  'run:retry-scheduled': Run;
+  'run:dead': Run;
+  'stream:dropped': { reason: string };
+}
+
+export type StreamEventType = keyof StreamEvents;
+
+export type StreamEvent = {
+  [T in StreamEventType]: { type: T; at: number; data: StreamEvents[T] };
+}[StreamEventType];
+
+export interface EventMessage {
+  kind: 'event';
+  /** The id of the `events.subscribe` request this stream answers. */
+  subscription: number;
+  event: StreamEvent;
 }
 
 export interface RequestMessage {

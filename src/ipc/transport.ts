@@ -44,7 +44,11 @@ export function serve(
         },
         onClose: (listener) => listeners.push(listener),
         pendingBytes: () => socket.writableLength,
-        close: () => socket.destroy(),
+        // end() flushes what is queued (such as a last `stream:dropped`); a peer that never reads is cut off.
+        close: () => {
+          socket.end();
+          setTimeout(() => socket.destroy(), 2_000).unref();
+        },
       };
       connections.set(socket, connection);
     }

@@ -39,6 +39,8 @@ export default class DaemonRun extends SchedCommand {
       ]);
     const defaultTimezone = flags.tz ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
     assertTimezone(defaultTimezone);
+    let stopped: () => void = () => undefined;
+    const finished = new Promise<void>((resolve) => (stopped = resolve));
     const daemon = new Daemon({
       locations: resolveLocations(process.env),
       version: this.config.version,
@@ -47,18 +49,18 @@ export default class DaemonRun extends SchedCommand {
       durability: flags.durability as 'full' | 'relaxed',
       // A fault-injection hook for the crash tests; documented nowhere a user would look.
       crashBeforeReply: process.env.SCHED_TEST_CRASH_BEFORE_REPLY,
+      onStopped: () => stopped(),
     });
     if (!flags.quiet) logDaemonEvents(daemon.events, (line) => process.stdout.write(`${line}\n`));
     await daemon.start();
-    await new Promise<void>((resolve) => {
-      let signals = 0;
-      const onSignal = (signal: NodeJS.Signals) => {
-        signals += 1;
-        if (signals > 1) return daemon.hurry();
-        void daemon.stop(`received ${signal}`).then(resolve);
-      };
-      process.on('SIGTERM', onSignal);
-      process.on('SIGINT', onSignal);
-    });
+    let signals = 0;
+    const onSignal = (signal: NodeJS.Signals) => {
+      signals += 1;
+      if (signals > 1) return daemon.hurry();
+      void daemon.stop(`received ${signal}`).then(() => stopped());
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+    await finished;
   }
 }
