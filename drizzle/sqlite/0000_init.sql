@@ -72,4 +72,5 @@ CREATE TABLE `runs` (
 CREATE UNIQUE INDEX `runs_instant_unique` ON `runs` (`job_id`,`scheduled_for`,`attempt`);--> statement-breakpoint
 CREATE INDEX `runs_job_history_idx` ON `runs` (`job_id`,`id`);--> statement-breakpoint
 CREATE INDEX `runs_unfinished_idx` ON `runs` (`state`) WHERE state IN ('scheduled', 'running');--> statement-breakpoint
+CREATE INDEX `runs_finished_idx` ON `runs` (`finished_at`) WHERE finished_at IS NOT NULL;--> statement-breakpoint
 CREATE INDEX `runs_waiting_due_idx` ON `runs` (`due_at`,`id`) WHERE state = 'scheduled';

@@ -22,6 +22,11 @@ import { RunService } from './run-service.js';
 import { Scheduler } from './scheduler/scheduler.js';
 import { WaitingRuns } from './scheduler/waiting-runs.js';
 import { acquireInstanceLock, type InstanceLock } from './single-instance-lock.js';
+import { checkHealth, type HealthCheck } from './observability/health.js';
+import { serveObservability, type ObservabilityServer } from './observability/http-endpoint.js';
+import { instrumentStore } from './observability/instrumented-store.js';
+import { DaemonMetrics } from './observability/metrics.js';
+import { Retention, type RetentionPolicy } from './retention.js';
 
 export interface DaemonOptions {
   locations: Locations;
@@ -42,7 +47,7 @@ export interface DaemonOptions {
   maxConcurrent?: number;
   /** Prometheus `/metrics` and `/health` listener, `host:port`; off when absent. */
   metricsAddress?: string;
-  retention?: { succeededDays: number; failedDays: number; maxRunsPerJob: number; auditDays: number };
+  retention?: Partial<RetentionPolicy>;
 }
 
 const LOST_REASON =
@@ -59,6 +64,8 @@ export class Daemon {
   private scheduler: Scheduler | null = null;
   private waitingRuns: WaitingRuns | null = null;
   private server: TransportServer | null = null;
+  private observability: ObservabilityServer | null = null;
+  private retention: Retention | null = null;
   private stopping: Promise<void> | null = null;
   private hurried = false;
 
@@ -95,7 +102,14 @@ export class Daemon {
     this.lock = acquireInstanceLock(locations.lockPath);
 
     const synchronous = this.options.durability === 'full' ? 'FULL' : 'NORMAL';
-    const store = (this.store = openSqliteStore(locations.databasePath, { synchronous }));
+    const rawStore = (this.store = openSqliteStore(locations.databasePath, { synchronous }));
+    let metrics: DaemonMetrics | null = null;
+    let store: Store = rawStore;
+    if (this.options.metricsAddress) {
+      const storeLatency = (operation: string, seconds: number) =>
+        metrics?.storeLatency.observe({ operation }, seconds);
+      store = instrumentStore(rawStore, storeLatency);
+    }
     const fence = await store.nextFenceEpoch();
     const node = os.hostname();
     const actor = os.userInfo().username;
@@ -201,7 +215,59 @@ export class Daemon {
     fs.chmodSync(locations.socketPath, 0o600);
     await scheduler.start();
     await waitingRuns.start();
-    this.events.emit('daemon:started', { pid: process.pid, at: startedAt });
+    this.retention = new Retention(store, clock, this.events, this.options.retention);
+    this.retention.start();
+    if (this.options.metricsAddress) {
+      metrics = new DaemonMetrics({
+        events: this.events,
+        countJobs: (state) => rawStore.countJobs(state),
+        runningRuns: () => launcher.runningCount(),
+        waitingRuns: () => waitingRuns.size,
+        troubledBreakers: () => http.troubledBreakers(),
+      });
+      this.observability = await this.serveObservability(metrics, rawStore, startedAt);
+    }
+    this.events.emit('daemon:started', {
+      pid: process.pid,
+      at: startedAt,
+      metricsAddress: this.observabilityAddress,
+    });
+  }
+
+  private serveObservability(
+    metrics: DaemonMetrics,
+    store: Store,
+    startedAt: number,
+  ): Promise<ObservabilityServer> {
+    const context = {
+      now: () => this.clock.now(),
+      startedAt,
+      version: this.options.version,
+      timeoutMs: 2_000,
+    };
+    const loop: HealthCheck = {
+      name: 'event_loop',
+      check: () => new Promise((resolve) => setImmediate(resolve)),
+    };
+    const database: HealthCheck = { name: 'database', check: () => store.ping() };
+    const socket: HealthCheck = {
+      name: 'socket',
+      check: async () => {
+        if (!fs.existsSync(this.options.locations.socketPath))
+          throw new Error(`socket ${this.options.locations.socketPath} is missing`);
+      },
+    };
+    return serveObservability(this.options.metricsAddress!, {
+      metrics: async () => ({ contentType: metrics.contentType, body: await metrics.metricsText() }),
+      health: () => checkHealth([loop, database, socket], context),
+      ready: () => checkHealth([database, socket], context),
+      live: () => checkHealth([loop], context),
+    });
+  }
+
+  /** The address the metrics and health listener is bound to, once started. */
+  get observabilityAddress(): string | null {
+    return this.observability?.address ?? null;
   }
 
   /** Runs a crash left `running` have an unknown outcome: they become `lost` and are retried per policy. */
@@ -257,6 +323,8 @@ export class Daemon {
     this.events.emit('daemon:stopping', { at: this.clock.now(), reason });
     this.scheduler?.stop();
     this.waitingRuns?.stop();
+    await this.retention?.stop();
+    await this.observability?.close();
     await this.server?.close();
     fs.rmSync(this.options.locations.socketPath, { force: true });
     if (this.launcher) {

@@ -1,46 +1,93 @@
+import type { Logger } from 'pino';
 import type { DaemonEvents } from './events.js';
+import { createDaemonLogger, type LogLevel } from './observability/logger.js';
 
-type Write = (line: string) => void;
-
-/** One JSON line per scheduler decision, for journald or a log file. */
-export function logDaemonEvents(events: DaemonEvents, write: Write): void {
-  const log = (event: string, fields: Record<string, unknown>) =>
-    write(JSON.stringify({ time: new Date().toISOString(), event, ...fields }));
-  events.on('daemon:started', ({ pid }) => log('daemon:started', { pid }));
-  events.on('daemon:stopping', ({ reason }) => log('daemon:stopping', { reason }));
+/** One log line per scheduler decision (fired, started, finished, retried, lost, dead), with job and run ids. */
+export function logDaemonEvents(
+  events: DaemonEvents,
+  write: (line: string) => void,
+  level: LogLevel = 'info',
+): Logger {
+  const log = createDaemonLogger(write, level);
+  events.on('daemon:started', ({ pid, metricsAddress }) =>
+    log.info({ event: 'daemon:started', pid, metricsAddress }, 'daemon started'),
+  );
+  events.on('daemon:stopping', ({ reason }) =>
+    log.info({ event: 'daemon:stopping', reason }, 'daemon stopping'),
+  );
   events.on('job:created', (job) =>
-    log('job:created', { jobId: job.id, name: job.name, nextRunAt: job.nextRunAt }),
+    log.info(
+      { event: 'job:created', jobId: job.id, name: job.name, nextRunAt: job.nextRunAt },
+      'job created',
+    ),
   );
   events.on('job:updated', (job) =>
-    log('job:updated', { jobId: job.id, name: job.name, state: job.state, nextRunAt: job.nextRunAt }),
+    log.info(
+      { event: 'job:updated', jobId: job.id, name: job.name, state: job.state, nextRunAt: job.nextRunAt },
+      'job updated',
+    ),
   );
-  events.on('job:cancelled', (job) => log('job:cancelled', { jobId: job.id, name: job.name }));
+  events.on('job:cancelled', (job) =>
+    log.info({ event: 'job:cancelled', jobId: job.id, name: job.name }, 'job cancelled'),
+  );
   events.on('run:fired', (run) =>
-    log('run:fired', {
-      runId: run.id,
-      jobId: run.jobId,
-      scheduledFor: run.scheduledFor,
-      trigger: run.trigger,
-    }),
+    log.info(
+      {
+        event: 'run:fired',
+        runId: run.id,
+        jobId: run.jobId,
+        job: run.jobName,
+        scheduledFor: run.scheduledFor,
+        attempt: run.attempt,
+        trigger: run.trigger,
+      },
+      'fired',
+    ),
   );
-  events.on('run:finished', (run) =>
-    log('run:finished', {
+  events.on('run:started', ({ runId, jobId, pid }) =>
+    log.debug({ event: 'run:started', runId, jobId, pid }, 'started'),
+  );
+  events.on('run:finished', (run) => {
+    const fields = {
+      event: 'run:finished',
       runId: run.id,
       jobId: run.jobId,
+      job: run.jobName,
       state: run.state,
       exitCode: run.exitCode,
+      httpStatus: run.httpStatus,
       error: run.error,
-    }),
+    };
+    if (run.state === 'succeeded') log.info(fields, 'finished');
+    else log.warn(fields, 'finished without success');
+  });
+  events.on('run:lost', (run) =>
+    log.warn({ event: 'run:lost', runId: run.id, jobId: run.jobId, attempt: run.attempt }, 'lost'),
   );
-  events.on('run:lost', (run) => log('run:lost', { runId: run.id, jobId: run.jobId, attempt: run.attempt }));
   events.on('run:retry-scheduled', (run) =>
-    log('run:retry-scheduled', { runId: run.id, jobId: run.jobId, attempt: run.attempt, dueAt: run.dueAt }),
+    log.info(
+      {
+        event: 'run:retry-scheduled',
+        runId: run.id,
+        jobId: run.jobId,
+        attempt: run.attempt,
+        dueAt: run.dueAt,
+      },
+      'retry scheduled',
+    ),
   );
   events.on('run:dead', (run) =>
-    log('run:dead', { runId: run.id, jobId: run.jobId, attempt: run.attempt, error: run.error }),
+    log.error(
+      { event: 'run:dead', runId: run.id, jobId: run.jobId, attempt: run.attempt, error: run.error },
+      'failed for good',
+    ),
   );
-  events.on('tick:late', (late) => log('tick:late', late));
+  events.on('retention:pruned', (report) =>
+    log.info({ event: 'retention:pruned', ...report }, 'pruned history'),
+  );
+  events.on('tick:late', (late) => log.warn({ event: 'tick:late', ...late }, 'fired late'));
   events.on('scheduler:error', ({ error }) =>
-    log('scheduler:error', { message: error.message, stack: error.stack }),
+    log.error({ event: 'scheduler:error', err: error }, error.message),
   );
+  return log;
 }

@@ -4,7 +4,7 @@ import type { Run } from '../core/run.js';
 
 /** The daemon's one observable surface: logs, the socket's subscribe stream and tests all read it. */
 export interface DaemonEventMap {
-  'daemon:started': [{ pid: number; at: number }];
+  'daemon:started': [{ pid: number; at: number; metricsAddress: string | null }];
   'daemon:stopping': [{ at: number; reason: string }];
   'job:created': [Job];
   'job:updated': [Job];
@@ -19,6 +19,7 @@ export interface DaemonEventMap {
   'run:dead': [Run];
   'tick:late': [{ jobId: string; dueAt: number; firedAt: number }];
   'scheduler:error': [{ error: Error }];
+  'retention:pruned': [{ succeeded: number; failed: number; beyondCap: number; audit: number; jobs: number }];
 }
 
 export class DaemonEvents extends EventEmitter<DaemonEventMap> {}

@@ -123,7 +123,7 @@ export interface Results {
  * command runs; `stream:dropped` is the last message a subscriber gets when it read too slowly.
  */
 export interface StreamEvents {
-  'daemon:started': { pid: number; at: number };
+  'daemon:started': { pid: number; at: number; metricsAddress: string | null };
   'daemon:stopping': { at: number; reason: string };
   'job:created': Job;
   'job:updated': Job;

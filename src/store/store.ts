@@ -159,6 +159,16 @@ export interface Store {
   appendAudit(entry: AuditEntry): Promise<void>;
   listAudit(query: { limit: number; cursor?: string; jobId?: string }): Promise<Page<AuditEntry>>;
 
+  /** Deletes up to `limit` finished runs in `states` that finished before `before`; returns how many. */
+  pruneRunsFinishedBefore(states: RunState[], before: number, limit: number): Promise<number>;
+  /** Deletes up to `limit` of the oldest finished runs of jobs that keep more than `keep`; returns how many. */
+  pruneRunsBeyond(keep: number, limit: number): Promise<number>;
+  /** Deletes up to `limit` audit entries older than `before`. */
+  pruneAudit(before: number, limit: number): Promise<number>;
+  /** Deletes up to `limit` jobs cancelled before `before` whose runs are all gone. */
+  purgeCancelledJobs(before: number, limit: number): Promise<number>;
+  /** A cheap round trip that proves the store can still be read and written; throws when it cannot. */
+  ping(): Promise<void>;
   /** A number that grows every time a daemon opens this store: the fencing token of its runs. */
   nextFenceEpoch(): Promise<number>;
   close(): Promise<void>;

@@ -59,6 +59,11 @@ export class BreakerRegistry {
     else this.breakers.set(ticket.origin, entry);
   }
 
+  /** Every troubled origin's breaker (healthy ones are not kept), for metrics. */
+  troubled(): BreakerStatus[] {
+    return [...this.breakers.keys()].map((origin) => this.status(origin));
+  }
+
   status(url: string): BreakerStatus {
     const origin = originOf(url);
     const entry = this.breakers.get(origin);

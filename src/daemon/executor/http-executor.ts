@@ -115,6 +115,11 @@ export class HttpExecutor {
     return [...this.running.keys()];
   }
 
+  /** Breakers that are open, half-open or counting failures. */
+  troubledBreakers(): BreakerStatus[] {
+    return this.breakers.troubled();
+  }
+
   /** The breaker of the URL's origin; closed with no failures when the origin was never troubled. */
   breakerStatus(url: string): BreakerStatus {
     return this.breakers.status(url);

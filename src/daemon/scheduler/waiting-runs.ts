@@ -41,6 +41,11 @@ export class WaitingRuns {
     this.window.stop();
   }
 
+  /** Waiting runs due within the in-memory window. */
+  get size(): number {
+    return this.window.size;
+  }
+
   add(run: Run): void {
     this.window.upsert(run);
   }

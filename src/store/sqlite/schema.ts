@@ -88,6 +88,10 @@ export const runs = sqliteTable(
     index('runs_unfinished_idx')
       .on(t.state)
       .where(sql`state IN ('scheduled', 'running')`),
+    // Retention deletes finished runs oldest first.
+    index('runs_finished_idx')
+      .on(t.finishedAt)
+      .where(sql`finished_at IS NOT NULL`),
     // Waiting runs (retries after backoff) by when they may start; queries repeat this WHERE literally.
     index('runs_waiting_due_idx')
       .on(t.dueAt, t.id)

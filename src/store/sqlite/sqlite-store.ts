@@ -1,8 +1,9 @@
+import fs from 'node:fs';
 import type Database from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import type { Job, JobState } from '../../core/job.js';
-import type { Run, RunOutcome, RunSummary } from '../../core/run.js';
+import type { Run, RunOutcome, RunState, RunSummary } from '../../core/run.js';
 import type {
   AuditEntry,
   AuditStamp,
@@ -64,6 +65,7 @@ export class SqliteStore implements Store {
   private readonly db: BetterSQLite3Database;
   private readonly statements: Statements;
   private pendingWrites: PendingWrite[] = [];
+  private readonly inode: number;
   private readonly savepoint: Database.Statement;
   private readonly releaseSavepoint: Database.Statement;
   private readonly rollbackToSavepoint: Database.Statement;
@@ -73,6 +75,7 @@ export class SqliteStore implements Store {
   constructor(private readonly sqlite: Database.Database) {
     this.db = drizzle({ client: sqlite });
     this.statements = prepareStatements(this.db);
+    this.inode = fs.statSync(sqlite.name).ino;
     this.savepoint = sqlite.prepare('SAVEPOINT sched_write');
     this.releaseSavepoint = sqlite.prepare('RELEASE sched_write');
     this.rollbackToSavepoint = sqlite.prepare('ROLLBACK TO sched_write');
@@ -205,6 +208,67 @@ export class SqliteStore implements Store {
 
   async listAudit(query: { limit: number; cursor?: string; jobId?: string }): Promise<Page<AuditEntry>> {
     return listAudit(this.db, query);
+  }
+
+  async pruneRunsFinishedBefore(states: RunState[], before: number, limit: number): Promise<number> {
+    const placeholders = states.map(() => '?').join(', ');
+    return this.write(
+      () =>
+        this.sqlite
+          .prepare(
+            `DELETE FROM runs WHERE id IN (SELECT id FROM runs WHERE finished_at IS NOT NULL AND finished_at < ? AND state IN (${placeholders}) LIMIT ?)`,
+          )
+          .run(before, ...states, limit).changes,
+    );
+  }
+
+  async pruneRunsBeyond(keep: number, limit: number): Promise<number> {
+    return this.write(() => {
+      const crowded = this.sqlite
+        .prepare('SELECT job_id AS jobId FROM runs GROUP BY job_id HAVING count(*) > ? LIMIT 100')
+        .all(keep) as Array<{ jobId: string }>;
+      const oldest = this.sqlite.prepare(
+        `SELECT id FROM runs WHERE job_id = ? AND state NOT IN ('scheduled', 'running') ORDER BY id DESC LIMIT ? OFFSET ?`,
+      );
+      const remove = this.sqlite.prepare('DELETE FROM runs WHERE id = ?');
+      let deleted = 0;
+      for (const { jobId } of crowded) {
+        for (const { id } of oldest.all(jobId, limit - deleted, keep) as Array<{ id: string }>)
+          deleted += remove.run(id).changes;
+        if (deleted >= limit) break;
+      }
+      return deleted;
+    });
+  }
+
+  async pruneAudit(before: number, limit: number): Promise<number> {
+    return this.write(
+      () =>
+        this.sqlite
+          .prepare('DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE at < ? LIMIT ?)')
+          .run(before, limit).changes,
+    );
+  }
+
+  async purgeCancelledJobs(before: number, limit: number): Promise<number> {
+    return this.write(
+      () =>
+        this.sqlite
+          .prepare(
+            `DELETE FROM jobs WHERE id IN (SELECT id FROM jobs WHERE state = 'cancelled' AND deleted_at < ?
+               AND NOT EXISTS (SELECT 1 FROM runs WHERE runs.job_id = jobs.id) LIMIT ?)`,
+          )
+          .run(before, limit).changes,
+    );
+  }
+
+  async ping(): Promise<void> {
+    // The open handle keeps working on a file that was deleted or replaced; the path is what matters.
+    const onDisk = fs.statSync(this.sqlite.name, { throwIfNoEntry: false });
+    if (!onDisk || onDisk.ino !== this.inode)
+      throw new Error(`the database file ${this.sqlite.name} was moved, replaced or deleted`);
+    fs.accessSync(this.sqlite.name, fs.constants.R_OK | fs.constants.W_OK);
+    await this.write(() => this.statements.readFenceEpoch.get());
   }
 
   async nextFenceEpoch(): Promise<number> {

@@ -208,6 +208,11 @@ export function prepareStatements(db: BetterSQLite3Database) {
       })
       .prepare(),
 
+    readFenceEpoch: db
+      .select({ value: meta.value })
+      .from(meta)
+      .where(eq(meta.key, FENCE_EPOCH_KEY))
+      .prepare(),
     nextFenceEpoch: db
       .insert(meta)
       .values({ key: FENCE_EPOCH_KEY, value: '1' })

@@ -1,0 +1,68 @@
+export type HealthStatus = 'UP' | 'DOWN';
+
+export interface ComponentHealth {
+  status: HealthStatus;
+  latency_ms: number;
+  error?: string;
+}
+
+/** The shape the design documents give for /health, /ready, /live and /startup. */
+export interface HealthReport {
+  status: HealthStatus;
+  timestamp: string;
+  components: Record<string, ComponentHealth>;
+  uptime_seconds: number;
+  version: string;
+}
+
+export interface HealthCheck {
+  name: string;
+  check: () => Promise<void>;
+}
+
+/** Runs every check (each bounded by `timeoutMs`) and reports DOWN if any one is down. */
+export async function checkHealth(
+  checks: HealthCheck[],
+  context: { now: () => number; startedAt: number; version: string; timeoutMs: number },
+): Promise<HealthReport> {
+  const components: Record<string, ComponentHealth> = {};
+  await Promise.all(
+    checks.map(async ({ name, check }) => {
+      const started = performance.now();
+      try {
+        await withTimeout(
+          check(),
+          context.timeoutMs,
+          `${name} did not answer within ${context.timeoutMs} ms`,
+        );
+        components[name] = { status: 'UP', latency_ms: round(performance.now() - started) };
+      } catch (error) {
+        components[name] = {
+          status: 'DOWN',
+          latency_ms: round(performance.now() - started),
+          error: (error as Error).message,
+        };
+      }
+    }),
+  );
+  const now = context.now();
+  return {
+    status: Object.values(components).every((component) => component.status === 'UP') ? 'UP' : 'DOWN',
+    timestamp: new Date(now).toISOString(),
+    components,
+    uptime_seconds: Math.round((now - context.startedAt) / 1000),
+    version: context.version,
+  };
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 1000) / 1000;
+}
+
+function withTimeout(promise: Promise<void>, ms: number, message: string): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

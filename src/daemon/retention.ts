@@ -1,0 +1,112 @@
+import type { Store } from '../store/store.js';
+import type { Clock } from './clock.js';
+import type { DaemonEvents } from './events.js';
+
+const DAY_MS = 86_400_000;
+
+export interface RetentionPolicy {
+  succeededDays: number;
+  failedDays: number;
+  maxRunsPerJob: number;
+  auditDays: number;
+  /** How often a pruning pass runs. */
+  intervalMs?: number;
+}
+
+export const DEFAULT_RETENTION: Required<RetentionPolicy> = {
+  succeededDays: 90,
+  failedDays: 30,
+  maxRunsPerJob: 1_000,
+  auditDays: 365,
+  intervalMs: 3_600_000,
+};
+
+/** Rows one write may delete: small enough that a batch never holds the event loop for long. */
+const BATCH = 500;
+
+export interface PruneReport {
+  succeeded: number;
+  failed: number;
+  beyondCap: number;
+  audit: number;
+  jobs: number;
+}
+
+/**
+ * Prunes history by age and by count per job, then the audit log, then cancelled jobs whose history is
+ * gone. Each step deletes in small batches and yields between them, so firing is never held up.
+ */
+export class Retention {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<PruneReport> | null = null;
+  private stopped = false;
+  private readonly policy: Required<RetentionPolicy>;
+
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly events: DaemonEvents,
+    policy: Partial<RetentionPolicy> = {},
+  ) {
+    this.policy = { ...DEFAULT_RETENTION, ...policy };
+  }
+
+  start(firstDelayMs = Math.min(10_000, this.policy.intervalMs)): void {
+    this.schedule(firstDelayMs);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** One full pass; concurrent calls share it. */
+  prune(): Promise<PruneReport> {
+    this.running ??= this.pass().finally(() => (this.running = null));
+    return this.running;
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      void this.prune()
+        .then((report) => this.events.emit('retention:pruned', report))
+        .catch((error: Error) => this.events.emit('scheduler:error', { error }))
+        .finally(() => this.schedule(this.policy.intervalMs));
+    }, delayMs);
+    this.timer.unref();
+  }
+
+  private async pass(): Promise<PruneReport> {
+    const now = this.clock.now();
+    const { succeededDays, failedDays, maxRunsPerJob, auditDays } = this.policy;
+    const succeededBefore = now - succeededDays * DAY_MS;
+    const failedBefore = now - failedDays * DAY_MS;
+    return {
+      succeeded: await this.inBatches((limit) =>
+        this.store.pruneRunsFinishedBefore(['succeeded'], succeededBefore, limit),
+      ),
+      failed: await this.inBatches((limit) =>
+        this.store.pruneRunsFinishedBefore(['failed', 'timed_out', 'cancelled', 'lost'], failedBefore, limit),
+      ),
+      beyondCap: await this.inBatches((limit) => this.store.pruneRunsBeyond(maxRunsPerJob, limit)),
+      audit: await this.inBatches((limit) => this.store.pruneAudit(now - auditDays * DAY_MS, limit)),
+      jobs: await this.inBatches((limit) =>
+        this.store.purgeCancelledJobs(Math.min(succeededBefore, failedBefore), limit),
+      ),
+    };
+  }
+
+  private async inBatches(step: (limit: number) => Promise<number>): Promise<number> {
+    let total = 0;
+    for (;;) {
+      if (this.stopped) return total;
+      const deleted = await step(BATCH);
+      total += deleted;
+      if (deleted < BATCH) return total;
+      // Let timers and requests in between batches.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+}

@@ -1,0 +1,58 @@
+import { fileURLToPath } from 'node:url';
+import { drizzle } from 'drizzle-orm/node-postgres';
+import { migrate } from 'drizzle-orm/node-postgres/migrator';
+import pg from 'pg';
+
+// Both src/store/postgres/ (under vitest) and dist/store/postgres/ sit three levels below the package root.
+const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../../drizzle/postgres', import.meta.url));
+
+/**
+ * The key of the session-level advisory lock held while migrating ("schedmig" in ASCII). Every
+ * daemon takes the same one, so when several start at once, one migrates and the others wait, then find
+ * the journal up to date. Without it, two `CREATE SCHEMA IF NOT EXISTS` race on the catalog and one
+ * daemon fails with a unique violation.
+ */
+export const MIGRATION_LOCK_KEY = '8314604121741945191';
+
+/** Our own journal table: a shared database may hold other drizzle apps' `__drizzle_migrations`. */
+export const MIGRATIONS_TABLE = { migrationsSchema: 'drizzle', migrationsTable: '__sched_migrations' };
+
+export interface PostgresConnectionOptions {
+  /** Connections held open at most (default 10: several connections share WAL flushes). */
+  poolSize?: number;
+  /** Shown in `pg_stat_activity`, so an operator can tell the daemons apart. */
+  applicationName?: string;
+}
+
+/** Brings the schema up to date on one dedicated connection, under the migration lock. */
+export async function migratePostgres(url: string, applicationName: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url, application_name: applicationName });
+  await client.connect();
+  try {
+    // Session-level, not transaction-level: drizzle's migrator commits on its own. The lock also dies
+    // with the session, so a daemon that crashes while migrating does not block the others.
+    await client.query('SELECT pg_advisory_lock($1::int8)', [MIGRATION_LOCK_KEY]);
+    await migrate(drizzle({ client }), { migrationsFolder: MIGRATIONS_FOLDER, ...MIGRATIONS_TABLE });
+    await client.query('SELECT pg_advisory_unlock($1::int8)', [MIGRATION_LOCK_KEY]);
+  } finally {
+    await client.end();
+  }
+}
+
+/** The pool the store works on, after the schema is brought up to date. */
+export async function openPostgresPool(
+  url: string,
+  options: PostgresConnectionOptions = {},
+): Promise<pg.Pool> {
+  const applicationName = options.applicationName ?? 'sched';
+  await migratePostgres(url, applicationName);
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    application_name: applicationName,
+  });
+  // An idle connection that the server closes (restart, idle timeout) is dropped by the pool and the
+  // next query opens a new one; without a listener its 'error' event would crash the daemon.
+  pool.on('error', () => undefined);
+  return pool;
+}

@@ -1,0 +1,172 @@
+import type { Job, JobDefinition, JobState } from '../../core/job.js';
+import type { Run, RunState, RunTrigger } from '../../core/run.js';
+import type { AuditEntry, AuditStamp, NewJob, NewRun } from '../store.js';
+import { jobs, runs } from './schema.js';
+import type {
+  AuditRow,
+  JOB_STATE_VALUES,
+  JobRow,
+  RUN_STATE_VALUES,
+  RUN_TRIGGER_VALUES,
+  RunRow,
+} from './schema.js';
+
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+// The schema cannot import the core (drizzle-kit loads it alone), so a drift fails to compile here.
+const _jobStatesMatchCore: Same<(typeof JOB_STATE_VALUES)[number], JobState> = true;
+const _runStatesMatchCore: Same<(typeof RUN_STATE_VALUES)[number], RunState> = true;
+const _runTriggersMatchCore: Same<(typeof RUN_TRIGGER_VALUES)[number], RunTrigger> = true;
+
+/**
+ * PostgreSQL text and jsonb refuse U+0000, which SQLite stores. Free text from outside (an error
+ * message) and the searchable copy of the labels get U+FFFD instead, so such a write still succeeds.
+ * The definition and audit images are JSON text, where NUL is already escaped, and output tails are bytes.
+ */
+export function withoutNul(text: string): string {
+  return text.includes('\u0000') ? text.replaceAll('\u0000', '\uFFFD') : text;
+}
+
+/** The labels as stored for `@>` filters; queries pass theirs through here too, so they still match. */
+export function searchableLabels(labels: Record<string, string>): Record<string, string> {
+  const entries = Object.entries(labels);
+  if (!entries.some(([key, value]) => key.includes('\u0000') || value.includes('\u0000'))) return labels;
+  return Object.fromEntries(entries.map(([key, value]) => [withoutNul(key), withoutNul(value)]));
+}
+
+export function rowToJob(row: JobRow): Job {
+  const definition = JSON.parse(row.definition) as JobDefinition;
+  // Assigning onto the parsed object is cheaper than spreading it into a new one (dueJobs maps up to
+  // hundreds of rows per tick).
+  return Object.assign(definition, {
+    id: row.id,
+    state: row.state,
+    version: row.version,
+    owner: row.owner,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    deletedAt: row.deletedAt,
+    nextRunAt: row.nextRunAt,
+  });
+}
+
+export function jobToRow(job: Job): JobRow {
+  const { id, state, version, owner, createdAt, updatedAt, deletedAt, nextRunAt, ...definition } = job;
+  return {
+    id,
+    name: definition.name,
+    state,
+    definition: JSON.stringify(definition satisfies JobDefinition),
+    labels: searchableLabels(definition.labels),
+    owner,
+    version,
+    createdAt,
+    updatedAt,
+    deletedAt,
+    nextRunAt,
+  };
+}
+
+export function newJobToJob(job: NewJob): Job {
+  return {
+    ...job.definition,
+    id: job.id,
+    state: 'active',
+    version: 1,
+    owner: job.owner,
+    createdAt: job.now,
+    updatedAt: job.now,
+    deletedAt: null,
+    nextRunAt: job.nextRunAt,
+  };
+}
+
+export function newRunToRow(run: NewRun): RunRow {
+  return {
+    id: run.id,
+    jobId: run.jobId,
+    scheduledFor: run.scheduledFor,
+    attempt: run.attempt,
+    trigger: run.trigger,
+    state: run.state,
+    node: run.node,
+    fence: run.fence,
+    createdAt: run.now,
+    startedAt: run.state === 'running' ? run.now : null,
+    finishedAt: null,
+    pid: null,
+    exitCode: null,
+    httpStatus: null,
+    signal: null,
+    error: null,
+    stdoutTail: '',
+    stderrTail: '',
+    responseHeaders: null,
+    retriedBy: null,
+    dueAt: run.dueAt,
+  };
+}
+
+/** A run row as stored (headers as JSON text) to the Run the rest of the daemon sees. */
+export function rowToRun(row: Omit<Run, 'responseHeaders'> & { responseHeaders: string | null }): Run {
+  return {
+    ...row,
+    responseHeaders:
+      row.responseHeaders === null ? null : (JSON.parse(row.responseHeaders) as Record<string, string>),
+  };
+}
+
+/** A RunSummary straight from SQL: every run column but the output tails, plus the job's name. */
+export const runSummaryColumns = {
+  id: runs.id,
+  jobId: runs.jobId,
+  jobName: jobs.name,
+  scheduledFor: runs.scheduledFor,
+  attempt: runs.attempt,
+  trigger: runs.trigger,
+  state: runs.state,
+  node: runs.node,
+  fence: runs.fence,
+  createdAt: runs.createdAt,
+  startedAt: runs.startedAt,
+  finishedAt: runs.finishedAt,
+  pid: runs.pid,
+  exitCode: runs.exitCode,
+  httpStatus: runs.httpStatus,
+  signal: runs.signal,
+  error: runs.error,
+  retriedBy: runs.retriedBy,
+  dueAt: runs.dueAt,
+};
+
+export const runColumns = {
+  ...runSummaryColumns,
+  stdoutTail: runs.stdoutTail,
+  stderrTail: runs.stderrTail,
+  responseHeaders: runs.responseHeaders,
+};
+
+export function auditToRow(
+  stamp: AuditStamp,
+  jobId: string | null,
+  before: unknown,
+  after: unknown,
+): AuditRow {
+  return {
+    ...stamp,
+    jobId,
+    before: before == null ? null : JSON.stringify(before),
+    after: after == null ? null : JSON.stringify(after),
+  };
+}
+
+export function rowToAudit(row: AuditRow): AuditEntry {
+  return {
+    id: row.id,
+    at: row.at,
+    actor: row.actor,
+    action: row.action,
+    jobId: row.jobId,
+    before: row.before === null ? null : (JSON.parse(row.before) as unknown),
+    after: row.after === null ? null : (JSON.parse(row.after) as unknown),
+  };
+}

@@ -1,0 +1,170 @@
+import { sql } from 'drizzle-orm';
+import {
+  bigint,
+  check,
+  customType,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  text,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
+
+// drizzle-kit loads this file on its own, so it imports nothing from src/: the state lists are
+// checked against the core types in row-mapping.ts instead.
+export const JOB_STATE_VALUES = ['active', 'paused', 'cancelled'] as const;
+export const RUN_STATE_VALUES = [
+  'scheduled',
+  'running',
+  'succeeded',
+  'failed',
+  'timed_out',
+  'cancelled',
+  'lost',
+] as const;
+export const RUN_TRIGGER_VALUES = ['schedule', 'manual', 'retry'] as const;
+
+const inList = (values: readonly string[]) => sql.raw(values.map((value) => `'${value}'`).join(', '));
+
+/**
+ * Ids (UUIDv7 strings from the caller) compared byte by byte, whatever the database's collation: pages
+ * and cursors then order exactly as in SQLite (BINARY), and comparisons are memcmp, not strcoll.
+ */
+const id = customType<{ data: string }>({ dataType: () => 'text COLLATE "C"' });
+
+/** All instants are integer milliseconds since the epoch, UTC (int8, read back as a JS number). */
+const instant = (name: string) => bigint(name, { mode: 'number' });
+
+/**
+ * Output tails are what a child printed: text columns refuse NUL, which binary output may hold, so they
+ * are stored as their UTF-8 bytes and come back as the same string.
+ */
+const utf8Bytes = customType<{ data: string; driverData: Buffer }>({
+  dataType: () => 'bytea',
+  toDriver: (value) => Buffer.from(value, 'utf8'),
+  fromDriver: (value) => value.toString('utf8'),
+});
+
+export const jobs = pgTable(
+  'jobs',
+  {
+    id: id('id').primaryKey(),
+    name: text('name').notNull(),
+    state: text('state', { enum: JOB_STATE_VALUES }).notNull(),
+    /** The whole JobDefinition as JSON text, so the table stays stable while the definition grows. */
+    definition: text('definition').notNull(),
+    /** A copy of the definition's labels, for containment filters (`labels @> '{"team":"ops"}'`). */
+    labels: jsonb('labels').$type<Record<string, string>>().notNull(),
+    owner: text('owner').notNull(),
+    version: integer('version').notNull(),
+    createdAt: instant('created_at').notNull(),
+    updatedAt: instant('updated_at').notNull(),
+    deletedAt: instant('deleted_at'),
+    nextRunAt: instant('next_run_at'),
+  },
+  (t) => [
+    // Soft-deleted jobs leave the index, which frees their name.
+    uniqueIndex('jobs_live_name_unique')
+      .on(t.name)
+      .where(sql`deleted_at IS NULL`),
+    // Cancelled jobs are still found by name for their history (the newest of that name).
+    index('jobs_name_idx').on(t.name, t.id),
+    // Only jobs that can fire are indexed; queries must repeat this WHERE literally to use it.
+    index('jobs_due_idx')
+      .on(t.nextRunAt, t.id)
+      .where(sql`state = 'active' AND deleted_at IS NULL AND next_run_at IS NOT NULL`),
+    check('jobs_state_check', sql`state IN (${inList(JOB_STATE_VALUES)})`),
+    check('jobs_cancelled_is_deleted_check', sql`(state = 'cancelled') = (deleted_at IS NOT NULL)`),
+  ],
+);
+
+export const runs = pgTable(
+  'runs',
+  {
+    id: id('id').primaryKey(),
+    jobId: id('job_id')
+      .notNull()
+      .references(() => jobs.id),
+    scheduledFor: instant('scheduled_for').notNull(),
+    attempt: integer('attempt').notNull(),
+    trigger: text('trigger', { enum: RUN_TRIGGER_VALUES }).notNull(),
+    state: text('state', { enum: RUN_STATE_VALUES }).notNull(),
+    node: text('node').notNull(),
+    fence: bigint('fence', { mode: 'number' }).notNull(),
+    createdAt: instant('created_at').notNull(),
+    startedAt: instant('started_at'),
+    finishedAt: instant('finished_at'),
+    pid: integer('pid'),
+    exitCode: integer('exit_code'),
+    httpStatus: integer('http_status'),
+    signal: text('signal'),
+    error: text('error'),
+    stdoutTail: utf8Bytes('stdout_tail')
+      .notNull()
+      .default(sql`''::bytea`),
+    stderrTail: utf8Bytes('stderr_tail')
+      .notNull()
+      .default(sql`''::bytea`),
+    /** JSON object of an HTTP response's headers, as text (read back as it was written). */
+    responseHeaders: text('response_headers'),
+    /** The attempt that retries this one. */
+    retriedBy: id('retried_by'),
+    /** When a scheduled run may start: its instant, or later for a retry after backoff. */
+    dueAt: instant('due_at').notNull(),
+  },
+  (t) => [
+    // The key that keeps two daemons from firing the same instant twice.
+    uniqueIndex('runs_instant_unique').on(t.jobId, t.scheduledFor, t.attempt),
+    index('runs_job_history_idx').on(t.jobId, t.id),
+    index('runs_unfinished_idx')
+      .on(t.state)
+      .where(sql`state IN ('scheduled', 'running')`),
+    // Waiting runs (retries after backoff) by when they may start; queries repeat this WHERE literally.
+    index('runs_waiting_due_idx')
+      .on(t.dueAt, t.id)
+      .where(sql`state = 'scheduled'`),
+    check('runs_state_check', sql`state IN (${inList(RUN_STATE_VALUES)})`),
+    check('runs_trigger_check', sql`"trigger" IN (${inList(RUN_TRIGGER_VALUES)})`),
+  ],
+);
+
+export const auditLog = pgTable(
+  'audit_log',
+  {
+    id: id('id').primaryKey(),
+    at: instant('at').notNull(),
+    actor: text('actor').notNull(),
+    action: text('action').notNull(),
+    // No foreign key: audit entries (auth failures, say) may name jobs that never existed.
+    jobId: id('job_id'),
+    // JSON text rather than jsonb: written and read whole, never queried inside.
+    before: text('before'),
+    after: text('after'),
+  },
+  (t) => [index('audit_log_job_idx').on(t.jobId, t.id)],
+);
+
+/** Answers already given to requests that carried an idempotency key, kept for replays. */
+export const idempotencyKeys = pgTable(
+  'idempotency_keys',
+  {
+    key: text('key').primaryKey(),
+    method: text('method').notNull(),
+    fingerprint: text('fingerprint').notNull(),
+    response: text('response').notNull(),
+    createdAt: instant('created_at').notNull(),
+  },
+  (t) => [index('idempotency_keys_created_idx').on(t.createdAt)],
+);
+
+/** Small named values, such as the fence epoch. */
+export const meta = pgTable('meta', {
+  key: text('key').primaryKey(),
+  value: text('value').notNull(),
+});
+
+export type JobRow = typeof jobs.$inferSelect;
+export type RunRow = typeof runs.$inferSelect;
+export type AuditRow = typeof auditLog.$inferSelect;
+export type IdempotencyRow = typeof idempotencyKeys.$inferSelect;
