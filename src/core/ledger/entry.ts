@@ -1,0 +1,33 @@
+/** What happened to one instant a job was due. */
+export const OCCURRENCE_OUTCOMES = [
+  'ran',
+  'skipped-overlap',
+  'missed-while-down',
+  'outside-catchup-window',
+  'dst-skipped',
+  'paused',
+  'deduplicated',
+] as const;
+export type OccurrenceOutcome = (typeof OCCURRENCE_OUTCOMES)[number];
+
+/** The ledger's record of one instant a job was due: one per instant, whether or not it ran. */
+export interface LedgerEntry {
+  jobId: string;
+  jobName: string;
+  scheduledFor: number;
+  outcome: OccurrenceOutcome;
+  /** A clause that completes "… because …" (or, for `ran`, says why it ran when it was not simply on time). */
+  reason: string;
+  /** The node that decided. */
+  node: string;
+  decidedAt: number;
+  runIds: string[];
+  /** The state the instant's last run ended in, or null while it runs (or when nothing ran). */
+  finalState: string | null;
+  /**
+   * The local wall time the instant stood for, ISO without offset, when it is not simply `scheduledFor` in the
+   * job's zone: a wall time the clocks skipped (its `scheduledFor` is the jump). Optional; absent means "read
+   * scheduledFor in the zone".
+   */
+  wall?: string | null;
+}
