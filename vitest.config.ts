@@ -6,6 +6,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // One PostgreSQL server per run, started only when a test file asks for it.
+    globalSetup: ['./test/support/postgres-server.ts'],
     reporters: ['default', './test/support/summary-reporter.ts'],
   },
 });

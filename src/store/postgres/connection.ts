@@ -1,18 +1,19 @@
 import { fileURLToPath } from 'node:url';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
+import { readMigrationFiles } from 'drizzle-orm/migrator';
 import pg from 'pg';
 
 // Both src/store/postgres/ (under vitest) and dist/store/postgres/ sit three levels below the package root.
 const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../../drizzle/postgres', import.meta.url));
 
 /**
- * The key of the session-level advisory lock held while migrating ("schedmig" in ASCII). Every
- * daemon takes the same one, so when several start at once, one migrates and the others wait, then find
- * the journal up to date. Without it, two `CREATE SCHEMA IF NOT EXISTS` race on the catalog and one
- * daemon fails with a unique violation.
+ * The key of the session-level advisory lock held while migrating ("schedmig" in ASCII). Every daemon
+ * takes the same one, so when several start at once, one migrates and the others wait, then find the
+ * journal up to date. Without it, their CREATE TABLEs race on the catalog and all but one daemon fail
+ * with a unique violation (pg_type_typname_nsp_index): the concurrent-open test shows it every time.
  */
-export const MIGRATION_LOCK_KEY = '8314604121741945191';
+const MIGRATION_LOCK_KEY = '8314604121741945191';
 
 /** Our own journal table: a shared database may hold other drizzle apps' `__drizzle_migrations`. */
 export const MIGRATIONS_TABLE = { migrationsSchema: 'drizzle', migrationsTable: '__sched_migrations' };
@@ -26,17 +27,35 @@ export interface PostgresConnectionOptions {
 
 /** Brings the schema up to date on one dedicated connection, under the migration lock. */
 export async function migratePostgres(url: string, applicationName: string): Promise<void> {
+  const config = { migrationsFolder: MIGRATIONS_FOLDER, ...MIGRATIONS_TABLE };
+  const newest = Math.max(...readMigrationFiles(config).map((migration) => migration.folderMillis));
   const client = new pg.Client({ connectionString: url, application_name: applicationName });
   await client.connect();
   try {
+    // The usual start finds the schema current and needs neither the lock nor DDL rights, so daemons
+    // may run as a role that cannot create schemas once an operator has migrated.
+    if ((await lastAppliedMigration(client)) >= newest) return;
     // Session-level, not transaction-level: drizzle's migrator commits on its own. The lock also dies
     // with the session, so a daemon that crashes while migrating does not block the others.
     await client.query('SELECT pg_advisory_lock($1::int8)', [MIGRATION_LOCK_KEY]);
-    await migrate(drizzle({ client }), { migrationsFolder: MIGRATIONS_FOLDER, ...MIGRATIONS_TABLE });
+    await migrate(drizzle({ client }), config);
     await client.query('SELECT pg_advisory_unlock($1::int8)', [MIGRATION_LOCK_KEY]);
   } finally {
     await client.end();
   }
+}
+
+/** The journal's newest `created_at` (a migration folder's timestamp); 0 when nothing was applied. */
+async function lastAppliedMigration(client: pg.Client): Promise<number> {
+  const journal = `${MIGRATIONS_TABLE.migrationsSchema}.${MIGRATIONS_TABLE.migrationsTable}`;
+  const { rows } = await client.query<{ exists: boolean }>('SELECT to_regclass($1) IS NOT NULL AS exists', [
+    journal,
+  ]);
+  if (!rows[0]?.exists) return 0;
+  const last = await client.query<{ created_at: string | null }>(
+    `SELECT max(created_at) AS created_at FROM ${journal}`,
+  );
+  return Number(last.rows[0]?.created_at ?? 0);
 }
 
 /** The pool the store works on, after the schema is brought up to date. */

@@ -5,7 +5,7 @@ import type { RunSummary } from '../../core/run.js';
 import type { AuditEntry, JobQuery, Page, RunQuery } from '../store.js';
 import { rowToAudit, rowToJob, runSummaryColumns, searchableLabels } from './row-mapping.js';
 import { auditLog, jobs, runs } from './schema.js';
-import type { Db } from './transaction.js';
+import type { Db } from './session.js';
 
 const LIVE_STATES: JobState[] = ['active', 'paused'];
 

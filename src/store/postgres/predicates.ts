@@ -13,4 +13,3 @@ export const FENCE_EPOCH_KEY = 'fence_epoch';
 // The unique indexes whose violations mean something to the caller.
 export const LIVE_NAME_INDEX = 'jobs_live_name_unique';
 export const RUN_KEY_INDEX = 'runs_instant_unique';
-export const IDEMPOTENCY_KEY_INDEX = 'idempotency_keys_pkey';

@@ -120,6 +120,10 @@ export const runs = pgTable(
     index('runs_unfinished_idx')
       .on(t.state)
       .where(sql`state IN ('scheduled', 'running')`),
+    // Retention deletes finished runs oldest first.
+    index('runs_finished_idx')
+      .on(t.finishedAt)
+      .where(sql`finished_at IS NOT NULL`),
     // Waiting runs (retries after backoff) by when they may start; queries repeat this WHERE literally.
     index('runs_waiting_due_idx')
       .on(t.dueAt, t.id)
@@ -167,4 +171,3 @@ export const meta = pgTable('meta', {
 export type JobRow = typeof jobs.$inferSelect;
 export type RunRow = typeof runs.$inferSelect;
 export type AuditRow = typeof auditLog.$inferSelect;
-export type IdempotencyRow = typeof idempotencyKeys.$inferSelect;

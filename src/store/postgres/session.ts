@@ -1,11 +1,24 @@
 import { drizzle } from 'drizzle-orm/node-postgres';
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
 import type pg from 'pg';
+import { prepareStatements } from './statements.js';
+import type { Statements } from './statements.js';
 
 export type Db = NodePgDatabase;
 
-/** One drizzle handle per pooled connection, made on first use (the pool reuses its clients). */
-const handles = new WeakMap<pg.PoolClient, Db>();
+/** A drizzle handle on a pool or on one pooled connection, with the store's statements prepared on it. */
+export interface Session {
+  db: Db;
+  statements: Statements;
+}
+
+export function openSession(client: pg.Pool | pg.PoolClient): Session {
+  const db = drizzle({ client });
+  return { db, statements: prepareStatements(db) };
+}
+
+/** One session per pooled connection, made on first use (the pool reuses its clients). */
+const sessions = new WeakMap<pg.PoolClient, Session>();
 
 /**
  * Runs `work` between BEGIN and COMMIT on one pooled connection, and rolls back when it throws (errors
@@ -13,17 +26,17 @@ const handles = new WeakMap<pg.PoolClient, Db>();
  * `transaction()`: that returns the connection to the pool even when ROLLBACK failed, and a failing
  * ROLLBACK hides the error that caused it. Here a connection whose ROLLBACK failed is destroyed.
  */
-export async function inTransaction<T>(pool: pg.Pool, work: (db: Db) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(pool: pg.Pool, work: (session: Session) => Promise<T>): Promise<T> {
   const client = await pool.connect();
-  let db = handles.get(client);
-  if (!db) {
-    db = drizzle({ client });
-    handles.set(client, db);
+  let session = sessions.get(client);
+  if (!session) {
+    session = openSession(client);
+    sessions.set(client, session);
   }
   let broken: Error | undefined;
   try {
     await client.query('BEGIN');
-    const result = await work(db);
+    const result = await work(session);
     await client.query('COMMIT');
     return result;
   } catch (error) {

@@ -1,0 +1,289 @@
+import { fillPlaceholders } from 'drizzle-orm';
+import { drizzle } from 'drizzle-orm/node-postgres';
+import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import { MIGRATIONS_TABLE } from '../../src/store/postgres/connection.js';
+import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { prepareStatements } from '../../src/store/postgres/statements.js';
+import type { PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { usePostgres } from '../support/postgres.js';
+import type { TestDatabase } from '../support/postgres.js';
+import { createJob, newRun, outcome, stamp, T0 } from './conformance/fixtures.js';
+import { describeStoreConformance } from './store-conformance.js';
+
+const MINUTE = 60_000;
+const postgres = usePostgres();
+
+describeStoreConformance('PostgreSQL', async () => {
+  const database = await postgres.migratedDatabase();
+  const store = await openPostgresStore(database.url, { poolSize: 4 });
+  return {
+    store,
+    cleanup: async () => {
+      await store.close();
+      await database.drop();
+    },
+  };
+});
+
+describe('PostgreSQL store on a shared database', () => {
+  let database: TestDatabase;
+  const opened: Array<{ close: () => Promise<void> }> = [];
+
+  afterEach(async () => {
+    for (const handle of opened.splice(0)) await handle.close();
+    await database?.drop();
+  });
+
+  async function open(url: string): Promise<PostgresStore> {
+    const store = await openPostgresStore(url, { poolSize: 4 });
+    opened.push(store);
+    return store;
+  }
+
+  async function connect(url: string): Promise<pg.Client> {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    opened.push({ close: () => client.end() });
+    return client;
+  }
+
+  it('Given an empty database, when three daemons open it at once, then all open and one set of tables is migrated once', async () => {
+    database = await postgres.freshDatabase();
+
+    const opening = await Promise.allSettled([open(database.url), open(database.url), open(database.url)]);
+
+    expect(opening.map((result) => result.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled']);
+    const stores = opening.map((result) => (result as PromiseFulfilledResult<PostgresStore>).value);
+
+    const client = await connect(database.url);
+    const tables = await client.query<{ table_name: string }>(
+      `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name`,
+    );
+    expect(tables.rows.map((row) => row.table_name)).toEqual([
+      'audit_log',
+      'idempotency_keys',
+      'jobs',
+      'meta',
+      'runs',
+    ]);
+    const journal = await client.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM ${MIGRATIONS_TABLE.migrationsSchema}.${MIGRATIONS_TABLE.migrationsTable}`,
+    );
+    expect(journal.rows[0]?.n).toBe(1);
+    const job = await createJob(stores[0]!, 'nightly');
+    expect(await stores[2]!.findJob('nightly')).toEqual(job);
+  });
+
+  it('Given two daemons racing to fire the same instants, when both fire each one, then each instant has exactly one run', async () => {
+    database = await postgres.migratedDatabase();
+    const daemons = [await open(database.url), await open(database.url)];
+    const job = await createJob(daemons[0]!, 'nightly', { nextRunAt: T0 + MINUTE });
+
+    for (let instant = 1; instant <= 20; instant += 1) {
+      const fired = await Promise.all(
+        daemons.map((store, node) =>
+          store.recordFire({
+            run: newRun(job.id, { scheduledFor: T0 + instant * MINUTE, node: `node-${node}` }),
+            expectedNextRunAt: T0 + instant * MINUTE,
+            nextRunAt: T0 + (instant + 1) * MINUTE,
+          }),
+        ),
+      );
+
+      expect(fired.filter((run) => run !== null)).toHaveLength(1);
+    }
+    const runs = await daemons[0]!.listRuns({ limit: 100, jobId: job.id });
+    expect(new Set(runs.items.map((run) => run.scheduledFor)).size).toBe(20);
+    expect(runs.items).toHaveLength(20);
+    expect((await daemons[1]!.findJob(job.id))?.nextRunAt).toBe(T0 + 21 * MINUTE);
+  });
+
+  it('Given two daemons changing the same job and finishing the same run at once, when both try, then one wins and the other gets the error SQLite would give', async () => {
+    database = await postgres.migratedDatabase();
+    const daemons = [await open(database.url), await open(database.url)];
+    const job = await createJob(daemons[0]!, 'nightly');
+    const run = await daemons[0]!.insertRun(newRun(job.id, { state: 'running' }));
+
+    const updates = await Promise.allSettled(
+      daemons.map((store, index) =>
+        store.updateJob(job.id, 1, { nextRunAt: T0 + index }, stamp('job.update', T0 + index)),
+      ),
+    );
+    const finishes = await Promise.allSettled(daemons.map((store) => store.finishRun(run.id, outcome())));
+
+    for (const results of [updates, finishes])
+      expect(results.map((result) => result.status).sort()).toEqual(['fulfilled', 'rejected']);
+    expect(updates.find((result) => result.status === 'rejected')).toMatchObject({
+      reason: { code: 'VERSION_CONFLICT', details: { expected: 1, actual: 2 } },
+    });
+    expect(finishes.find((result) => result.status === 'rejected')).toMatchObject({
+      reason: { code: 'INVALID_STATE' },
+    });
+    expect(await daemons[1]!.findJob(job.id)).toMatchObject({ version: 2 });
+    expect((await daemons[1]!.listAudit({ limit: 10, jobId: job.id })).items).toHaveLength(2);
+  });
+
+  it('Given three daemons with five callers each taking fence epochs at once, when all are in, then every epoch is distinct and grows for each caller', async () => {
+    database = await postgres.migratedDatabase();
+    const daemons = [await open(database.url), await open(database.url), await open(database.url)];
+    const callers = daemons.flatMap((store) => Array.from({ length: 5 }, () => store));
+
+    const sequences = await Promise.all(
+      callers.map(async (store) => {
+        const epochs: number[] = [];
+        for (let index = 0; index < 8; index += 1) epochs.push(await store.nextFenceEpoch());
+        return epochs;
+      }),
+    );
+
+    for (const epochs of sequences) expect(epochs).toEqual([...epochs].sort((a, b) => a - b));
+    const all = sequences.flat().sort((a, b) => a - b);
+    expect(all).toEqual(Array.from({ length: 120 }, (_, index) => index + 1));
+  });
+
+  it('Given 20,000 jobs due over a day, when PostgreSQL plans the due-jobs query for the next minute, then it walks the partial due index in order without sorting', async () => {
+    database = await postgres.migratedDatabase();
+    const client = await connect(database.url);
+    // 16,000 active jobs due evenly over the day; 2,000 cancelled and 2,000 paused (due, but not active).
+    await client.query(`
+      INSERT INTO jobs (id, name, state, deleted_at, next_run_at, definition, labels, owner, version, created_at, updated_at)
+      SELECT 'job-' || lpad(g::text, 6, '0'), 'job-' || g,
+             CASE WHEN g % 10 < 8 THEN 'active' WHEN g % 10 = 8 THEN 'cancelled' ELSE 'paused' END,
+             CASE WHEN g % 10 = 8 THEN ${T0} END,
+             CASE WHEN g % 10 < 8 THEN ${T0} + g * 86400000::int8 / 20000 WHEN g % 10 = 9 THEN ${T0} END,
+             '{}', '{}', 'alice', 1, ${T0}, ${T0}
+      FROM generate_series(1, 20000) AS g`);
+    await client.query('ANALYZE jobs');
+
+    const query = prepareStatements(drizzle({ client })).dueJobs.getQuery();
+    const plan = async (explain: string, params: unknown[]) => {
+      const { rows } = await client.query(`EXPLAIN (${explain}) ${query.sql}`, params);
+      return JSON.stringify(rows[0]?.['QUERY PLAN']);
+    };
+    const custom = await plan(
+      'FORMAT JSON',
+      fillPlaceholders(query.params, { until: T0 + MINUTE, limit: 100 }),
+    );
+    // After five runs a prepared statement may switch to this plan, made without the values.
+    const generic = await plan('GENERIC_PLAN, FORMAT JSON', []);
+
+    for (const chosen of [custom, generic]) {
+      expect(chosen).toMatch(/"Node Type":"Index Scan".*"Index Name":"jobs_due_idx"/);
+      expect(chosen).not.toMatch(/"Node Type":"(Seq Scan|Sort|Bitmap Heap Scan)"/);
+    }
+  });
+
+  it('Given output with NUL bytes, when the run finishes, then the tails come back unchanged and a NUL in the error is replaced', async () => {
+    database = await postgres.migratedDatabase();
+    const store = await open(database.url);
+    const job = await createJob(store, 'binary');
+    const run = await store.insertRun(newRun(job.id, { state: 'running' }));
+
+    const { run: finished } = await store.finishRun(
+      run.id,
+      outcome({ stdoutTail: 'a\u0000b\\x00', stderrTail: '\u0000', error: 'bad\u0000byte' }),
+    );
+
+    expect(finished).toMatchObject({
+      stdoutTail: 'a\u0000b\\x00',
+      stderrTail: '\u0000',
+      error: 'bad\uFFFDbyte',
+    });
+    expect(await store.findRun(run.id)).toEqual(finished);
+  });
+
+  it('Given a job and epochs taken, when the store is closed and reopened, then the job is there and epochs keep growing', async () => {
+    database = await postgres.migratedDatabase();
+    const first = await openPostgresStore(database.url);
+    const job = await createJob(first, 'nightly');
+    const epoch = await first.nextFenceEpoch();
+    await first.close();
+    await first.close();
+
+    const second = await open(database.url);
+
+    expect(await second.findJob('nightly')).toEqual(job);
+    expect(await second.nextFenceEpoch()).toBe(epoch + 1);
+  });
+
+  it('Given a database that became read-only, when the store is pinged, then the ping fails', async () => {
+    database = await postgres.freshDatabase();
+    await (await open(database.url)).ping();
+    const client = await connect(database.url);
+    const name = client.escapeIdentifier(decodeURIComponent(new URL(database.url).pathname.slice(1)));
+    await client.query(`ALTER DATABASE ${name} SET default_transaction_read_only = on`);
+
+    const readOnly = await open(database.url);
+
+    await expect(readOnly.ping()).rejects.toThrow(/read-only/);
+  });
+});
+
+describe('PostgreSQL store retention', () => {
+  let database: TestDatabase;
+  let store: PostgresStore;
+
+  afterEach(async () => {
+    await store?.close();
+    await database?.drop();
+  });
+
+  async function finishedRuns(jobId: string, count: number, finishedAt: (index: number) => number) {
+    for (let index = 0; index < count; index += 1) {
+      const run = await store.insertRun(newRun(jobId, { scheduledFor: T0 + index, state: 'running' }));
+      await store.finishRun(run.id, outcome({ finishedAt: finishedAt(index) }));
+    }
+  }
+
+  it('Given old and new finished runs, when runs finished before a time are pruned in batches, then only the old ones go', async () => {
+    database = await postgres.migratedDatabase();
+    store = await openPostgresStore(database.url);
+    const job = await createJob(store, 'nightly');
+    await finishedRuns(job.id, 6, (index) => (index < 4 ? T0 : T0 + 10 * MINUTE));
+    const waiting = await store.insertRun(newRun(job.id, { scheduledFor: T0 + 99 }));
+
+    expect(await store.pruneRunsFinishedBefore(['succeeded'], T0 + MINUTE, 3)).toBe(3);
+    expect(await store.pruneRunsFinishedBefore(['succeeded'], T0 + MINUTE, 3)).toBe(1);
+    expect(await store.pruneRunsFinishedBefore(['failed'], T0 + 60 * MINUTE, 3)).toBe(0);
+    expect(await store.pruneRunsFinishedBefore([], T0 + 60 * MINUTE, 3)).toBe(0);
+
+    const left = await store.listRuns({ limit: 10 });
+    expect(left.items).toHaveLength(3);
+    expect(left.items[0]?.id).toBe(waiting.id);
+  });
+
+  it('Given a job with more finished runs than kept, when pruned beyond the cap, then the newest stay', async () => {
+    database = await postgres.migratedDatabase();
+    store = await openPostgresStore(database.url);
+    const job = await createJob(store, 'nightly');
+    await finishedRuns(job.id, 5, () => T0);
+    const newest = (await store.listRuns({ limit: 2 })).items.map((run) => run.id);
+
+    expect(await store.pruneRunsBeyond(2, 100)).toBe(3);
+
+    expect((await store.listRuns({ limit: 10 })).items.map((run) => run.id)).toEqual(newest);
+  });
+
+  it('Given old audit entries and a cancelled job without runs, when pruned and purged, then they are gone', async () => {
+    database = await postgres.migratedDatabase();
+    store = await openPostgresStore(database.url);
+    const kept = await createJob(store, 'kept');
+    const gone = await createJob(store, 'gone');
+    await store.cancelJob(gone.id, 1, T0 + 1, stamp('job.cancel', T0 + 1));
+    await store.insertRun(newRun(kept.id));
+    await store.appendAudit({
+      ...stamp('auth.fail', T0 + 10 * MINUTE),
+      jobId: null,
+      before: null,
+      after: null,
+    });
+
+    expect(await store.pruneAudit(T0 + MINUTE, 100)).toBe(3);
+    expect(await store.purgeCancelledJobs(T0 + MINUTE, 100)).toBe(1);
+
+    expect(await store.findJob(gone.id)).toBeNull();
+    expect(await store.findJob(kept.id)).not.toBeNull();
+    expect((await store.listAudit({ limit: 10 })).items.map((entry) => entry.action)).toEqual(['auth.fail']);
+  });
+});
