@@ -1,4 +1,4 @@
-// 5. Command executor throughput, without a daemon: `CommandExecutor` (from dist/) is driven directly at
+// 7. Command executor throughput, without a daemon: `CommandExecutor` (from dist/) is driven directly at
 //    fixed request rates of `true`, each rate in a fresh Node process so one rate's leftovers (children
 //    not yet reaped, a worker still busy) cannot slow the next. For each rate: requests made, runs
 //    finished inside the window and per second, "done after" (finishedAt − request time; a run still

@@ -10,7 +10,9 @@ const BASE_ENV = { PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin' };
 const executors: CommandExecutor[] = [];
 let runCounter = 0;
 
-async function startExecutor(options: { killGraceMs?: number } = {}): Promise<CommandExecutor> {
+async function startExecutor(
+  options: { killGraceMs?: number; maxAliveChildren?: number } = {},
+): Promise<CommandExecutor> {
   const executor = await CommandExecutor.start(options);
   executors.push(executor);
   return executor;
@@ -42,6 +44,13 @@ async function runToEnd(executor: CommandExecutor, fields: Partial<CommandExecut
   const finished = nextFinished(executor, run.runId);
   executor.run(run);
   return finished;
+}
+
+/** Every started event's pid by run, in order: a run that never got a child shows `[null]`. */
+function recordStarts(executor: CommandExecutor): Map<string, (number | null)[]> {
+  const starts = new Map<string, (number | null)[]>();
+  executor.on('started', (runId, pid) => starts.set(runId, [...(starts.get(runId) ?? []), pid]));
+  return starts;
 }
 
 function isAlive(pid: number): boolean {
@@ -239,5 +248,86 @@ describe('CommandExecutor', () => {
     });
     expect(await isDeadWithin(pid ?? 0, 5_000)).toBe(true);
     expect((await runToEnd(executor, { argv: ['true'] })).state).toBe('succeeded');
+  });
+  it('Given a burst of 1,000 runs, when they all end, then every one of them finished successfully', async () => {
+    const executor = await startExecutor();
+    const outcomes = await Promise.all(
+      Array.from({ length: 1_000 }, () => runToEnd(executor, { argv: ['true'] })),
+    );
+    expect(outcomes.filter((outcome) => outcome.state === 'succeeded')).toHaveLength(1_000);
+    expect(executor.runningCount()).toBe(0);
+  }, 60_000);
+
+  it('Given a cap of 5 children, when 20 runs arrive at once, then never more than 5 are alive and all finish', async () => {
+    const executor = await startExecutor({ maxAliveChildren: 5 });
+    let alive = 0;
+    let mostAlive = 0;
+    executor.on('started', (_id, pid) => {
+      if (pid !== null) mostAlive = Math.max(mostAlive, ++alive);
+    });
+    executor.on('finished', () => alive--);
+    const outcomes = await Promise.all(
+      Array.from({ length: 20 }, () => runToEnd(executor, { argv: ['sleep', '0.2'] })),
+    );
+    expect(outcomes.map((outcome) => outcome.state)).toEqual(Array(20).fill('succeeded'));
+    expect(mostAlive).toBe(5);
+  }, 30_000);
+
+  it('Given a cap of 1 child, when runs queue up, then they start in the order they were handed over', async () => {
+    const executor = await startExecutor({ maxAliveChildren: 1 });
+    const startOrder: string[] = [];
+    executor.on('started', (runId) => startOrder.push(runId));
+    const runs = Array.from({ length: 6 }, () => execution({ argv: ['true'] }));
+    const finished = runs.map((run) => nextFinished(executor, run.runId));
+    runs.forEach((run) => executor.run(run));
+    await Promise.all(finished);
+    expect(startOrder).toEqual(runs.map((run) => run.runId));
+  });
+
+  it('Given a run waiting for a slot, when it is killed, then it is cancelled without a pid and never starts', async () => {
+    const executor = await startExecutor({ maxAliveChildren: 1 });
+    const starts = recordStarts(executor);
+    const blocker = execution({ argv: ['sleep', '100'] });
+    const blockerStarted = nextStarted(executor, blocker.runId);
+    executor.run(blocker);
+    await blockerStarted;
+    const queued = execution({ argv: ['true'] });
+    const finished = nextFinished(executor, queued.runId);
+    executor.run(queued);
+    expect(executor.queuedCount()).toBe(1);
+
+    expect(executor.kill(queued.runId, 'cancelled by alice')).toBe(true);
+
+    expect(await finished).toMatchObject({
+      state: 'cancelled',
+      error: 'cancelled by alice',
+      exitCode: null,
+      signal: null,
+    });
+    expect(executor.queuedCount()).toBe(0);
+    // The slot frees up and a later run gets it; the cancelled one must not have been spawned meanwhile.
+    executor.kill(blocker.runId, 'done');
+    expect((await runToEnd(executor, { argv: ['true'] })).state).toBe('succeeded');
+    expect(starts.get(queued.runId)).toEqual([null]);
+  });
+
+  it('Given runs waiting for a slot, when the executor stops, then each of them is reported cancelled', async () => {
+    const executor = await startExecutor({ maxAliveChildren: 1 });
+    const starts = recordStarts(executor);
+    const blocker = execution({ argv: ['sleep', '100'] });
+    const blockerStarted = nextStarted(executor, blocker.runId);
+    executor.run(blocker);
+    await blockerStarted;
+    const queued = Array.from({ length: 5 }, () => execution({ argv: ['sleep', '100'] }));
+    const finished = [blocker, ...queued].map((run) => nextFinished(executor, run.runId));
+    queued.forEach((run) => executor.run(run));
+
+    await executor.stop({ killReason: 'daemon shutting down' });
+
+    expect((await Promise.all(finished)).map((outcome) => [outcome.state, outcome.error])).toEqual(
+      Array(6).fill(['cancelled', 'daemon shutting down']),
+    );
+    expect(queued.map((run) => starts.get(run.runId))).toEqual(Array(5).fill([null]));
+    expect(executor.runningCount()).toBe(0);
   });
 });

@@ -103,9 +103,20 @@ export class ChildRun {
     this.finish('failed', `killed by signal ${signal ?? 'unknown'}`, code, signal);
   }
 
+  /** For a run killed while it waited for a free slot: it ends without a child ever existing. */
+  cancelBeforeStart(reason: string): void {
+    this.endBeforeStart('cancelled', reason);
+  }
+
   private failBeforeStart(error: string): void {
+    this.endBeforeStart('failed', error);
+  }
+
+  /** `started` (without a pid) still precedes `finished`, as for a run that got a child. */
+  private endBeforeStart(state: 'failed' | 'cancelled', error: string): void {
+    if (this.done || this.child !== null) return;
     this.report({ type: 'started', runId: this.execution.runId, pid: null, startedAt: Date.now() });
-    this.finishFailed(error);
+    this.finish(state, error, null, null);
   }
 
   private finishFailed(error: string): void {

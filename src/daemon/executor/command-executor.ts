@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import type { RunOutcome } from '../../core/run.js';
 import { signalProcessGroup } from './process-group.js';
@@ -18,6 +18,15 @@ export interface ExecutorEvents {
 }
 
 const DEFAULT_KILL_GRACE_MS = 2_000;
+/**
+ * Short commands need few slots (700 `true`s a second keep about a dozen alive); the cap is for a burst
+ * of long ones, which wait in the worker for a slot instead of each holding a process and its pipes.
+ */
+const DEFAULT_MAX_ALIVE_CHILDREN = 1_000;
+/** A child with a payload holds three pipe fds in this process (stdin, stdout, stderr). */
+const FDS_PER_CHILD = 3;
+/** Left for everything else the daemon opens: the database, the socket, its clients, HTTP targets. */
+const FDS_RESERVED = 512;
 /** On top of the kill grace and the worker's drain wait, before stop() gives up on a run. */
 const STOP_MARGIN_MS = 3_000;
 
@@ -41,6 +50,8 @@ export class CommandExecutor {
   private worker: Worker | null = null;
   /** Runs handed to the worker and not yet finished, with their pid once started. */
   private readonly running = new Map<string, number | null>();
+  /** The runs of `running` without a `started` event yet: most wait in the worker for a free slot. */
+  private readonly unstarted = new Set<string>();
   private readonly listeners: { [E in keyof ExecutorEvents]: Set<ExecutorEvents[E]> } = {
     started: new Set(),
     finished: new Set(),
@@ -53,10 +64,19 @@ export class CommandExecutor {
     private readonly options: SpawnWorkerOptions,
   ) {}
 
-  /** Spins up the worker; resolves once it is ready to spawn. */
-  static async start(options: { killGraceMs?: number } = {}): Promise<CommandExecutor> {
+  /**
+   * Spins up the worker; resolves once it is ready to spawn. `maxAliveChildren` is further capped by
+   * what the open-file limit leaves room for.
+   */
+  static async start(
+    options: { killGraceMs?: number; maxAliveChildren?: number } = {},
+  ): Promise<CommandExecutor> {
     const executor = new CommandExecutor(resolveSpawnWorkerUrl(), {
       killGraceMs: options.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
+      maxAliveChildren: Math.min(
+        options.maxAliveChildren ?? DEFAULT_MAX_ALIVE_CHILDREN,
+        childSlotsWithinFdLimit(),
+      ),
     });
     await executor.launchWorker().ready;
     return executor;
@@ -72,27 +92,40 @@ export class CommandExecutor {
     if (this.stopped !== null) throw new Error('command executor is stopped');
     if (this.running.has(execution.runId)) throw new Error(`run ${execution.runId} is already executing`);
     this.running.set(execution.runId, null);
+    this.unstarted.add(execution.runId);
     // After a crash the worker is relaunched lazily; messages posted before it is ready are queued.
     const worker = this.worker ?? this.launchWorker().worker;
     worker.postMessage({ type: 'run', execution } satisfies ToWorkerMessage);
   }
 
-  /** Kills the run's whole process group; its outcome becomes `cancelled` with this reason. */
+  /**
+   * Kills the run's whole process group; its outcome becomes `cancelled` with this reason. A run still
+   * waiting for a slot is cancelled without ever being spawned (its `started` has no pid).
+   */
   kill(runId: string, reason: string): boolean {
     if (!this.running.has(runId) || this.worker === null) return false;
     this.worker.postMessage({ type: 'kill', runId, reason } satisfies ToWorkerMessage);
     return true;
   }
 
+  /** Runs handed over and not finished, whether their child is alive yet or not. */
   runningCount(): number {
     return this.running.size;
+  }
+
+  /** Runs handed over whose child has not been spawned yet. */
+  queuedCount(): number {
+    return this.unstarted.size;
   }
 
   runningIds(): string[] {
     return [...this.running.keys()];
   }
 
-  /** Kills everything still running, waits for their `finished` events, then ends the worker. Idempotent. */
+  /**
+   * Cancels what still waits for a slot, kills everything running, waits for their `finished` events,
+   * then ends the worker. Idempotent.
+   */
   stop(options: { killReason?: string } = {}): Promise<void> {
     this.stopped ??= this.shutdown(options.killReason ?? 'executor stopped');
     return this.stopped;
@@ -128,6 +161,7 @@ export class CommandExecutor {
 
   private onWorkerMessage(message: Exclude<FromWorkerMessage, { type: 'ready' }>): void {
     if (!this.running.has(message.runId)) return;
+    this.unstarted.delete(message.runId);
     if (message.type === 'started') {
       this.running.set(message.runId, message.pid);
       this.emit('started', message.runId, message.pid, message.startedAt);
@@ -148,6 +182,7 @@ export class CommandExecutor {
   private reportAllLost(error: string): void {
     const lost = [...this.running];
     this.running.clear();
+    this.unstarted.clear();
     for (const [runId, pid] of lost) {
       // Children outlive the worker that spawned them; end them so a retry cannot overlap the original.
       if (pid !== null) signalProcessGroup(pid, 'SIGKILL');
@@ -194,6 +229,19 @@ export class CommandExecutor {
       }
     }
   }
+}
+
+/** How many children the open-file limit leaves room for; unlimited where /proc does not say. */
+function childSlotsWithinFdLimit(): number {
+  let limits: string;
+  try {
+    limits = readFileSync('/proc/self/limits', 'utf8');
+  } catch {
+    return Infinity;
+  }
+  const soft = /^Max open files\s+(\d+)/m.exec(limits)?.[1];
+  if (soft === undefined) return Infinity; // "unlimited"
+  return Math.max(1, Math.floor((Number(soft) - FDS_RESERVED) / FDS_PER_CHILD));
 }
 
 function ignore(): void {}

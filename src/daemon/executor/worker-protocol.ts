@@ -18,6 +18,8 @@ export type TerminationState = Extract<RunOutcome['state'], 'timed_out' | 'cance
 
 export interface SpawnWorkerOptions {
   killGraceMs: number;
+  /** Children alive at once; further runs wait in the worker, first come first served. */
+  maxAliveChildren: number;
 }
 
 export type ToWorkerMessage =
