@@ -104,6 +104,22 @@ describe('CommandExecutor', () => {
     expect(events).toEqual(['started:number', 'finished']);
   });
 
+  it('Given a command printing over time, when it runs, then its output arrives live in order before finished', async () => {
+    const executor = await startExecutor();
+    const seen: Array<{ at: number; data: string }> = [];
+    let finishedAt = 0;
+    executor.on('output', (_id, stream, data) => stream === 'stdout' && seen.push({ at: Date.now(), data }));
+    executor.on('finished', () => (finishedAt = Date.now()));
+
+    const outcome = await runToEnd(executor, { shell: 'echo one; sleep 0.6; echo two; sleep 0.6; echo three' });
+
+    expect(seen.map((chunk) => chunk.data).join('')).toBe(outcome.stdoutTail);
+    expect(outcome.stdoutTail).toBe('one\ntwo\nthree\n');
+    expect(seen.length).toBeGreaterThanOrEqual(3);
+    // The first line was seen while the command still ran, long before it ended.
+    expect(finishedAt - seen[0]!.at).toBeGreaterThan(500);
+  });
+
   it('Given a command exiting 3, when it ends, then the run failed with exit code 3', async () => {
     const executor = await startExecutor();
     const outcome = await runToEnd(executor, { shell: 'exit 3' });

@@ -5,6 +5,11 @@ import { OutputTail } from './output-tail.js';
 import { signalProcessGroup } from './process-group.js';
 import type { CommandExecution, FromWorkerMessage, TerminationState } from './worker-protocol.js';
 
+/** Live output is sent on at most this often per run, so a chatty child costs few messages. */
+const OUTPUT_FLUSH_MS = 100;
+/** Live output held back between flushes; beyond it, the oldest part is dropped (the tail keeps the end). */
+const OUTPUT_HOLD_BYTES = 64 * 1024;
+
 /** How long to wait after 'exit' for the pipes to close, so the tails are complete. */
 const DRAIN_WAIT_MS = 500;
 const SHELL = '/bin/sh';
@@ -20,6 +25,8 @@ export class ChildRun {
   private exit: ExitStatus | null = null;
   private termination: { state: TerminationState; error: string } | null = null;
   private done = false;
+  private readonly pendingOutput: { stdout: Buffer[]; stderr: Buffer[] } = { stdout: [], stderr: [] };
+  private outputTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly execution: CommandExecution,
@@ -27,6 +34,28 @@ export class ChildRun {
     private readonly report: (message: FromWorkerMessage) => void,
     private readonly onDone: () => void,
   ) {}
+
+  private onOutput(stream: 'stdout' | 'stderr', chunk: Buffer): void {
+    (stream === 'stdout' ? this.stdoutTail : this.stderrTail).push(chunk);
+    const pending = this.pendingOutput[stream];
+    pending.push(chunk);
+    let held = pending.reduce((sum, part) => sum + part.length, 0);
+    while (held > OUTPUT_HOLD_BYTES && pending.length > 1) held -= pending.shift()!.length;
+    this.outputTimer ??= setTimeout(() => this.flushOutput(), OUTPUT_FLUSH_MS);
+  }
+
+  /** Sends what was printed since the last flush; always before `finished`, so watchers see it all in order. */
+  private flushOutput(): void {
+    if (this.outputTimer) clearTimeout(this.outputTimer);
+    this.outputTimer = null;
+    for (const stream of ['stdout', 'stderr'] as const) {
+      const pending = this.pendingOutput[stream];
+      if (pending.length === 0) continue;
+      const data = Buffer.concat(pending).toString('utf8');
+      pending.length = 0;
+      this.report({ type: 'output', runId: this.execution.runId, stream, data });
+    }
+  }
 
   start(): void {
     const { runId, argv, shell, cwd, env, stdin, timeoutMs } = this.execution;
@@ -51,8 +80,8 @@ export class ChildRun {
     child.on('error', (error) => {
       if (child.pid === undefined) this.finishFailed(describeSpawnError(file, error));
     });
-    child.stdout?.on('data', (chunk: Buffer) => this.stdoutTail.push(chunk)).on('error', ignore);
-    child.stderr?.on('data', (chunk: Buffer) => this.stderrTail.push(chunk)).on('error', ignore);
+    child.stdout?.on('data', (chunk: Buffer) => this.onOutput('stdout', chunk)).on('error', ignore);
+    child.stderr?.on('data', (chunk: Buffer) => this.onOutput('stderr', chunk)).on('error', ignore);
     if (stdin !== null && child.stdin) {
       child.stdin.on('error', ignore); // EPIPE: a child that doesn't read its payload has not failed
       child.stdin.end(stdin);
@@ -141,6 +170,7 @@ export class ChildRun {
       stdoutTail: this.stdoutTail.toString(),
       stderrTail: this.stderrTail.toString(),
     };
+    this.flushOutput();
     this.report({ type: 'finished', runId: this.execution.runId, outcome });
     this.onDone();
   }

@@ -15,6 +15,8 @@ export interface ExecutorEvents {
   /** Always precedes `finished`; pid is null when the command could not be started. */
   started: (runId: string, pid: number | null, startedAt: number) => void;
   finished: (runId: string, outcome: RunOutcome) => void;
+  /** Live output, a batch at a time (at most every 100 ms per run), always before `finished`. */
+  output: (runId: string, stream: 'stdout' | 'stderr', data: string) => void;
 }
 
 const DEFAULT_KILL_GRACE_MS = 2_000;
@@ -55,6 +57,7 @@ export class CommandExecutor {
   private readonly listeners: { [E in keyof ExecutorEvents]: Set<ExecutorEvents[E]> } = {
     started: new Set(),
     finished: new Set(),
+    output: new Set(),
   };
   private readonly idleWaiters = new Set<() => void>();
   private stopped: Promise<void> | null = null;
@@ -161,6 +164,10 @@ export class CommandExecutor {
 
   private onWorkerMessage(message: Exclude<FromWorkerMessage, { type: 'ready' }>): void {
     if (!this.running.has(message.runId)) return;
+    if (message.type === 'output') {
+      this.emit('output', message.runId, message.stream, message.data);
+      return;
+    }
     this.unstarted.delete(message.runId);
     if (message.type === 'started') {
       this.running.set(message.runId, message.pid);

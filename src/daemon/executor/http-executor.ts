@@ -59,6 +59,7 @@ export class HttpExecutor {
   private readonly listeners: { [E in keyof ExecutorEvents]: Set<ExecutorEvents[E]> } = {
     started: new Set(),
     finished: new Set(),
+    output: new Set(),
   };
   private readonly idleWaiters = new Set<() => void>();
   private stopped: Promise<void> | null = null;
