@@ -1,7 +1,6 @@
 import { Command, Errors, type Interfaces } from '@oclif/core';
 import { chalkStderr } from 'chalk';
 import { DaemonClient } from '../client/daemon-client.js';
-import { resolveLocations } from '../ipc/locations.js';
 import { classifyFailure, type Failure } from './failure.js';
 import { hostTimeZone, type Viewer } from './format/time.js';
 
@@ -17,7 +16,11 @@ export abstract class SchedCommand extends Command {
 
   /** The connection to this host's daemon, opened on first use and closed when the command ends. */
   protected async client(): Promise<DaemonClient> {
-    this.daemonClient ??= await DaemonClient.connect(resolveLocations(process.env).socketPath);
+    if (this.daemonClient === undefined) {
+      // The socket may be set in config.toml as well as in SCHED_SOCKET; both win over the default.
+      const { clientSocketPath } = await import('../config/client-socket.js');
+      this.daemonClient = await DaemonClient.connect(await clientSocketPath(process.env));
+    }
     return this.daemonClient;
   }
 

@@ -109,6 +109,8 @@ export const jobInputSchema = z.object({
   cron: z.string().optional(),
   at: z.string().optional(),
   every: z.string().optional(),
+  /** Where an `every` grid starts, as an ISO instant (default: when the job is added); for restores. */
+  everyAnchor: z.string().optional(),
   timezone: z.string().optional(),
   argv: z.array(z.string()).optional(),
   shell: z.string().optional(),

@@ -120,7 +120,7 @@ function checkTimezone(timezone: string): string {
 
 /** Returns undefined when no schedule field is given, so a patch keeps the current schedule. */
 function buildSchedule(
-  texts: Pick<JobInput, 'cron' | 'at' | 'every'>,
+  texts: Pick<JobInput, 'cron' | 'at' | 'every' | 'everyAnchor'>,
   timezone: string,
   ctx: NormalizeContext,
   current: Schedule | null,
@@ -153,9 +153,30 @@ function buildSchedule(
   if (texts.every !== undefined) {
     const intervalMs = parseEvery(texts.every);
     const keepAnchor = current?.kind === 'every' && current.intervalMs === intervalMs;
-    return { kind: 'every', intervalMs, anchorMs: keepAnchor ? current.anchorMs : ctx.now };
+    const anchorMs =
+      texts.everyAnchor !== undefined
+        ? parseAnchor(texts.everyAnchor)
+        : keepAnchor
+          ? current.anchorMs
+          : ctx.now;
+    return { kind: 'every', intervalMs, anchorMs };
   }
   return undefined;
+}
+
+function parseAnchor(text: string): number {
+  const anchorMs = /^\d{4}-\d{2}-\d{2}T.*(Z|[+-]\d{2}:?\d{2})$/.test(text) ? Date.parse(text) : NaN;
+  if (Number.isNaN(anchorMs)) {
+    throw inputError(
+      'VALIDATION_FAILED',
+      `Invalid interval anchor "${text}".`,
+      'Give the anchor as an ISO instant with an offset, such as 2026-01-01T00:00:00Z.',
+      {
+        value: text,
+      },
+    );
+  }
+  return anchorMs;
 }
 
 function checkLabels(labels: Record<string, string>): Record<string, string> {

@@ -60,7 +60,9 @@ export class RunLauncher {
       );
       executor.on('finished', (runId, outcome) => this.write(runId, () => this.finish(runId, outcome)));
     }
-    options.commands.on('output', (runId, stream, data) => options.events.emit('run:output', { runId, stream, data }));
+    options.commands.on('output', (runId, stream, data) =>
+      options.events.emit('run:output', { runId, stream, data }),
+    );
   }
 
   /** Starts a run that is already `running` in the store. */

@@ -111,7 +111,9 @@ describe('CommandExecutor', () => {
     executor.on('output', (_id, stream, data) => stream === 'stdout' && seen.push({ at: Date.now(), data }));
     executor.on('finished', () => (finishedAt = Date.now()));
 
-    const outcome = await runToEnd(executor, { shell: 'echo one; sleep 0.6; echo two; sleep 0.6; echo three' });
+    const outcome = await runToEnd(executor, {
+      shell: 'echo one; sleep 0.6; echo two; sleep 0.6; echo three',
+    });
 
     expect(seen.map((chunk) => chunk.data).join('')).toBe(outcome.stdoutTail);
     expect(outcome.stdoutTail).toBe('one\ntwo\nthree\n');

@@ -87,7 +87,7 @@ describe('retention', () => {
       expect(old.n).toBe(0);
       const ticks = db
         .prepare(
-          `SELECT scheduled_for AS due, created_at AS fired FROM runs r JOIN jobs j ON j.id = r.job_id WHERE j.name = 'tick' ORDER BY scheduled_for`,
+          `SELECT r.scheduled_for AS due, r.created_at AS fired FROM runs r JOIN jobs j ON j.id = r.job_id WHERE j.name = 'tick' ORDER BY r.scheduled_for`,
         )
         .all() as Array<{ due: number; fired: number }>;
       expect(ticks.length).toBeGreaterThanOrEqual(5);

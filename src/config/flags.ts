@@ -1,0 +1,55 @@
+import { Flags } from '@oclif/core';
+import { LOG_LEVELS, type FlagValues } from './keys.js';
+
+/**
+ * The flags that override config.toml and the environment. They stay text here: the config resolver
+ * checks them like every other layer, so a bad value is reported the same way wherever it came from.
+ */
+export const configFlags = {
+  store: Flags.string({
+    summary: 'Where jobs are kept: sqlite:PATH or a postgres:// URL (config: store, env: SCHED_STORE).',
+    helpValue: 'URL',
+  }),
+  socket: Flags.string({
+    summary: 'The Unix socket to listen on (config: socket, env: SCHED_SOCKET).',
+    helpValue: 'PATH',
+  }),
+  'max-concurrent': Flags.string({
+    summary: 'Run at most N jobs at once (config: max_concurrent, env: SCHED_MAX_CONCURRENT).',
+    helpValue: 'N',
+  }),
+  metrics: Flags.string({
+    summary:
+      'Serve /metrics and /health on host:port, or "off" (config: metrics_address, env: SCHED_METRICS_ADDRESS).',
+    helpValue: 'ADDRESS',
+  }),
+  'log-level': Flags.string({
+    summary: 'Log level (config: log_level, env: SCHED_LOG_LEVEL).',
+    options: [...LOG_LEVELS],
+    helpValue: 'LEVEL',
+  }),
+  tz: Flags.string({
+    summary: 'Default time zone for jobs added without --tz, an IANA name (config: timezone, env: SCHED_TZ).',
+    helpValue: 'ZONE',
+  }),
+};
+
+export interface ConfigFlagInput {
+  store?: string;
+  socket?: string;
+  'max-concurrent'?: string;
+  metrics?: string;
+  'log-level'?: string;
+  tz?: string;
+}
+
+export function configFlagValues(flags: ConfigFlagInput): FlagValues {
+  return {
+    store: flags.store,
+    socket: flags.socket,
+    max_concurrent: flags['max-concurrent'],
+    metrics_address: flags.metrics,
+    log_level: flags['log-level'],
+    timezone: flags.tz,
+  };
+}

@@ -1,0 +1,177 @@
+import path from 'node:path';
+import { z } from 'zod';
+import { isSchedError } from '../core/errors.js';
+import { assertTimezone, isValidTimezone } from '../core/schedule/timezone.js';
+
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface Retention {
+  succeededDays: number;
+  failedDays: number;
+  maxRunsPerJob: number;
+  auditDays: number;
+}
+
+export const DEFAULT_RETENTION: Readonly<Retention> = Object.freeze({
+  succeededDays: 90,
+  failedDays: 30,
+  maxRunsPerJob: 1000,
+  auditDays: 365,
+});
+
+/** Values that depend on the host (its zone, where its files live), computed at the edge. */
+export interface HostDefaults {
+  store: string;
+  socket: string;
+  timezone: string;
+}
+
+/**
+ * One setting: its name in config.toml (dotted for tables), where else it may come from, what a valid
+ * value looks like (said in words for error messages, checked by zod) and its default.
+ */
+export interface KeySpec {
+  key: string;
+  env?: string;
+  flag?: string;
+  /** Completes "… must be ___ (got …)". */
+  expects: string;
+  schema: z.ZodType;
+  /** Environment variables and flags are text; this turns it into what the schema checks. */
+  fromText: (text: string) => unknown;
+  default: (host: HostDefaults) => unknown;
+  /** A better hint than the generic one for a bad value, such as the zone that was probably meant. */
+  hintFor?: (value: string) => string | undefined;
+}
+
+// A Unix socket path has to fit in sockaddr_un.sun_path (108 bytes on Linux, with the NUL).
+const MAX_SOCKET_PATH_BYTES = 107;
+const ADDRESS = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/;
+
+const wholeNumber = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
+const asText = (text: string): unknown => text;
+const asNumber = (text: string): unknown => (/^\s*-?\d+\s*$/.test(text) ? Number(text) : text);
+
+export function isStoreUrl(text: string): boolean {
+  if (/^sqlite:/.test(text)) return text.replace(/^sqlite:(\/\/)?/, '').length > 0;
+  if (!/^postgres(ql)?:\/\//.test(text)) return false;
+  try {
+    return new URL(text).hostname !== '' || new URL(text).searchParams.has('host');
+  } catch {
+    return false;
+  }
+}
+
+function isSocketPath(text: string): boolean {
+  return path.isAbsolute(text) && Buffer.byteLength(text) <= MAX_SOCKET_PATH_BYTES;
+}
+
+function isOff(value: unknown): boolean {
+  return value === false || (typeof value === 'string' && ['', 'off', 'none', 'false'].includes(value));
+}
+
+// Port 0 asks for any free port (the daemon logs the one it got), which tests use.
+function isAddress(text: string): boolean {
+  const port = ADDRESS.exec(text)?.[2];
+  return port !== undefined && Number(port) <= 65_535;
+}
+
+function timezoneHint(value: string): string | undefined {
+  try {
+    assertTimezone(value.trim());
+  } catch (error) {
+    if (isSchedError(error)) return error.hint;
+  }
+  return undefined;
+}
+
+function retentionKey(key: string, unit: string, fallback: number): KeySpec {
+  return {
+    key: `retention.${key}`,
+    expects: `a whole number of ${unit} ≥ 1`,
+    schema: wholeNumber,
+    fromText: asNumber,
+    default: () => fallback,
+  };
+}
+
+/** Every setting sched reads from config.toml, the environment or flags. */
+export const KEY_SPECS: readonly KeySpec[] = [
+  {
+    key: 'store',
+    env: 'SCHED_STORE',
+    flag: '--store',
+    expects: 'a store URL such as "sqlite:/var/lib/sched/sched.db" or "postgres://host/db"',
+    schema: z.string().refine(isStoreUrl),
+    fromText: asText,
+    default: (host) => host.store,
+  },
+  {
+    key: 'socket',
+    env: 'SCHED_SOCKET',
+    flag: '--socket',
+    expects: `an absolute path of at most ${MAX_SOCKET_PATH_BYTES} bytes`,
+    schema: z.string().refine(isSocketPath),
+    fromText: asText,
+    default: (host) => host.socket,
+  },
+  {
+    key: 'max_concurrent',
+    env: 'SCHED_MAX_CONCURRENT',
+    flag: '--max-concurrent',
+    expects: 'a whole number ≥ 1',
+    schema: wholeNumber,
+    fromText: asNumber,
+    default: () => null,
+  },
+  {
+    key: 'timezone',
+    env: 'SCHED_TZ',
+    flag: '--tz',
+    expects: 'an IANA time zone such as "Europe/Berlin" or "UTC"',
+    schema: z.string().refine(isValidTimezone),
+    fromText: (text) => text.trim(),
+    default: (host) => host.timezone,
+    hintFor: timezoneHint,
+  },
+  {
+    key: 'log_level',
+    env: 'SCHED_LOG_LEVEL',
+    flag: '--log-level',
+    expects: `one of ${LOG_LEVELS.join(', ')}`,
+    schema: z.enum(LOG_LEVELS),
+    fromText: (text) => text.trim().toLowerCase(),
+    default: () => 'info',
+  },
+  {
+    key: 'metrics_address',
+    env: 'SCHED_METRICS_ADDRESS',
+    flag: '--metrics',
+    expects: 'host:port such as "127.0.0.1:9464", or "off"',
+    schema: z
+      .union([z.literal(false), z.string().refine((text) => isOff(text) || isAddress(text))])
+      .transform((value) => (isOff(value) ? null : value)),
+    fromText: (text) => text.trim(),
+    default: () => null,
+  },
+  retentionKey('succeeded_days', 'days', DEFAULT_RETENTION.succeededDays),
+  retentionKey('failed_days', 'days', DEFAULT_RETENTION.failedDays),
+  retentionKey('max_runs_per_job', 'runs', DEFAULT_RETENTION.maxRunsPerJob),
+  retentionKey('audit_days', 'days', DEFAULT_RETENTION.auditDays),
+];
+
+export type ConfigKey =
+  | 'store'
+  | 'socket'
+  | 'max_concurrent'
+  | 'timezone'
+  | 'log_level'
+  | 'metrics_address'
+  | 'retention.succeeded_days'
+  | 'retention.failed_days'
+  | 'retention.max_runs_per_job'
+  | 'retention.audit_days';
+
+/** The keys that a flag can set, by flag name without dashes (`max-concurrent`). */
+export type FlagValues = Partial<Record<ConfigKey, string | undefined>>;

@@ -1,0 +1,214 @@
+import { parse as parseToml, TomlError } from 'smol-toml';
+import { z } from 'zod';
+import { SchedError } from '../core/errors.js';
+import {
+  KEY_SPECS,
+  type ConfigKey,
+  type FlagValues,
+  type HostDefaults,
+  type KeySpec,
+  type LogLevel,
+  type Retention,
+} from './keys.js';
+
+export type ConfigSource =
+  | { kind: 'flag'; name: string }
+  | { kind: 'env'; name: string }
+  | { kind: 'file'; path: string }
+  | { kind: 'default' };
+
+/** The settings a daemon or client runs with, each traced to where it came from. Frozen. */
+export interface ResolvedConfig {
+  readonly store: string;
+  readonly socket: string;
+  /** At most this many runs at once; null means no limit. */
+  readonly maxConcurrent: number | null;
+  readonly timezone: string;
+  readonly logLevel: LogLevel;
+  /** host:port of the metrics and health listener; null when it is off. */
+  readonly metricsAddress: string | null;
+  readonly retention: Readonly<Retention>;
+  /** The config file that was read, if any. */
+  readonly file: string | null;
+  readonly values: Readonly<Record<ConfigKey, unknown>>;
+  readonly sources: Readonly<Record<ConfigKey, ConfigSource>>;
+}
+
+export interface ConfigInputs {
+  env: Readonly<Record<string, string | undefined>>;
+  /** Raw flag text by config key; absent or undefined when the flag was not given. */
+  flags: FlagValues;
+  file: { path: string; text: string } | null;
+  host: HostDefaults;
+}
+
+const CONFIG_HINT =
+  'Fix the value, or remove it to use the default; `sched config show` lists every setting.';
+
+/**
+ * Precedence: flags > environment > config file > defaults. Each layer is checked with the same zod
+ * schema per key, and an error names the key and where it came from. No I/O: the caller reads the file.
+ */
+export function resolveConfig(inputs: ConfigInputs): ResolvedConfig {
+  const fileValues = inputs.file === null ? new Map<string, unknown>() : readFile(inputs.file);
+  const values = {} as Record<ConfigKey, unknown>;
+  const sources = {} as Record<ConfigKey, ConfigSource>;
+  for (const spec of KEY_SPECS) {
+    const key = spec.key as ConfigKey;
+    const flagText = inputs.flags[key];
+    const envText = spec.env === undefined ? undefined : inputs.env[spec.env];
+    if (flagText !== undefined && spec.flag !== undefined) {
+      values[key] = checkText(spec, flagText, spec.flag);
+      sources[key] = { kind: 'flag', name: spec.flag };
+    } else if (envText !== undefined && envText !== '' && spec.env !== undefined) {
+      values[key] = checkText(spec, envText, spec.env);
+      sources[key] = { kind: 'env', name: spec.env };
+    } else if (fileValues.has(key) && inputs.file !== null) {
+      values[key] = fileValues.get(key);
+      sources[key] = { kind: 'file', path: inputs.file.path };
+    } else {
+      values[key] = spec.default(inputs.host);
+      sources[key] = { kind: 'default' };
+    }
+  }
+  return deepFreeze({
+    store: values.store as string,
+    socket: values.socket as string,
+    maxConcurrent: values.max_concurrent as number | null,
+    timezone: values.timezone as string,
+    logLevel: values.log_level as LogLevel,
+    metricsAddress: values.metrics_address as string | null,
+    retention: {
+      succeededDays: values['retention.succeeded_days'] as number,
+      failedDays: values['retention.failed_days'] as number,
+      maxRunsPerJob: values['retention.max_runs_per_job'] as number,
+      auditDays: values['retention.audit_days'] as number,
+    },
+    file: inputs.file?.path ?? null,
+    values,
+    sources,
+  });
+}
+
+function checkText(spec: KeySpec, text: string, origin: string): unknown {
+  const result = spec.schema.safeParse(spec.fromText(text));
+  if (result.success) return result.data;
+  throw new SchedError(
+    'VALIDATION_FAILED',
+    `${origin} must be ${spec.expects} (got ${JSON.stringify(text)}).`,
+    {
+      hint:
+        spec.hintFor?.(text) ??
+        (origin.startsWith('--') ? `See the flag's help for its format.` : CONFIG_HINT),
+      details: { key: spec.key, origin, value: text },
+    },
+  );
+}
+
+/** The document's shape: known keys only (a typo is an error, not a silently ignored line). */
+function documentSchema(): z.ZodType {
+  const top: Record<string, z.ZodType> = {};
+  const tables: Record<string, Record<string, z.ZodType>> = {};
+  for (const spec of KEY_SPECS) {
+    const [first = '', second] = spec.key.split('.');
+    if (second === undefined) top[first] = spec.schema.optional();
+    else (tables[first] ??= {})[second] = spec.schema.optional();
+  }
+  for (const [name, shape] of Object.entries(tables)) top[name] = z.strictObject(shape).optional();
+  return z.strictObject(top);
+}
+
+function readFile(file: { path: string; text: string }): Map<string, unknown> {
+  let document: Record<string, unknown>;
+  try {
+    document = parseToml(file.text) as Record<string, unknown>;
+  } catch (error) {
+    if (!(error instanceof TomlError)) throw error;
+    const reason = error.message.split('\n')[0]?.replace(/^Invalid TOML document: /, '') ?? 'invalid TOML';
+    throw new SchedError(
+      'VALIDATION_FAILED',
+      `${file.path}: line ${error.line}, column ${error.column}: ${reason}.`,
+      {
+        hint: 'config.toml is TOML: key = value lines, strings in quotes, [retention] for retention settings.',
+        details: { path: file.path, line: error.line, column: error.column },
+      },
+    );
+  }
+  const result = documentSchema().safeParse(document);
+  if (!result.success) {
+    const problems = result.error.issues.flatMap((issue) => describeIssue(issue, document));
+    throw new SchedError('VALIDATION_FAILED', `${file.path}: ${problems.join('; ')}.`, {
+      hint: CONFIG_HINT,
+      details: { path: file.path, problems },
+    });
+  }
+  const values = new Map<string, unknown>();
+  const parsed = result.data as Record<string, unknown>;
+  for (const spec of KEY_SPECS) {
+    const value = lookup(parsed, spec.key.split('.'));
+    if (value !== undefined) values.set(spec.key, value);
+  }
+  return values;
+}
+
+function describeIssue(issue: z.core.$ZodIssue, document: unknown): string[] {
+  const prefix = issue.path.map(String);
+  if (issue.code === 'unrecognized_keys') {
+    return issue.keys.map((name) => {
+      const key = [...prefix, name].join('.');
+      const near = closestKey(key);
+      return `unknown key "${key}"${near === undefined ? '' : ` (did you mean "${near}"?)`}`;
+    });
+  }
+  const key = prefix.join('.');
+  const spec = KEY_SPECS.find((candidate) => candidate.key === key);
+  const got = describeValue(lookup(document, prefix));
+  if (spec === undefined) return [`"${key}" must be a table such as [${key}] (got ${got})`];
+  return [`"${key}" must be ${spec.expects} (got ${got})`];
+}
+
+function lookup(document: unknown, keyPath: readonly string[]): unknown {
+  let value = document;
+  for (const part of keyPath) {
+    if (typeof value !== 'object' || value === null) return undefined;
+    value = (value as Record<string, unknown>)[part];
+  }
+  return value;
+}
+
+function describeValue(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object' && value !== null) return 'a table';
+  return String(value);
+}
+
+function closestKey(key: string): string | undefined {
+  let best: { key: string; distance: number } | undefined;
+  for (const spec of KEY_SPECS) {
+    const distance = editDistance(key, spec.key);
+    if (distance <= 3 && (best === undefined || distance < best.distance)) best = { key: spec.key, distance };
+  }
+  return best?.key;
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost);
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}
