@@ -65,6 +65,7 @@ describe('the command surface of the operations commands', () => {
           'max-concurrent',
           'metrics',
           'quiet',
+          'retention-interval',
           'socket',
           'store',
           'tz',

@@ -6,9 +6,12 @@ import { makeHome, removeHome, repoRoot, sched, schedBin } from '../support/sche
 const home = makeHome('sched-ops-help-');
 afterAll(() => removeHome(home));
 
-// Every command oclif knows, the plugins' included, as the words a user types.
+// Every command oclif knows, the plugins' included, as the words a user types. `help` is oclif's own
+// help command: it is what prints the examples of the others.
 const config = await Config.load(repoRoot);
-const commands = config.commands.filter((command) => !command.hidden).map((command) => command.id.split(':'));
+const commands = config.commands
+  .filter((command) => !command.hidden && command.id !== 'help')
+  .map((command) => command.id.split(':'));
 
 function hasScript(): boolean {
   try {
