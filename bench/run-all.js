@@ -14,7 +14,14 @@ import { makeTempDir, removeTempDir, trackChild } from './lib/processes.js';
 import { SUMMARY_COLUMNS, machine } from './lib/report.js';
 import { renderTable } from './lib/table.js';
 
-const BENCHMARKS = ['creates', 'get-latency', 'firing-lateness', 'spawn-lateness', 'cli-startup'];
+const BENCHMARKS = [
+  'creates',
+  'get-latency',
+  'firing-lateness',
+  'spawn-lateness',
+  'cli-startup',
+  'dash-redraw',
+];
 const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim());
 const selected = only ? BENCHMARKS.filter((name) => only.includes(name)) : BENCHMARKS;
 

@@ -1,6 +1,20 @@
 import { SchedError, type ErrorShape } from '../core/errors.js';
-import type { Method, Params, RequestMessage, ResponseMessage, Results } from '../ipc/protocol.js';
+import type {
+  EventMessage,
+  Method,
+  Params,
+  RequestMessage,
+  ResponseMessage,
+  Results,
+  StreamEvent,
+} from '../ipc/protocol.js';
 import type { ClientConnection } from '../ipc/transport.js';
+
+/** Where the events of one `events.subscribe` go; `closed` is called once, when the connection ends. */
+export interface StreamListener {
+  event(event: StreamEvent): void;
+  closed(): void;
+}
 
 const START_HINT = 'Start it with `sched daemon run` (or set SCHED_HOME to the home of a running daemon).';
 
@@ -11,13 +25,15 @@ export class DaemonClient {
     number,
     { resolve: (value: unknown) => void; reject: (error: Error) => void }
   >();
+  /** Event streams on this connection, by the id of the `events.subscribe` request that opened them. */
+  private readonly streams = new Map<number, StreamListener>();
   private closed = false;
 
   private constructor(
     private readonly connection: ClientConnection,
     private readonly socketPath: string,
   ) {
-    connection.onMessage((message) => this.receive(message as ResponseMessage));
+    connection.onMessage((message) => this.receive(message as ResponseMessage | EventMessage));
     connection.onClose(() => this.failAll('The sched daemon closed the connection.'));
   }
 
@@ -49,12 +65,38 @@ export class DaemonClient {
     });
   }
 
+  /**
+   * Sends `events.subscribe` and routes the events tagged with its id to `listener`. The listener is in
+   * place before the request leaves, since the daemon may publish an event before its reply is read.
+   * `src/client/event-subscription.ts` turns this into an async iterator.
+   */
+  openStream(
+    params: Params<'events.subscribe'>,
+    listener: StreamListener,
+  ): { id: number; ready: Promise<Results['events.subscribe']> } {
+    const id = this.nextId;
+    this.streams.set(id, listener);
+    const ready = this.call('events.subscribe', params);
+    ready.catch(() => this.streams.delete(id));
+    return { id, ready };
+  }
+
+  /** Stops routing a stream's events (the daemon keeps sending them until the connection closes). */
+  closeStream(id: number): void {
+    this.streams.delete(id);
+  }
+
   close(): void {
     this.closed = true;
+    this.endStreams();
     this.connection.close();
   }
 
-  private receive(message: ResponseMessage): void {
+  private receive(message: ResponseMessage | EventMessage): void {
+    if (message?.kind === 'event') {
+      this.streams.get(message.subscription)?.event(message.event);
+      return;
+    }
     if (message?.kind !== 'response') return;
     const waiter = this.pending.get(message.id);
     if (!waiter) return;
@@ -65,10 +107,17 @@ export class DaemonClient {
 
   private failAll(reason: string): void {
     this.closed = true;
+    this.endStreams();
     for (const [id, waiter] of this.pending) {
       this.pending.delete(id);
       waiter.reject(this.unavailable(reason));
     }
+  }
+
+  private endStreams(): void {
+    const streams = [...this.streams.values()];
+    this.streams.clear();
+    for (const stream of streams) stream.closed();
   }
 
   private unavailable(message: string): SchedError {

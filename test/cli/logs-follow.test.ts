@@ -1,0 +1,176 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chunksInTail, StreamEcho } from '../../src/commands/logs.js';
+import {
+  makeHome,
+  removeHome,
+  sched,
+  schedBin,
+  startDaemon,
+  waitFor,
+  type RunningDaemon,
+} from '../support/sched-harness.js';
+
+/** Waits for a flag file (so the test can start following first), then talks for about 2.5 s. */
+const slowTalker = (flag: string) =>
+  `while [ ! -e ${flag} ]; do sleep 0.05; done; echo one; sleep 1.2; echo two; sleep 1.2; echo three >&2`;
+
+interface Followed {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  /** When each stdout chunk arrived, in ms since the follower started, with its text. */
+  arrivals: { at: number; text: string }[];
+  exitedAt: number;
+}
+
+function follow(home: string, args: string[]): { stderr: () => string; done: Promise<Followed> } {
+  const started = performance.now();
+  const child = spawn(process.execPath, [schedBin, 'logs', '--follow', ...args], {
+    env: { ...process.env, SCHED_HOME: home, NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const result: Followed = { code: null, stdout: '', stderr: '', arrivals: [], exitedAt: 0 };
+  child.stdout.setEncoding('utf8').on('data', (text: string) => {
+    result.stdout += text;
+    result.arrivals.push({ at: performance.now() - started, text });
+  });
+  child.stderr.setEncoding('utf8').on('data', (text: string) => (result.stderr += text));
+  return {
+    stderr: () => result.stderr,
+    done: new Promise((resolve) =>
+      child.once('close', (code) => resolve({ ...result, code, exitedAt: performance.now() - started })),
+    ),
+  };
+}
+
+describe('sched logs --follow', () => {
+  let home: string;
+  let daemon: RunningDaemon;
+  let flag: string;
+  let mark: string;
+  let go: string;
+
+  beforeAll(async () => {
+    home = makeHome();
+    daemon = await startDaemon(home);
+    flag = path.join(home, 'go');
+    expect((await sched(home, ['add', 'talker', '--every', '1h', '--shell', slowTalker(flag)])).code).toBe(0);
+    mark = path.join(home, 'early-printed');
+    go = path.join(home, 'go-on');
+    const early = `echo early; touch ${mark}; while [ ! -e ${go} ]; do sleep 0.05; done; echo late; sleep 1`;
+    expect((await sched(home, ['add', 'early', '--every', '1h', '--shell', early])).code).toBe(0);
+    expect((await sched(home, ['add', 'quiet', '--every', '1h', '--', 'sh', '-c', 'echo fine'])).code).toBe(
+      0,
+    );
+  });
+
+  afterAll(async () => {
+    await daemon.stop();
+    removeHome(home);
+  });
+
+  it('given a run that prints over 2 seconds, when followed from its start, then its output comes live, once, in order, then how it ended', async () => {
+    const run = (await sched(home, ['trigger', 'talker', '--json'])).json;
+    const follower = follow(home, [run.id]);
+    // The follower has subscribed and read the run once it says the run is running; then it may talk.
+    await waitFor(async () => follower.stderr().includes(`Run ${run.id} of talker, attempt 1: running`));
+    fs.writeFileSync(flag, '');
+    const followed = await follower.done;
+
+    expect(followed.code).toBe(0);
+    expect(followed.stdout).toBe('one\ntwo\n');
+    expect(followed.stderr).toContain('three\n');
+    expect(followed.stderr.trimEnd().split('\n').at(-1)).toMatch(
+      new RegExp(`^Run ${run.id} of talker, attempt 1: succeeded, exit 0, took [234]s$`),
+    );
+    // Live: "one" was there well before the run ended, not printed at the end.
+    const one = followed.arrivals.find((arrival) => arrival.text.includes('one'))!;
+    expect(followed.exitedAt - one.at).toBeGreaterThan(1_500);
+  });
+
+  it('given a run that printed before it was followed, when it ends, then what came live is printed and the rest is pointed to', async () => {
+    const run = (await sched(home, ['trigger', 'early', '--json'])).json;
+    // "early" is printed (and on the event stream within 100 ms) long before a new process subscribes.
+    await waitFor(async () => fs.existsSync(mark));
+    const follower = follow(home, [run.id]);
+    await waitFor(async () => follower.stderr().includes(`Run ${run.id} of early, attempt 1: running`));
+    fs.writeFileSync(go, '');
+    const followed = await follower.done;
+    expect(followed.code).toBe(0);
+    expect(followed.stdout).toBe('late\n');
+    expect(followed.stderr).toContain(
+      `(6 bytes of stdout came before following began; \`sched logs ${run.id}\` shows all that was kept)`,
+    );
+  });
+
+  it('given a finished run, when followed, then it prints like sched logs and exits at once', async () => {
+    const run = (await sched(home, ['trigger', 'quiet', '--json'])).json;
+    await waitFor(async () => (await sched(home, ['logs', run.id, '--json'])).json?.state === 'succeeded');
+    const followed = await follow(home, [run.id]).done;
+    expect(followed.code).toBe(0);
+    expect(followed.stdout).toBe('fine\n');
+    expect(followed.stderr).toMatch(
+      new RegExp(`^Run ${run.id} of quiet, attempt 1: succeeded, exit 0, took \\S+\\n$`),
+    );
+  });
+
+  it('given --json, when a run is followed, then it prints the finished run as JSON', async () => {
+    const run = (await sched(home, ['trigger', 'quiet', '--json'])).json;
+    const result = await sched(home, ['logs', '--follow', run.id, '--json']);
+    expect(result.code).toBe(0);
+    expect(result.json).toMatchObject({ id: run.id, state: 'succeeded', stdoutTail: 'fine\n' });
+  });
+
+  it('given an unknown run, when followed, then it says so and exits 3', async () => {
+    const result = await sched(home, ['logs', '--follow', '01938f6e-7c1a-7cc2-9d3e-5b2f0a6c1d44']);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain('No run with id 01938f6e-7c1a-7cc2-9d3e-5b2f0a6c1d44.');
+  });
+});
+
+describe('chunksInTail', () => {
+  it('given chunks that the kept tail already ends with, when counted, then those leading chunks are skipped', () => {
+    expect(chunksInTail('zero\none\ntwo\n', ['one\n', 'two\n', 'three\n'])).toBe(2);
+  });
+
+  it('given an empty tail, when counted, then every chunk is new', () => {
+    expect(chunksInTail('', ['one\n'])).toBe(0);
+  });
+});
+
+describe('StreamEcho', () => {
+  const echo = (tail: string) => {
+    const written: string[] = [];
+    return { written, stream: new StreamEcho(tail, (text) => written.push(text)) };
+  };
+
+  it('given a kept tail that already holds the first chunks, when they arrive, then they are not printed twice', () => {
+    const { written, stream } = echo('zero\none\n');
+    stream.chunk('one\n');
+    stream.chunk('two\n');
+    expect(written).toEqual(['zero\none\n', 'two\n']);
+  });
+
+  it('given nothing came live, when the run ends, then its kept output is printed', () => {
+    const { written, stream } = echo('');
+    expect(stream.finish('all of it')).toBe(0);
+    expect(written).toEqual(['all of it\n']);
+  });
+
+  it('given output before following began, when the run ends, then its size is told', () => {
+    const { stream } = echo('');
+    stream.chunk('late\n');
+    expect(stream.finish('early\nlate\n')).toBe(6);
+  });
+
+  it('given the end reported before the last chunk, when the run ends, then the rest comes from the kept tail', () => {
+    const { written, stream } = echo('');
+    stream.chunk('one\n');
+    expect(stream.finish('one\ntwo\n')).toBe(0);
+    expect(written).toEqual(['one\n', 'two\n']);
+  });
+});

@@ -1,0 +1,165 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  makeHome,
+  removeHome,
+  sched,
+  schedBin,
+  startDaemon,
+  waitFor,
+  type RunningDaemon,
+} from '../support/sched-harness.js';
+
+/** `sched watch …` as a running process whose output lines the test reads as they come. */
+interface Watcher {
+  process: ChildProcess;
+  lines: string[];
+  stderr: () => string;
+  exited: Promise<number | null>;
+}
+
+function watch(home: string, args: string[]): Watcher {
+  const child = spawn(process.execPath, [schedBin, 'watch', ...args], {
+    env: { ...process.env, SCHED_HOME: home, NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: string[] = [];
+  let pending = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    pending += chunk;
+    const parts = pending.split('\n');
+    pending = parts.pop()!;
+    lines.push(...parts);
+  });
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { process: child, lines, stderr: () => stderr, exited };
+}
+
+/**
+ * A watcher prints nothing until an event comes, so "subscribed" is seen by causing events until one
+ * shows up: each probe is a job added and cancelled again.
+ */
+async function subscribed(home: string, watcher: Watcher): Promise<void> {
+  let probe = 0;
+  await waitFor(
+    async () => {
+      const name = `probe-${probe++}`;
+      await sched(home, ['add', name, '--every', '1h', '--', 'true']);
+      await sched(home, ['cancel', name]);
+      return watcher.lines.some((line) => line.includes('probe-'));
+    },
+    30_000,
+    200,
+  );
+}
+
+describe('sched watch', () => {
+  let home: string;
+  let daemon: RunningDaemon;
+  const watchers: Watcher[] = [];
+
+  beforeAll(async () => {
+    home = makeHome();
+    daemon = await startDaemon(home);
+  });
+
+  afterAll(async () => {
+    for (const watcher of watchers) watcher.process.kill('SIGKILL');
+    await daemon.stop();
+    removeHome(home);
+  });
+
+  it('given a watcher, when a job is added and paused from another shell, then it prints a line for each', async () => {
+    const watcher = watch(home, []);
+    watchers.push(watcher);
+    await subscribed(home, watcher);
+    await sched(home, ['add', 'nightly', '--cron', '0 3 * * *', '--tz', 'Europe/Berlin', '--', 'true']);
+    await sched(home, ['pause', 'nightly']);
+    await waitFor(async () =>
+      watcher.lines.some((line) => line.includes('job:updated') && line.includes('nightly')),
+    );
+    const created = watcher.lines.find((line) => line.includes('job:created') && line.includes('nightly'));
+    expect(created).toMatch(
+      /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \S+ {2}job:created {10}nightly {2}at 03:00 every day \(Europe\/Berlin\)$/,
+    );
+    expect(watcher.lines.find((line) => line.includes('job:updated') && line.includes('nightly'))).toMatch(
+      /job:updated {10}nightly {2}paused, version 2$/,
+    );
+  });
+
+  it('given --json and two types, when a run finishes, then it prints the events of those types as JSON lines', async () => {
+    await sched(home, ['add', 'quick', '--every', '1h', '--', 'sh', '-c', 'echo done']);
+    const watcher = watch(home, ['--json', '--type', 'run:finished', '--type', 'job:cancelled']);
+    watchers.push(watcher);
+    await subscribed(home, watcher);
+    const triggered = await sched(home, ['trigger', 'quick', '--json']);
+    await waitFor(async () => watcher.lines.some((line) => line.includes(triggered.json.id)));
+    const events = watcher.lines.map((line) => JSON.parse(line));
+    expect(events.find((event) => event.type === 'run:finished')).toMatchObject({
+      type: 'run:finished',
+      at: expect.any(Number),
+      data: {
+        id: triggered.json.id,
+        jobName: 'quick',
+        state: 'succeeded',
+        exitCode: 0,
+        stdoutTail: 'done\n',
+      },
+    });
+    expect(new Set(events.map((event) => event.type))).toEqual(new Set(['job:cancelled', 'run:finished']));
+  });
+
+  it('given --count 1, when an event comes, then it prints one line and exits 0', async () => {
+    await sched(home, ['add', 'counted', '--every', '1h', '--', 'true']);
+    const watcher = watch(home, ['--type', 'run:finished', '--count', '1']);
+    watchers.push(watcher);
+    // Each trigger finishes a run; the first one after the watcher subscribed ends it.
+    await waitFor(
+      async () => {
+        await sched(home, ['trigger', 'counted']);
+        return watcher.process.exitCode !== null;
+      },
+      30_000,
+      300,
+    );
+    expect(await watcher.exited).toBe(0);
+    expect(watcher.lines).toHaveLength(1);
+    expect(watcher.lines[0]).toMatch(/run:finished {9}counted {2}run \S+ {2}succeeded, exit 0, took \S+$/);
+  });
+
+  it('given an unknown event type, when started, then it is refused as invalid input', async () => {
+    const result = await sched(home, ['watch', '--type', 'job:exploded']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('job:exploded');
+  });
+
+  it('given no daemon, when started, then it says so and exits 7', async () => {
+    const empty = makeHome();
+    try {
+      const result = await sched(empty, ['watch']);
+      expect(result.code).toBe(7);
+      expect(result.stderr).toContain('The sched daemon is not running');
+    } finally {
+      removeHome(empty);
+    }
+  });
+
+  it('given a watcher, when the daemon stops, then it says the stream closed and exits 7', async () => {
+    const ownHome = makeHome();
+    const own = await startDaemon(ownHome);
+    try {
+      const watcher = watch(ownHome, []);
+      watchers.push(watcher);
+      await subscribed(ownHome, watcher);
+      await own.stop();
+      expect(await watcher.exited).toBe(7);
+      expect(watcher.stderr()).toContain('The daemon closed the event stream.');
+      expect(watcher.lines.some((line) => line.includes('daemon:stopping'))).toBe(true);
+    } finally {
+      await own.stop();
+      removeHome(ownHome);
+    }
+  });
+});
