@@ -17,6 +17,8 @@ const READY_TIMEOUT_MS = 60_000;
 const DAEMON_LOG = process.env.BENCH_DAEMON_LOG === '1';
 /** Extra Node flags for the daemons, e.g. BENCH_DAEMON_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof'. */
 const DAEMON_NODE_ARGS = process.env.BENCH_DAEMON_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+// Extra `sched daemon run` flags, e.g. BENCH_DAEMON_ARGS='--durability relaxed' for the not-durable figure.
+const DAEMON_ARGS = process.env.BENCH_DAEMON_ARGS?.split(' ').filter(Boolean) ?? [];
 
 /**
  * A real daemon: `node bin/run.js daemon run` with SCHED_HOME set to its own temp dir.
@@ -30,7 +32,7 @@ export async function startDaemon({ label, quiet = !DAEMON_LOG, home = makeTempD
   const child = trackChild(
     spawn(
       process.execPath,
-      [...DAEMON_NODE_ARGS, SCHED_BIN, 'daemon', 'run', '--grace', grace, ...(quiet ? ['--quiet'] : [])],
+      [...DAEMON_NODE_ARGS, SCHED_BIN, 'daemon', 'run', '--grace', grace, ...(quiet ? ['--quiet'] : []), ...DAEMON_ARGS],
       {
         env: { ...process.env, SCHED_HOME: home },
         stdio: ['ignore', 'pipe', 'pipe'],
