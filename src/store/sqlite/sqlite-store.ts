@@ -21,8 +21,15 @@ import type {
   StoreCapabilities,
 } from '../store.js';
 import { openSqliteConnection } from './connection.js';
+import { GroupCommit } from './group-commit.js';
 import type { SqliteConnectionOptions } from './connection.js';
 import { listAudit, listJobs, listRuns } from './list-queries.js';
+import {
+  deleteAuditBefore,
+  deleteCancelledJobsWithoutRuns,
+  deleteRunsBeyond,
+  deleteRunsFinishedBefore,
+} from './retention-queries.js';
 import { auditToRow, jobToRow, newJobToJob, newRunToRow, rowToJob, rowToRun } from './row-mapping.js';
 import { prepareStatements } from './statements.js';
 import type { Statements } from './statements.js';
@@ -42,11 +49,6 @@ import {
 const LIVE_NAME_COLUMNS = 'jobs.name';
 const IDEMPOTENCY_KEY_COLUMNS = 'idempotency_keys.key';
 
-interface PendingWrite {
-  work: () => unknown;
-  resolve: (value: unknown) => void;
-  reject: (error: unknown) => void;
-}
 const RUN_KEY_COLUMNS = 'runs.job_id, runs.scheduled_for, runs.attempt';
 
 export function openSqliteStore(file: string, options: SqliteConnectionOptions = {}): SqliteStore {
@@ -64,21 +66,15 @@ export class SqliteStore implements Store {
   readonly capabilities: StoreCapabilities = { notify: false };
   private readonly db: BetterSQLite3Database;
   private readonly statements: Statements;
-  private pendingWrites: PendingWrite[] = [];
+  private readonly commits: GroupCommit;
   private readonly inode: number;
-  private readonly savepoint: Database.Statement;
-  private readonly releaseSavepoint: Database.Statement;
-  private readonly rollbackToSavepoint: Database.Statement;
-  private flushScheduled = false;
 
   /** Takes a connection from `openSqliteConnection`, whose settings and schema it relies on. */
   constructor(private readonly sqlite: Database.Database) {
     this.db = drizzle({ client: sqlite });
     this.statements = prepareStatements(this.db);
     this.inode = fs.statSync(sqlite.name).ino;
-    this.savepoint = sqlite.prepare('SAVEPOINT sched_write');
-    this.releaseSavepoint = sqlite.prepare('RELEASE sched_write');
-    this.rollbackToSavepoint = sqlite.prepare('ROLLBACK TO sched_write');
+    this.commits = new GroupCommit(sqlite);
   }
 
   async createJob(input: NewJob, audit: AuditStamp, idempotency?: IdempotencyClaim): Promise<Job> {
@@ -211,55 +207,19 @@ export class SqliteStore implements Store {
   }
 
   async pruneRunsFinishedBefore(states: RunState[], before: number, limit: number): Promise<number> {
-    const placeholders = states.map(() => '?').join(', ');
-    return this.write(
-      () =>
-        this.sqlite
-          .prepare(
-            `DELETE FROM runs WHERE id IN (SELECT id FROM runs WHERE finished_at IS NOT NULL AND finished_at < ? AND state IN (${placeholders}) LIMIT ?)`,
-          )
-          .run(before, ...states, limit).changes,
-    );
+    return this.write(() => deleteRunsFinishedBefore(this.sqlite, states, before, limit));
   }
 
   async pruneRunsBeyond(keep: number, limit: number): Promise<number> {
-    return this.write(() => {
-      const crowded = this.sqlite
-        .prepare('SELECT job_id AS jobId FROM runs GROUP BY job_id HAVING count(*) > ? LIMIT 100')
-        .all(keep) as Array<{ jobId: string }>;
-      const oldest = this.sqlite.prepare(
-        `SELECT id FROM runs WHERE job_id = ? AND state NOT IN ('scheduled', 'running') ORDER BY id DESC LIMIT ? OFFSET ?`,
-      );
-      const remove = this.sqlite.prepare('DELETE FROM runs WHERE id = ?');
-      let deleted = 0;
-      for (const { jobId } of crowded) {
-        for (const { id } of oldest.all(jobId, limit - deleted, keep) as Array<{ id: string }>)
-          deleted += remove.run(id).changes;
-        if (deleted >= limit) break;
-      }
-      return deleted;
-    });
+    return this.write(() => deleteRunsBeyond(this.sqlite, keep, limit));
   }
 
   async pruneAudit(before: number, limit: number): Promise<number> {
-    return this.write(
-      () =>
-        this.sqlite
-          .prepare('DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE at < ? LIMIT ?)')
-          .run(before, limit).changes,
-    );
+    return this.write(() => deleteAuditBefore(this.sqlite, before, limit));
   }
 
   async purgeCancelledJobs(before: number, limit: number): Promise<number> {
-    return this.write(
-      () =>
-        this.sqlite
-          .prepare(
-            `DELETE FROM jobs WHERE id IN (SELECT id FROM jobs WHERE state = 'cancelled' AND deleted_at < ?
-               AND NOT EXISTS (SELECT 1 FROM runs WHERE runs.job_id = jobs.id) LIMIT ?)`,
-          )
-          .run(before, limit).changes,
-    );
+    return this.write(() => deleteCancelledJobsWithoutRuns(this.sqlite, before, limit));
   }
 
   async ping(): Promise<void> {
@@ -280,7 +240,7 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
-    this.flushWrites();
+    this.commits.flush();
     if (this.sqlite.open) this.sqlite.close();
   }
 
@@ -377,54 +337,7 @@ export class SqliteStore implements Store {
   }
 
   private write<T>(work: () => T): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      this.pendingWrites.push({ work, resolve: resolve as (value: unknown) => void, reject });
-      if (!this.flushScheduled) {
-        this.flushScheduled = true;
-        setImmediate(() => this.flushWrites());
-      }
-    });
-  }
-
-  /**
-   * One transaction for the whole batch, one savepoint per write (prepared once: better-sqlite3's
-   * nested transaction wrappers cost a tenth of a create). IMMEDIATE takes the write lock up front, so
-   * a second connection waits (busy_timeout) instead of failing with SQLITE_BUSY on upgrade.
-   */
-  private flushWrites(): void {
-    this.flushScheduled = false;
-    const batch = this.pendingWrites;
-    if (batch.length === 0) return;
-    this.pendingWrites = [];
-    const results: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
-    try {
-      this.sqlite
-        .transaction(() => {
-          for (const write of batch) results.push(this.inSavepoint(write.work));
-        })
-        .immediate();
-    } catch (error) {
-      for (const write of batch) write.reject(error);
-      return;
-    }
-    batch.forEach((write, index) => {
-      const result = results[index]!;
-      if (result.ok) write.resolve(result.value);
-      else write.reject(result.error);
-    });
-  }
-
-  private inSavepoint(work: () => unknown): { ok: true; value: unknown } | { ok: false; error: unknown } {
-    this.savepoint.run();
-    try {
-      const value = work();
-      this.releaseSavepoint.run();
-      return { ok: true, value };
-    } catch (error) {
-      this.rollbackToSavepoint.run();
-      this.releaseSavepoint.run();
-      return { ok: false, error };
-    }
+    return this.commits.write(work);
   }
 }
 

@@ -1,0 +1,54 @@
+import type Database from 'better-sqlite3';
+import type { RunState } from '../../core/run.js';
+
+// Retention runs rarely, so these statements are prepared per call rather than kept on the connection.
+
+/** Deletes up to `limit` finished runs in `states` that finished before `before`. */
+export function deleteRunsFinishedBefore(
+  db: Database.Database,
+  states: RunState[],
+  before: number,
+  limit: number,
+): number {
+  const placeholders = states.map(() => '?').join(', ');
+  return db
+    .prepare(
+      `DELETE FROM runs WHERE id IN (SELECT id FROM runs WHERE finished_at IS NOT NULL AND finished_at < ? AND state IN (${placeholders}) LIMIT ?)`,
+    )
+    .run(before, ...states, limit).changes;
+}
+
+/** Deletes up to `limit` of the oldest finished runs of jobs that keep more than `keep`. */
+export function deleteRunsBeyond(db: Database.Database, keep: number, limit: number): number {
+  const crowded = db
+    .prepare('SELECT job_id AS jobId FROM runs GROUP BY job_id HAVING count(*) > ? LIMIT 100')
+    .all(keep) as Array<{ jobId: string }>;
+  const oldest = db.prepare(
+    `SELECT id FROM runs WHERE job_id = ? AND state NOT IN ('scheduled', 'running') ORDER BY id DESC LIMIT ? OFFSET ?`,
+  );
+  const remove = db.prepare('DELETE FROM runs WHERE id = ?');
+  let deleted = 0;
+  for (const { jobId } of crowded) {
+    for (const { id } of oldest.all(jobId, limit - deleted, keep) as Array<{ id: string }>)
+      deleted += remove.run(id).changes;
+    if (deleted >= limit) break;
+  }
+  return deleted;
+}
+
+/** Deletes up to `limit` audit entries older than `before`. */
+export function deleteAuditBefore(db: Database.Database, before: number, limit: number): number {
+  return db
+    .prepare('DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE at < ? LIMIT ?)')
+    .run(before, limit).changes;
+}
+
+/** Deletes up to `limit` jobs cancelled before `before` whose runs are all gone. */
+export function deleteCancelledJobsWithoutRuns(db: Database.Database, before: number, limit: number): number {
+  return db
+    .prepare(
+      `DELETE FROM jobs WHERE id IN (SELECT id FROM jobs WHERE state = 'cancelled' AND deleted_at < ?
+         AND NOT EXISTS (SELECT 1 FROM runs WHERE runs.job_id = jobs.id) LIMIT ?)`,
+    )
+    .run(before, limit).changes;
+}
