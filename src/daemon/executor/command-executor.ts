@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import type { RunOutcome } from '../../core/run.js';
+import { ExecutorSignals } from './executor-signals.js';
 import { signalProcessGroup } from './process-group.js';
 import type {
   CommandExecution,
@@ -54,12 +55,7 @@ export class CommandExecutor {
   private readonly running = new Map<string, number | null>();
   /** The runs of `running` without a `started` event yet: most wait in the worker for a free slot. */
   private readonly unstarted = new Set<string>();
-  private readonly listeners: { [E in keyof ExecutorEvents]: Set<ExecutorEvents[E]> } = {
-    started: new Set(),
-    finished: new Set(),
-    output: new Set(),
-  };
-  private readonly idleWaiters = new Set<() => void>();
+  private readonly signals = new ExecutorSignals();
   private stopped: Promise<void> | null = null;
 
   private constructor(
@@ -87,8 +83,7 @@ export class CommandExecutor {
 
   /** Returns a function that removes the listener. */
   on<E extends keyof ExecutorEvents>(event: E, listener: ExecutorEvents[E]): () => void {
-    this.listeners[event].add(listener);
-    return () => this.listeners[event].delete(listener);
+    return this.signals.on(event, listener);
   }
 
   run(execution: CommandExecution): void {
@@ -136,7 +131,7 @@ export class CommandExecutor {
 
   private async shutdown(killReason: string): Promise<void> {
     for (const runId of this.running.keys()) this.kill(runId, killReason);
-    await this.waitUntilIdle(this.options.killGraceMs + STOP_MARGIN_MS);
+    await this.signals.waitUntilIdle(this.running.size === 0, this.options.killGraceMs + STOP_MARGIN_MS);
     const worker = this.worker;
     this.worker = null;
     this.reportAllLost('executor stopped before the run finished');
@@ -165,17 +160,17 @@ export class CommandExecutor {
   private onWorkerMessage(message: Exclude<FromWorkerMessage, { type: 'ready' }>): void {
     if (!this.running.has(message.runId)) return;
     if (message.type === 'output') {
-      this.emit('output', message.runId, message.stream, message.data);
+      this.signals.emit('output', message.runId, message.stream, message.data);
       return;
     }
     this.unstarted.delete(message.runId);
     if (message.type === 'started') {
       this.running.set(message.runId, message.pid);
-      this.emit('started', message.runId, message.pid, message.startedAt);
+      this.signals.emit('started', message.runId, message.pid, message.startedAt);
     } else {
       this.running.delete(message.runId);
-      this.emit('finished', message.runId, message.outcome);
-      this.notifyIfIdle();
+      this.signals.emit('finished', message.runId, message.outcome);
+      this.signals.notifyIfIdle(this.running.size === 0);
     }
   }
 
@@ -202,39 +197,9 @@ export class CommandExecutor {
         stdoutTail: '',
         stderrTail: '',
       };
-      this.emit('finished', runId, outcome);
+      this.signals.emit('finished', runId, outcome);
     }
-    this.notifyIfIdle();
-  }
-
-  private waitUntilIdle(limitMs: number): Promise<void> {
-    if (this.running.size === 0) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = (): void => {
-        clearTimeout(timer);
-        this.idleWaiters.delete(done);
-        resolve();
-      };
-      const timer = setTimeout(done, limitMs);
-      this.idleWaiters.add(done);
-    });
-  }
-
-  private notifyIfIdle(): void {
-    if (this.running.size === 0) for (const waiter of [...this.idleWaiters]) waiter();
-  }
-
-  private emit<E extends keyof ExecutorEvents>(event: E, ...args: Parameters<ExecutorEvents[E]>): void {
-    for (const listener of this.listeners[event]) {
-      try {
-        (listener as (...values: Parameters<ExecutorEvents[E]>) => void)(...args);
-      } catch (error) {
-        // A throwing listener is the caller's bug; surface it without skipping our bookkeeping.
-        queueMicrotask(() => {
-          throw error;
-        });
-      }
-    }
+    this.signals.notifyIfIdle(this.running.size === 0);
   }
 }
 

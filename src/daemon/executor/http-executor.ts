@@ -8,6 +8,7 @@ import type { ExecutorEvents } from './command-executor.js';
 import { describeExpected, statusMatches } from './expected-status.js';
 import { describeNetworkError, errorCode } from './network-error.js';
 import { flattenHeaders, readBodyHead } from './response-body.js';
+import { ExecutorSignals } from './executor-signals.js';
 
 export interface HttpExecution {
   runId: string;
@@ -56,12 +57,7 @@ export class HttpExecutor {
   private readonly now: () => number;
   private readonly breakers = new BreakerRegistry();
   private readonly running = new Map<string, InFlight>();
-  private readonly listeners: { [E in keyof ExecutorEvents]: Set<ExecutorEvents[E]> } = {
-    started: new Set(),
-    finished: new Set(),
-    output: new Set(),
-  };
-  private readonly idleWaiters = new Set<() => void>();
+  private readonly signals = new ExecutorSignals();
   private stopped: Promise<void> | null = null;
 
   constructor(options: HttpExecutorOptions = {}) {
@@ -74,8 +70,7 @@ export class HttpExecutor {
 
   /** Returns a function that removes the listener. */
   on<E extends keyof ExecutorEvents>(event: E, listener: ExecutorEvents[E]): () => void {
-    this.listeners[event].add(listener);
-    return () => this.listeners[event].delete(listener);
+    return this.signals.on(event, listener);
   }
 
   /**
@@ -134,10 +129,14 @@ export class HttpExecutor {
 
   private async shutdown(killReason: string): Promise<void> {
     for (const runId of this.running.keys()) this.kill(runId, killReason);
-    await this.waitUntilIdle(STOP_WAIT_MS);
+    await this.signals.waitUntilIdle(this.running.size === 0, STOP_WAIT_MS);
     for (const runId of this.running.keys()) {
       this.running.delete(runId);
-      this.emit('finished', runId, outcomeOf('lost', this.now(), 'executor stopped before the run finished'));
+      this.signals.emit(
+        'finished',
+        runId,
+        outcomeOf('lost', this.now(), 'executor stopped before the run finished'),
+      );
     }
     await this.agent.destroy().catch(() => undefined);
   }
@@ -161,9 +160,9 @@ export class HttpExecutor {
     if (this.running.get(execution.runId) !== inFlight) return;
     this.breakers.record(ticket, result.verdict, execution.target.breaker, this.now());
     this.running.delete(execution.runId);
-    if (!inFlight.started) this.emit('started', execution.runId, null, result.outcome.finishedAt);
-    this.emit('finished', execution.runId, result.outcome);
-    this.notifyIfIdle();
+    if (!inFlight.started) this.signals.emit('started', execution.runId, null, result.outcome.finishedAt);
+    this.signals.emit('finished', execution.runId, result.outcome);
+    this.signals.notifyIfIdle(this.running.size === 0);
   }
 
   private async perform(execution: HttpExecution, inFlight: InFlight, origin: string): Promise<Result> {
@@ -185,7 +184,7 @@ export class HttpExecutor {
         bodyTimeout: ioTimeoutMs,
       });
       inFlight.started = true;
-      this.emit('started', execution.runId, null, this.now());
+      this.signals.emit('started', execution.runId, null, this.now());
       const response = await pending;
       const body = await readBodyHead(response.body);
       const responseHeaders = flattenHeaders(response.headers);
@@ -237,39 +236,9 @@ export class HttpExecutor {
   private finishWithoutRequest(runId: string, state: 'failed' | 'lost', error: string): void {
     queueMicrotask(() => {
       const at = this.now();
-      this.emit('started', runId, null, at);
-      this.emit('finished', runId, outcomeOf(state, at, error));
+      this.signals.emit('started', runId, null, at);
+      this.signals.emit('finished', runId, outcomeOf(state, at, error));
     });
-  }
-
-  private waitUntilIdle(limitMs: number): Promise<void> {
-    if (this.running.size === 0) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = (): void => {
-        clearTimeout(timer);
-        this.idleWaiters.delete(done);
-        resolve();
-      };
-      const timer = setTimeout(done, limitMs);
-      this.idleWaiters.add(done);
-    });
-  }
-
-  private notifyIfIdle(): void {
-    if (this.running.size === 0) for (const waiter of [...this.idleWaiters]) waiter();
-  }
-
-  private emit<E extends keyof ExecutorEvents>(event: E, ...args: Parameters<ExecutorEvents[E]>): void {
-    for (const listener of this.listeners[event]) {
-      try {
-        (listener as (...values: Parameters<ExecutorEvents[E]>) => void)(...args);
-      } catch (error) {
-        // A throwing listener is the caller's bug; surface it without skipping our bookkeeping.
-        queueMicrotask(() => {
-          throw error;
-        });
-      }
-    }
   }
 }
 
