@@ -1,26 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { makeHome, removeHome, sched, startDaemon, type RunningDaemon } from '../support/sched-harness.js';
+import { sched, useDaemons } from '../support/sched-harness.js';
 
 describe('idempotent requests, versions and the audit log', () => {
-  const daemons: RunningDaemon[] = [];
-  const homes: string[] = [];
-  const home = () => {
-    const dir = makeHome();
-    homes.push(dir);
-    return dir;
-  };
-  const start = async (dir: string, env: Record<string, string> = {}) => {
-    const daemon = await startDaemon(dir, [], env);
-    daemons.push(daemon);
-    return daemon;
-  };
+  const { home, start: startIn } = useDaemons(afterEach);
+  const start = (dir: string, env: Record<string, string> = {}) => startIn(dir, [], env);
   const jobNames = async (dir: string) =>
     (await sched(dir, ['ls', '--json'])).json.items.map((job: { name: string }) => job.name);
-
-  afterEach(async () => {
-    for (const daemon of daemons.splice(0)) await daemon.stop('SIGKILL');
-    for (const dir of homes.splice(0)) removeHome(dir);
-  });
 
   it('answers a repeated add with the same key with the first job and creates nothing new, also after a restart', async () => {
     const dir = home();

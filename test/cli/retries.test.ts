@@ -1,36 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  isAlive,
-  makeHome,
-  removeHome,
-  sched,
-  startDaemon,
-  waitFor,
-  type RunningDaemon,
-} from '../support/sched-harness.js';
+import { isAlive, sched, useDaemons, waitFor } from '../support/sched-harness.js';
 
 describe('retries through the real CLI and daemon', () => {
-  const daemons: RunningDaemon[] = [];
-  const homes: string[] = [];
-  const home = () => {
-    const dir = makeHome();
-    homes.push(dir);
-    return dir;
-  };
-  const start = async (dir: string) => {
-    const daemon = await startDaemon(dir);
-    daemons.push(daemon);
-    return daemon;
-  };
+  const { home, start } = useDaemons(afterEach);
   const runsOf = async (dir: string, job: string) =>
     ((await sched(dir, ['history', job, '--limit', '100', '--json'])).json?.items ?? []).slice().reverse();
-
-  afterEach(async () => {
-    for (const daemon of daemons.splice(0)) await daemon.stop('SIGKILL');
-    for (const dir of homes.splice(0)) removeHome(dir);
-  });
 
   it('retries a command that fails twice and records success on attempt 3 with gaps inside the jitter bounds', async () => {
     const dir = home();

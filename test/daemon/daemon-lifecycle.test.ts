@@ -1,34 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  isAlive,
-  makeHome,
-  removeHome,
-  sched,
-  startDaemon,
-  waitFor,
-  type RunningDaemon,
-} from '../support/sched-harness.js';
+import { isAlive, sched, useDaemons, waitFor } from '../support/sched-harness.js';
 
 describe('the daemon process', () => {
-  const daemons: RunningDaemon[] = [];
-  const homes: string[] = [];
-  const home = () => {
-    const dir = makeHome();
-    homes.push(dir);
-    return dir;
-  };
-  const start = async (dir: string, args: string[] = []) => {
-    const daemon = await startDaemon(dir, args);
-    daemons.push(daemon);
-    return daemon;
-  };
-
-  afterEach(async () => {
-    for (const daemon of daemons.splice(0)) await daemon.stop('SIGKILL');
-    for (const dir of homes.splice(0)) removeHome(dir);
-  });
+  const { home, start } = useDaemons(afterEach);
 
   it('listens on a socket that only its owner may use', async () => {
     const dir = home();

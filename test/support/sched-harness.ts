@@ -134,3 +134,28 @@ export function isAlive(pid: number): boolean {
     return false;
   }
 }
+
+/**
+ * Temp homes and daemons for one test file, all cleaned up after each test (daemons by SIGKILL, by the
+ * pid we started).
+ */
+export function useDaemons(register: (cleanup: () => Promise<void>) => void) {
+  const daemons: RunningDaemon[] = [];
+  const homes: string[] = [];
+  register(async () => {
+    for (const daemon of daemons.splice(0)) await daemon.stop('SIGKILL');
+    for (const dir of homes.splice(0)) removeHome(dir);
+  });
+  return {
+    home(): string {
+      const dir = makeHome();
+      homes.push(dir);
+      return dir;
+    },
+    async start(dir: string, args: string[] = [], env: Record<string, string> = {}): Promise<RunningDaemon> {
+      const daemon = await startDaemon(dir, args, env);
+      daemons.push(daemon);
+      return daemon;
+    },
+  };
+}
