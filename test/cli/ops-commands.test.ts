@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import DaemonStop from '../../src/commands/daemon/stop.js';
 import Export from '../../src/commands/export.js';
 import ImportCrontab from '../../src/commands/import/crontab.js';
@@ -9,6 +9,17 @@ import ImportJson from '../../src/commands/import/json.js';
 import { normalizeJobInput } from '../../src/core/normalize.js';
 import type { Job } from '../../src/core/job.js';
 import { FakeDaemonClient, runCommand } from './command-harness.js';
+
+const scratchDirs: string[] = [];
+/** A temp folder removed after the file's tests. */
+function scratchDir(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sched-ops-'));
+  scratchDirs.push(dir);
+  return dir;
+}
+afterAll(() => {
+  for (const dir of scratchDirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
 import { repoRoot } from '../support/sched-harness.js';
 
 const now = Date.UTC(2026, 0, 1);
@@ -134,7 +145,7 @@ describe('operations commands, in process', () => {
   });
 
   it('import json --dry-run plans against the jobs there and sends no job.add', async () => {
-    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sched-ops-')), 'jobs.json');
+    const file = path.join(scratchDir(), 'jobs.json');
     const there = storedJob('kept', { cron: '0 * * * *', shell: 'date' });
     const fresh = storedJob('fresh', { cron: '0 1 * * *', shell: 'date' });
     fs.writeFileSync(file, JSON.stringify({ sched: 'jobs', version: 1, jobs: [there, fresh] }));
@@ -153,7 +164,7 @@ describe('operations commands, in process', () => {
   });
 
   it('import crontab --yes sends one job.add per line, with an idempotency key', async () => {
-    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sched-ops-')), 'crontab');
+    const file = path.join(scratchDir(), 'crontab');
     fs.writeFileSync(file, '0 3 * * * /usr/local/bin/backup.sh\n');
     const client = new FakeDaemonClient({ 'job.list': { items: [], nextCursor: null }, 'job.add': {} });
 

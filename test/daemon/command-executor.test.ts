@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, realpathSync } from 'node:fs';
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
@@ -143,8 +143,12 @@ describe('CommandExecutor', () => {
   it('Given a cwd, when the command runs, then it runs in that directory', async () => {
     const executor = await startExecutor();
     const directory = realpathSync(mkdtempSync(join(tmpdir(), 'sched-cwd-')));
-    const outcome = await runToEnd(executor, { argv: ['pwd'], cwd: directory });
-    expect(outcome.stdoutTail).toBe(`${directory}\n`);
+    try {
+      const outcome = await runToEnd(executor, { argv: ['pwd'], cwd: directory });
+      expect(outcome.stdoutTail).toBe(`${directory}\n`);
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
   });
 
   it('Given a payload, when cat runs, then the payload arrives on its stdin', async () => {
