@@ -1,17 +1,18 @@
-import type { Job, JobState } from '../../core/job.js';
-// The error builders are backend-neutral (SchedErrors only): shared, so both stores say the same.
+import type { Job } from '../../core/job.js';
+// The error builders are backend-neutral (SchedErrors only), so both stores say the same.
 import {
   idempotencyKeyTaken,
   jobCancelled,
   jobNotFound,
   nameTaken,
   versionConflict,
-} from '../sqlite/store-errors.js';
+} from '../store-errors.js';
 import type { AuditStamp, IdempotencyClaim, JobChange } from '../store.js';
 import { isUniqueViolation } from './pg-errors.js';
 import { LIVE_NAME_INDEX } from './predicates.js';
 import { auditToRow, jobToRow, rowToJob } from './row-mapping.js';
 import type { Session } from './session.js';
+import { nextVersion } from '../job-versions.js';
 
 // These run inside a transaction the store opened; a SchedError thrown here rolls it back.
 
@@ -65,18 +66,4 @@ export async function recordIdempotentResponse(
     response: JSON.stringify(response),
   });
   if (stored.length === 0) throw idempotencyKeyTaken(claim.key);
-}
-
-function nextVersion(before: Job, change: JobChange, now: number): Job {
-  const state: JobState = change.state ?? before.state;
-  const cancelling = state === 'cancelled';
-  return {
-    ...before,
-    ...change.definition,
-    state,
-    version: before.version + 1,
-    updatedAt: now,
-    deletedAt: cancelling ? now : null,
-    nextRunAt: cancelling ? null : change.nextRunAt === undefined ? before.nextRunAt : change.nextRunAt,
-  };
 }

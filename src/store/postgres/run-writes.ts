@@ -5,7 +5,7 @@ import {
   runInWrongState,
   runKeyTaken,
   runNotFound,
-} from '../sqlite/store-errors.js';
+} from '../store-errors.js';
 import type { NewRun } from '../store.js';
 import { isUniqueViolation } from './pg-errors.js';
 import { RUN_KEY_INDEX } from './predicates.js';

@@ -44,7 +44,8 @@ import {
   runKeyTaken,
   runNotFound,
   versionConflict,
-} from './store-errors.js';
+} from '../store-errors.js';
+import { nextVersion } from '../job-versions.js';
 
 const LIVE_NAME_COLUMNS = 'jobs.name';
 const IDEMPOTENCY_KEY_COLUMNS = 'idempotency_keys.key';
@@ -339,18 +340,4 @@ export class SqliteStore implements Store {
   private write<T>(work: () => T): Promise<T> {
     return this.commits.write(work);
   }
-}
-
-function nextVersion(before: Job, change: JobChange, now: number): Job {
-  const state: JobState = change.state ?? before.state;
-  const cancelling = state === 'cancelled';
-  return {
-    ...before,
-    ...change.definition,
-    state,
-    version: before.version + 1,
-    updatedAt: now,
-    deletedAt: cancelling ? now : null,
-    nextRunAt: cancelling ? null : change.nextRunAt === undefined ? before.nextRunAt : change.nextRunAt,
-  };
 }

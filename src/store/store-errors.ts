@@ -1,4 +1,4 @@
-import { SchedError } from '../../core/errors.js';
+import { SchedError } from '../core/errors.js';
 
 export function nameTaken(name: string): SchedError {
   return new SchedError('NAME_TAKEN', `A job named "${name}" already exists.`, {
