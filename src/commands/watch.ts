@@ -8,22 +8,10 @@ import { formatInstant, formatRelative } from '../cli/format/time.js';
 import { subscribe } from '../client/event-subscription.js';
 import { formatDuration } from '../core/duration.js';
 import { SchedError } from '../core/errors.js';
-import type { StreamEvent, StreamEventType } from '../ipc/protocol.js';
+import type { StreamEvent } from '../ipc/protocol.js';
+import { PUBLISHED_EVENT_TYPES } from '../ipc/stream-event-types.js';
 
-const EVENT_TYPES = [
-  'daemon:started',
-  'daemon:stopping',
-  'job:created',
-  'job:updated',
-  'job:cancelled',
-  'run:fired',
-  'run:started',
-  'run:output',
-  'run:finished',
-  'run:lost',
-  'run:retry-scheduled',
-  'run:dead',
-] as const satisfies readonly StreamEventType[];
+const EVENT_TYPES = PUBLISHED_EVENT_TYPES;
 
 export default class Watch extends SchedCommand {
   static override summary = "Print the daemon's events as they happen: one line each, or JSON lines.";

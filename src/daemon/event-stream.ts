@@ -2,22 +2,7 @@ import type { EventMessage, StreamEvent, StreamEventType } from '../ipc/protocol
 import type { ServerConnection } from '../ipc/transport.js';
 import type { Clock } from './clock.js';
 import type { DaemonEventMap, DaemonEvents } from './events.js';
-
-/** The daemon events that subscribers may see (internal ones such as `tick:late` stay inside). */
-const PUBLISHED: readonly StreamEventType[] = [
-  'daemon:started',
-  'daemon:stopping',
-  'job:created',
-  'job:updated',
-  'job:cancelled',
-  'run:fired',
-  'run:started',
-  'run:output',
-  'run:finished',
-  'run:lost',
-  'run:retry-scheduled',
-  'run:dead',
-];
+import { PUBLISHED_EVENT_TYPES } from '../ipc/stream-event-types.js';
 
 /** A subscriber that has this much unread on its socket reads too slowly; it is dropped, not waited for. */
 export const MAX_UNREAD_BYTES = 4 * 1024 * 1024;
@@ -42,7 +27,7 @@ export class EventStream {
     private readonly clock: Clock,
     private readonly maxUnreadBytes = MAX_UNREAD_BYTES,
   ) {
-    for (const type of PUBLISHED) {
+    for (const type of PUBLISHED_EVENT_TYPES) {
       events.on(type as keyof DaemonEventMap, ((data: unknown) => this.publish(type, data)) as never);
     }
   }

@@ -58,7 +58,9 @@ export default class DaemonRun extends SchedCommand {
       metricsAddress: config.metricsAddress ?? undefined,
       retention: {
         ...config.retention,
-        ...(flags['retention-interval'] ? { intervalMs: parseDuration(flags['retention-interval'], '--retention-interval') } : {}),
+        ...(flags['retention-interval']
+          ? { intervalMs: parseDuration(flags['retention-interval'], '--retention-interval') }
+          : {}),
       },
       // A fault-injection hook for the crash tests; documented nowhere a user would look.
       crashBeforeReply: process.env.SCHED_TEST_CRASH_BEFORE_REPLY,
