@@ -1,4 +1,5 @@
 import type { Job, JobDefinition, JobState } from '../core/job.js';
+import type { LedgerEntry } from '../core/ledger/entry.js';
 import type { Run, RunOutcome, RunState, RunSummary, RunTrigger } from '../core/run.js';
 
 export interface Page<T> {
@@ -55,6 +56,8 @@ export interface NewRun {
   state: 'scheduled' | 'running';
   /** When a waiting run may start. */
   dueAt: number;
+  /** `--placement every-host`: the node whose run of the instant this is (part of the run's key); default ''. */
+  host?: string;
 }
 
 /** Stored with the result of a request that carried an idempotency key, in the same transaction. */
@@ -82,7 +85,15 @@ export interface FinishedRun {
 }
 
 export interface Fire {
-  run: NewRun;
+  /** The job these runs belong to. */
+  jobId: string;
+  /**
+   * The runs of the instant (and of caught-up instants); none when the instant is only recorded (skipped for
+   * overlap, dropped by the misfire policy).
+   */
+  runs: NewRun[];
+  /** Ledger records written in the same transaction. */
+  occurrences: NewOccurrence[];
   /**
    * The job's `nextRunAt` the scheduler saw. The fire only happens if it is still the stored value
    * (compare-and-set), so a job changed or fired meanwhile is never fired twice.
@@ -90,6 +101,12 @@ export interface Fire {
   expectedNextRunAt: number;
   /** What `nextRunAt` becomes in the same transaction; null when the schedule is exhausted. */
   nextRunAt: number | null;
+  /**
+   * In a federation: the shard map the node fired from. The fire only happens while that map is still the
+   * one in force; otherwise it throws FENCED and writes nothing, so a node with an outdated map cannot fire
+   * an instant its shard's new owner fires too.
+   */
+  fence?: { term: number; publishedAt: number };
 }
 
 export interface AuditEntry {
@@ -104,6 +121,28 @@ export interface AuditEntry {
 
 /** Who did it and when; the store adds the job and its before/after images. */
 export type AuditStamp = Pick<AuditEntry, 'id' | 'at' | 'actor' | 'action'>;
+
+/** A ledger record of an instant that did not simply run: written once per (job, instant, wall time). */
+export type NewOccurrence = Omit<LedgerEntry, 'runIds' | 'finalState' | 'jobName'>;
+
+export interface OccurrenceQuery {
+  jobId: string;
+  /** Only instants at or after this. */
+  from?: number;
+  /** Only instants at or before this. */
+  to?: number;
+  /** Newest first (`desc`, the default) or oldest first. */
+  order?: 'asc' | 'desc';
+  limit: number;
+}
+
+/** One `--after`/`--after-all` link of a live job, by id: `job` runs after `upstream`. */
+export interface DependencyEdge {
+  job: string;
+  upstream: string;
+  /** `success`, `failure`, `always` for `--after`; `all` for `--after-all`. */
+  on: 'success' | 'failure' | 'always' | 'all';
+}
 
 export interface StoreCapabilities {
   /** Can tell other processes about changes (LISTEN/NOTIFY). */
@@ -137,8 +176,11 @@ export interface Store {
   countJobs(state: JobState): Promise<number>;
   /** Live active jobs due at or before `until`, earliest first (served by the due-time index). */
   dueJobs(until: number, limit: number): Promise<Job[]>;
-  /** Inserts the run and advances the job's `nextRunAt` in one transaction; null if the CAS failed. */
-  recordFire(fire: Fire): Promise<Run | null>;
+  /**
+   * Inserts the runs and ledger records and advances the job's `nextRunAt` in one transaction; null if the
+   * compare-and-set failed or an instant's run already exists (nothing is written then).
+   */
+  recordFire(fire: Fire): Promise<Run[] | null>;
   /** A run that does not advance the schedule (manual trigger). Unique-key conflicts throw. */
   insertRun(run: NewRun, idempotency?: IdempotencyClaim): Promise<Run>;
   findIdempotencyRecord(key: string): Promise<IdempotencyRecord | null>;
@@ -167,8 +209,33 @@ export interface Store {
   pruneAudit(before: number, limit: number): Promise<number>;
   /** Deletes up to `limit` jobs cancelled before `before` whose runs are all gone. */
   purgeCancelledJobs(before: number, limit: number): Promise<number>;
+  /**
+   * Writes ledger records for instants that did not simply run (skipped, missed, deduplicated, or ran with a
+   * reason worth telling, such as a catch-up). A record for the same (job, scheduledFor, wall) is kept as first
+   * written: the first decision about an instant stands.
+   */
+  recordOccurrences(entries: NewOccurrence[]): Promise<void>;
+  /** Ledger records of one job (those written with recordOccurrences), by instant; jobName is filled in. */
+  listOccurrences(query: OccurrenceQuery): Promise<LedgerEntry[]>;
+  /**
+   * Runs of one job whose instant (`scheduledFor`) lies in the range, all attempts, ordered by instant then
+   * attempt (the order applies to instants; `limit` counts runs).
+   */
+  listRunsByInstant(query: OccurrenceQuery): Promise<RunSummary[]>;
+  /** Live jobs that run after `upstreamId` (`--after` or `--after-all`). */
+  listDependents(upstreamId: string): Promise<Job[]>;
+  /** Every dependency link between live jobs, for refusing cycles. */
+  listDependencyEdges(): Promise<DependencyEdge[]>;
   /** A cheap round trip that proves the store can still be read and written; throws when it cannot. */
   ping(): Promise<void>;
+  /**
+   * Calls `onChange` with the id of every job another process creates or changes, until the returned
+   * function is called; null when the store cannot tell (SQLite: one daemon is the only writer).
+   */
+  watchJobChanges(
+    onChange: (jobId: string) => void,
+    onError: (error: Error) => void,
+  ): Promise<(() => Promise<void>) | null>;
   /** A number that grows every time a daemon opens this store: the fencing token of its runs. */
   nextFenceEpoch(): Promise<number>;
   close(): Promise<void>;

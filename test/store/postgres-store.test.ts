@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { fillPlaceholders } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
@@ -62,15 +63,20 @@ describe('PostgreSQL store on a shared database', () => {
     );
     expect(tables.rows.map((row) => row.table_name)).toEqual([
       'audit_log',
+      'cluster_lease',
+      'cluster_map',
+      'cluster_nodes',
       'idempotency_keys',
+      'job_dependencies',
       'jobs',
       'meta',
+      'occurrences',
       'runs',
     ]);
     const journal = await client.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM ${MIGRATIONS_TABLE.migrationsSchema}.${MIGRATIONS_TABLE.migrationsTable}`,
     );
-    expect(journal.rows[0]?.n).toBe(1);
+    expect(journal.rows[0]?.n).toBe(postgresMigrationCount());
     const job = await createJob(stores[0]!, 'nightly');
     expect(await stores[2]!.findJob('nightly')).toEqual(job);
   });
@@ -84,7 +90,9 @@ describe('PostgreSQL store on a shared database', () => {
       const fired = await Promise.all(
         daemons.map((store, node) =>
           store.recordFire({
-            run: newRun(job.id, { scheduledFor: T0 + instant * MINUTE, node: `node-${node}` }),
+            jobId: job.id,
+            occurrences: [],
+            runs: [newRun(job.id, { scheduledFor: T0 + instant * MINUTE, node: `node-${node}` })],
             expectedNextRunAt: T0 + instant * MINUTE,
             nextRunAt: T0 + (instant + 1) * MINUTE,
           }),
@@ -287,3 +295,11 @@ describe('PostgreSQL store retention', () => {
     expect((await store.listAudit({ limit: 10 })).items.map((entry) => entry.action)).toEqual(['auth.fail']);
   });
 });
+
+/** How many migrations drizzle/postgres holds: every one of them is applied. */
+function postgresMigrationCount(): number {
+  const journal = JSON.parse(
+    readFileSync(new URL('../../drizzle/postgres/meta/_journal.json', import.meta.url), 'utf8'),
+  );
+  return (journal.entries as unknown[]).length;
+}

@@ -1,8 +1,10 @@
 import { afterEach, beforeEach, describe } from 'vitest';
 import type { Store } from '../../src/store/store.js';
 import { describeAuditAndFenceCases } from './conformance/audit-and-fence.js';
+import { describeDependencyCases } from './conformance/dependencies.js';
 import { describeJobListingCases } from './conformance/job-listing.js';
 import { describeJobCases } from './conformance/jobs.js';
+import { describeLedgerCases } from './conformance/ledger.js';
 import { describeRunCases } from './conformance/runs.js';
 import { describeSchedulingCases } from './conformance/scheduling.js';
 
@@ -35,5 +37,7 @@ export function describeStoreConformance(name: string, makeStore: () => Promise<
     describeSchedulingCases(store);
     describeRunCases(store);
     describeAuditAndFenceCases(store);
+    describeLedgerCases(store);
+    describeDependencyCases(store);
   });
 }

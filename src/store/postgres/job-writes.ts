@@ -10,20 +10,22 @@ import {
 import type { AuditStamp, IdempotencyClaim, JobChange } from '../store.js';
 import { isUniqueViolation } from './pg-errors.js';
 import { LIVE_NAME_INDEX } from './predicates.js';
-import { auditToRow, jobToRow, rowToJob } from './row-mapping.js';
+import { auditToRow, dependencyRows, jobToRow, rowToJob } from './row-mapping.js';
+import { jobDependencies } from './schema.js';
 import type { Session } from './session.js';
 import { nextVersion } from '../job-versions.js';
 
 // These run inside a transaction the store opened; a SchedError thrown here rolls it back.
 
-export async function insertJob({ statements }: Session, job: Job, audit: AuditStamp): Promise<void> {
+export async function insertJob(session: Session, job: Job, audit: AuditStamp): Promise<void> {
   try {
-    await statements.insertJob.execute(jobToRow(job));
+    await session.statements.insertJob.execute(jobToRow(job));
   } catch (error) {
     if (isUniqueViolation(error, LIVE_NAME_INDEX)) throw nameTaken(job.name);
     throw error;
   }
-  await statements.insertAudit.execute(auditToRow(audit, job.id, null, job));
+  await insertDependencies(session, job);
+  await session.statements.insertAudit.execute(auditToRow(audit, job.id, null, job));
 }
 
 /**
@@ -31,13 +33,14 @@ export async function insertJob({ statements }: Session, job: Job, audit: AuditS
  * makes read-check-write atomic against other daemons, as the single writer does in SQLite.
  */
 export async function changeJob(
-  { statements }: Session,
+  session: Session,
   id: string,
   expectedVersion: number,
   change: JobChange,
   now: number,
   audit: AuditStamp,
 ): Promise<Job> {
+  const { statements } = session;
   const [row] = await statements.jobForUpdate.execute({ id });
   if (!row) throw jobNotFound(id);
   const before = rowToJob(row);
@@ -51,8 +54,19 @@ export async function changeJob(
     if (isUniqueViolation(error, LIVE_NAME_INDEX)) throw nameTaken(after.name);
     throw error;
   }
+  if (after.deletedAt !== null) await statements.deleteDependencies.execute({ jobId: id });
+  else if (change.definition !== undefined) {
+    await statements.deleteDependencies.execute({ jobId: id });
+    await insertDependencies(session, after);
+  }
   await statements.insertAudit.execute(auditToRow(audit, id, before, after));
   return after;
+}
+
+/** The job's `after`/`afterAll` links as rows; a definition may name one upstream twice, the key keeps one. */
+async function insertDependencies({ db }: Session, job: Job): Promise<void> {
+  const rows = dependencyRows(job);
+  if (rows.length > 0) await db.insert(jobDependencies).values(rows).onConflictDoNothing();
 }
 
 /** Stores the response under the claim's key; throws IDEMPOTENCY_MISMATCH while the key is taken. */

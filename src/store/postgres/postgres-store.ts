@@ -1,10 +1,12 @@
 import { sql } from 'drizzle-orm';
 import type pg from 'pg';
 import type { Job, JobState } from '../../core/job.js';
+import type { LedgerEntry } from '../../core/ledger/entry.js';
 import type { Run, RunOutcome, RunState, RunSummary } from '../../core/run.js';
 import type {
   AuditEntry,
   AuditStamp,
+  DependencyEdge,
   Fire,
   FinishedRun,
   IdempotencyClaim,
@@ -12,7 +14,9 @@ import type {
   JobChange,
   JobQuery,
   NewJob,
+  NewOccurrence,
   NewRun,
+  OccurrenceQuery,
   Page,
   RunQuery,
   Store,
@@ -21,7 +25,14 @@ import type {
 import { openPostgresPool } from './connection.js';
 import type { PostgresConnectionOptions } from './connection.js';
 import { changeJob, insertJob, recordIdempotentResponse } from './job-writes.js';
+import {
+  insertOccurrences,
+  listOccurrences,
+  listRunsByInstant,
+  OCCURRENCES_PER_INSERT,
+} from './ledger-queries.js';
 import { listAudit, listJobs, listRuns } from './list-queries.js';
+import { assertMapInForce, listenForJobChanges, notifyJobChanged } from './job-changes.js';
 import { isUniqueViolation } from './pg-errors.js';
 import { RUN_KEY_INDEX } from './predicates.js';
 import * as retention from './retention.js';
@@ -41,7 +52,7 @@ export async function openPostgresStore(
   url: string,
   options: PostgresConnectionOptions = {},
 ): Promise<PostgresStore> {
-  return new PostgresStore(await openPostgresPool(url, options));
+  return new PostgresStore(await openPostgresPool(url, options), url);
 }
 
 /**
@@ -57,7 +68,10 @@ export class PostgresStore implements Store {
   private closing: Promise<void> | undefined;
 
   /** Takes a pool from `openPostgresPool`, whose schema it relies on; `close()` ends the pool. */
-  constructor(private readonly pool: pg.Pool) {
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly url: string,
+  ) {
     this.session = openSession(pool);
   }
 
@@ -70,6 +84,7 @@ export class PostgresStore implements Store {
     return inTransaction(this.pool, async (session) => {
       await insertJob(session, job, audit);
       if (idempotency) await recordIdempotentResponse(session, idempotency, job);
+      await notifyJobChanged(session, job.id);
       return job;
     });
   }
@@ -92,15 +107,19 @@ export class PostgresStore implements Store {
   }
 
   async updateJob(id: string, expectedVersion: number, change: JobChange, audit: AuditStamp): Promise<Job> {
-    return inTransaction(this.pool, (session) =>
-      changeJob(session, id, expectedVersion, change, audit.at, audit),
-    );
+    return inTransaction(this.pool, async (session) => {
+      const job = await changeJob(session, id, expectedVersion, change, audit.at, audit);
+      await notifyJobChanged(session, id);
+      return job;
+    });
   }
 
   async cancelJob(id: string, expectedVersion: number, now: number, audit: AuditStamp): Promise<Job> {
-    return inTransaction(this.pool, (session) =>
-      changeJob(session, id, expectedVersion, { state: 'cancelled' }, now, audit),
-    );
+    return inTransaction(this.pool, async (session) => {
+      const job = await changeJob(session, id, expectedVersion, { state: 'cancelled' }, now, audit);
+      await notifyJobChanged(session, id);
+      return job;
+    });
   }
 
   async countJobs(state: JobState): Promise<number> {
@@ -108,20 +127,32 @@ export class PostgresStore implements Store {
     return row?.count ?? 0;
   }
 
+  async watchJobChanges(
+    onChange: (jobId: string) => void,
+    onError: (error: Error) => void,
+  ): Promise<() => Promise<void>> {
+    return listenForJobChanges(this.url, onChange, onError);
+  }
+
   async dueJobs(until: number, limit: number): Promise<Job[]> {
     return (await this.statements.dueJobs.execute({ until, limit })).map(rowToJob);
   }
 
-  async recordFire(fire: Fire): Promise<Run | null> {
+  async recordFire(fire: Fire): Promise<Run[] | null> {
     try {
       return await inTransaction(this.pool, async (session) => {
+        if (fire.fence) await assertMapInForce(session, fire.fence);
         const [advanced] = await session.statements.advanceNextRun.execute({
-          id: fire.run.jobId,
+          id: fire.jobId,
           expectedNextRunAt: fire.expectedNextRunAt,
           nextRunAt: fire.nextRunAt,
         });
         if (!advanced) return null;
-        return insertRunRow(session, fire.run, advanced.name);
+        for (let start = 0; start < fire.occurrences.length; start += OCCURRENCES_PER_INSERT)
+          await insertOccurrences(session.db, fire.occurrences.slice(start, start + OCCURRENCES_PER_INSERT));
+        const inserted: Run[] = [];
+        for (const run of fire.runs) inserted.push(await insertRunRow(session, run, advanced.name));
+        return inserted;
       });
     } catch (error) {
       // Another daemon fired this instant first; the rollback undid our advance too.
@@ -198,6 +229,31 @@ export class PostgresStore implements Store {
 
   async purgeCancelledJobs(before: number, limit: number): Promise<number> {
     return retention.purgeCancelledJobs(this.session.db, before, limit);
+  }
+
+  async recordOccurrences(entries: NewOccurrence[]): Promise<void> {
+    if (entries.length === 0) return;
+    if (entries.length <= OCCURRENCES_PER_INSERT) return insertOccurrences(this.session.db, entries);
+    await inTransaction(this.pool, async (session) => {
+      for (let start = 0; start < entries.length; start += OCCURRENCES_PER_INSERT)
+        await insertOccurrences(session.db, entries.slice(start, start + OCCURRENCES_PER_INSERT));
+    });
+  }
+
+  async listOccurrences(query: OccurrenceQuery): Promise<LedgerEntry[]> {
+    return listOccurrences(this.session.db, query);
+  }
+
+  async listRunsByInstant(query: OccurrenceQuery): Promise<RunSummary[]> {
+    return listRunsByInstant(this.session.db, query);
+  }
+
+  async listDependents(upstreamId: string): Promise<Job[]> {
+    return (await this.statements.dependentsOf.execute({ upstreamId })).map(rowToJob);
+  }
+
+  async listDependencyEdges(): Promise<DependencyEdge[]> {
+    return this.statements.dependencyEdges.execute();
   }
 
   async ping(): Promise<void> {

@@ -1,12 +1,18 @@
-import { and, inArray, isNotNull, lt, notExists, sql } from 'drizzle-orm';
+import { and, inArray, isNotNull, lt, sql } from 'drizzle-orm';
 import type { SQL } from 'drizzle-orm';
 import type { RunState } from '../../core/run.js';
-import { auditLog, jobs, runs } from './schema.js';
+import { auditLog, jobDependencies, jobs, occurrences, runs } from './schema.js';
 import type { Db } from './session.js';
 
-// Each is one DELETE, so one short transaction per batch. SKIP LOCKED: when several daemons share the
-// database and prune at once, each takes rows the others are not deleting instead of queueing behind them.
+// Each batch is one DELETE (two when runs run out and ledger records follow), each its own short
+// transaction. SKIP LOCKED: when several daemons share the database and prune at once, each takes rows
+// the others are not deleting instead of queueing behind them.
 
+/**
+ * Finished runs in `states` that finished before `before`, then, with what is left of `limit`, ledger records
+ * decided before `before`: the ledger is kept as long as the shortest-kept runs, and a backlog of either
+ * drains batch by batch.
+ */
 export async function pruneRunsFinishedBefore(
   db: Db,
   states: RunState[],
@@ -20,7 +26,19 @@ export async function pruneRunsFinishedBefore(
     .limit(limit)
     .for('update', { skipLocked: true });
   const result = await db.delete(runs).where(inArray(runs.id, batch));
-  return result.rowCount ?? 0;
+  const pruned = result.rowCount ?? 0;
+  if (pruned >= limit) return pruned;
+  return pruned + (await pruneOccurrencesBefore(db, before, limit - pruned));
+}
+
+async function pruneOccurrencesBefore(db: Db, before: number, limit: number): Promise<number> {
+  return deleted(
+    db,
+    sql`DELETE FROM ${occurrences} WHERE (job_id, scheduled_for, wall) IN (
+      SELECT job_id, scheduled_for, wall FROM ${occurrences} WHERE decided_at < ${before}
+      LIMIT ${limit} FOR UPDATE SKIP LOCKED
+    )`,
+  );
 }
 
 /** The finished runs of the (up to 100) crowded jobs beyond their newest `keep`. */
@@ -52,27 +70,26 @@ export async function pruneAudit(db: Db, before: number, limit: number): Promise
   return result.rowCount ?? 0;
 }
 
-/** Cancelled jobs whose runs retention already removed; the runs' foreign key guards a late insert. */
+/**
+ * Cancelled jobs whose runs retention already removed, with their ledger records (and any dependency links,
+ * which cancelling already removed) in the same statement; the runs' foreign key guards a late insert.
+ * The foreign keys are checked at the end of the statement, after every part of it has run.
+ */
 export async function purgeCancelledJobs(db: Db, before: number, limit: number): Promise<number> {
-  const batch = db
-    .select({ id: jobs.id })
-    .from(jobs)
-    .where(
-      and(
-        sql`${jobs.state} = 'cancelled'`,
-        lt(jobs.deletedAt, before),
-        notExists(
-          db
-            .select({ one: sql`1` })
-            .from(runs)
-            .where(sql`${runs.jobId} = ${jobs.id}`),
-        ),
-      ),
+  return deleted(
+    db,
+    sql`WITH batch AS (
+      SELECT id FROM ${jobs}
+      WHERE state = 'cancelled' AND deleted_at < ${before}
+        AND NOT EXISTS (SELECT 1 FROM ${runs} WHERE runs.job_id = jobs.id)
+      LIMIT ${limit} FOR UPDATE SKIP LOCKED
+    ), ledger AS (
+      DELETE FROM ${occurrences} WHERE job_id IN (SELECT id FROM batch)
+    ), links AS (
+      DELETE FROM ${jobDependencies} WHERE job_id IN (SELECT id FROM batch)
     )
-    .limit(limit)
-    .for('update', { skipLocked: true });
-  const result = await db.delete(jobs).where(inArray(jobs.id, batch));
-  return result.rowCount ?? 0;
+    DELETE FROM ${jobs} WHERE id IN (SELECT id FROM batch)`,
+  );
 }
 
 async function deleted(db: Db, query: SQL): Promise<number> {

@@ -7,6 +7,7 @@ import {
   integer,
   jsonb,
   pgTable,
+  primaryKey,
   text,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
@@ -23,7 +24,24 @@ export const RUN_STATE_VALUES = [
   'cancelled',
   'lost',
 ] as const;
-export const RUN_TRIGGER_VALUES = ['schedule', 'manual', 'retry'] as const;
+export const RUN_TRIGGER_VALUES = [
+  'schedule',
+  'manual',
+  'retry',
+  'catchup',
+  'backfill',
+  'dependency',
+] as const;
+export const OCCURRENCE_OUTCOME_VALUES = [
+  'ran',
+  'skipped-overlap',
+  'missed-while-down',
+  'outside-catchup-window',
+  'dst-skipped',
+  'paused',
+  'deduplicated',
+] as const;
+export const DEPENDENCY_ON_VALUES = ['success', 'failure', 'always', 'all'] as const;
 
 const inList = (values: readonly string[]) => sql.raw(values.map((value) => `'${value}'`).join(', '));
 
@@ -32,6 +50,9 @@ const inList = (values: readonly string[]) => sql.raw(values.map((value) => `'${
  * and cursors then order exactly as in SQLite (BINARY), and comparisons are memcmp, not strcoll.
  */
 const id = customType<{ data: string }>({ dataType: () => 'text COLLATE "C"' });
+
+/** Text ordered byte by byte as well, for a key column whose order must match SQLite's. */
+const binaryText = customType<{ data: string }>({ dataType: () => 'text COLLATE "C"' });
 
 /** All instants are integer milliseconds since the epoch, UTC (int8, read back as a JS number). */
 const instant = (name: string) => bigint(name, { mode: 'number' });
@@ -112,10 +133,12 @@ export const runs = pgTable(
     retriedBy: id('retried_by'),
     /** When a scheduled run may start: its instant, or later for a retry after backoff. */
     dueAt: instant('due_at').notNull(),
+    /** The node of a `--placement every-host` run, part of its key; '' for one run per instant in the cluster. */
+    host: text('host').notNull().default(''),
   },
   (t) => [
     // The key that keeps two daemons from firing the same instant twice.
-    uniqueIndex('runs_instant_unique').on(t.jobId, t.scheduledFor, t.attempt),
+    uniqueIndex('runs_instant_unique').on(t.jobId, t.scheduledFor, t.attempt, t.host),
     index('runs_job_history_idx').on(t.jobId, t.id),
     index('runs_unfinished_idx')
       .on(t.state)
@@ -149,6 +172,53 @@ export const auditLog = pgTable(
   (t) => [index('audit_log_job_idx').on(t.jobId, t.id)],
 );
 
+/**
+ * The ledger's record of an instant that did not simply run, as first decided: one per (job, instant, wall
+ * time). The primary key's (job_id, scheduled_for) prefix serves a job's scans by instant, either way.
+ */
+export const occurrences = pgTable(
+  'occurrences',
+  {
+    jobId: id('job_id')
+      .notNull()
+      .references(() => jobs.id),
+    scheduledFor: instant('scheduled_for').notNull(),
+    /** The local wall time the instant stood for, or '' when it is just scheduled_for: part of the key, so never NULL. */
+    wall: binaryText('wall').notNull().default(''),
+    outcome: text('outcome', { enum: OCCURRENCE_OUTCOME_VALUES }).notNull(),
+    reason: text('reason').notNull(),
+    node: text('node').notNull(),
+    decidedAt: instant('decided_at').notNull(),
+  },
+  (t) => [
+    primaryKey({ name: 'occurrences_pk', columns: [t.jobId, t.scheduledFor, t.wall] }),
+    // Retention deletes records oldest first.
+    index('occurrences_decided_idx').on(t.decidedAt),
+    check('occurrences_outcome_check', sql`outcome IN (${inList(OCCURRENCE_OUTCOME_VALUES)})`),
+  ],
+);
+
+/**
+ * The `after`/`afterAll` links of live jobs, copied from their definitions by the store in the transaction
+ * that writes the job, so dependents are found by index rather than by reading every definition.
+ */
+export const jobDependencies = pgTable(
+  'job_dependencies',
+  {
+    jobId: id('job_id')
+      .notNull()
+      .references(() => jobs.id),
+    // No foreign key: an upstream job may be cancelled and purged while its dependents live on.
+    upstreamId: id('upstream_id').notNull(),
+    on: text('on', { enum: DEPENDENCY_ON_VALUES }).notNull(),
+  },
+  (t) => [
+    primaryKey({ name: 'job_dependencies_pk', columns: [t.jobId, t.upstreamId, t.on] }),
+    index('job_dependencies_upstream_idx').on(t.upstreamId),
+    check('job_dependencies_on_check', sql`"on" IN (${inList(DEPENDENCY_ON_VALUES)})`),
+  ],
+);
+
 /** Answers already given to requests that carried an idempotency key, kept for replays. */
 export const idempotencyKeys = pgTable(
   'idempotency_keys',
@@ -171,3 +241,5 @@ export const meta = pgTable('meta', {
 export type JobRow = typeof jobs.$inferSelect;
 export type RunRow = typeof runs.$inferSelect;
 export type AuditRow = typeof auditLog.$inferSelect;
+export type OccurrenceRow = typeof occurrences.$inferSelect;
+export type DependencyRow = typeof jobDependencies.$inferSelect;

@@ -1,9 +1,10 @@
-import { and, asc, desc, eq, isNull, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { SQL } from 'drizzle-orm';
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
+import { alias } from 'drizzle-orm/pg-core';
 import { DUE, FENCE_EPOCH_KEY, FINAL, UNFINISHED, WAITING } from './predicates.js';
 import { runColumns, runSummaryColumns } from './row-mapping.js';
-import { auditLog, idempotencyKeys, jobs, meta, runs } from './schema.js';
+import { auditLog, idempotencyKeys, jobDependencies, jobs, meta, runs } from './schema.js';
 
 const param = (name: string) => sql.placeholder(name);
 /**
@@ -11,6 +12,8 @@ const param = (name: string) => sql.placeholder(name);
  * Param carrying the column's encoder, so bytea and jsonb values are still encoded on execution.
  */
 const setParam = (name: string) => sql.placeholder(name) as unknown as SQL;
+
+const upstreamJobs = alias(jobs, 'upstream');
 
 /**
  * The fixed queries of the store as named prepared statements: built once per connection handle rather
@@ -179,6 +182,40 @@ export function prepareStatements(db: NodePgDatabase) {
       .where(and(UNFINISHED, sql`${runs.state} = 'running'`))
       .orderBy(asc(runs.id))
       .prepare('sched_running_runs'),
+
+    deleteDependencies: db
+      .delete(jobDependencies)
+      .where(eq(jobDependencies.jobId, param('jobId')))
+      .prepare('sched_delete_dependencies'),
+    /** Live jobs only: links of a cancelled job are deleted with it, and the filter guards the rest. */
+    dependentsOf: db
+      .select()
+      .from(jobs)
+      .where(
+        and(
+          isNull(jobs.deletedAt),
+          inArray(
+            jobs.id,
+            db
+              .select({ jobId: jobDependencies.jobId })
+              .from(jobDependencies)
+              .where(eq(jobDependencies.upstreamId, param('upstreamId'))),
+          ),
+        ),
+      )
+      .orderBy(asc(jobs.id))
+      .prepare('sched_dependents_of'),
+    /** Links whose upstream was cancelled are left out: a cancelled job can close no cycle. */
+    dependencyEdges: db
+      .select({ job: jobDependencies.jobId, upstream: jobDependencies.upstreamId, on: jobDependencies.on })
+      .from(jobDependencies)
+      .innerJoin(jobs, and(eq(jobs.id, jobDependencies.jobId), isNull(jobs.deletedAt)))
+      .innerJoin(
+        upstreamJobs,
+        and(eq(upstreamJobs.id, jobDependencies.upstreamId), isNull(upstreamJobs.deletedAt)),
+      )
+      .orderBy(asc(jobDependencies.jobId), asc(jobDependencies.upstreamId), asc(jobDependencies.on))
+      .prepare('sched_dependency_edges'),
 
     idempotencyByKey: db
       .select()

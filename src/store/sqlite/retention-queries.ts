@@ -3,7 +3,11 @@ import type { RunState } from '../../core/run.js';
 
 // Retention runs rarely, so these statements are prepared per call rather than kept on the connection.
 
-/** Deletes up to `limit` finished runs in `states` that finished before `before`. */
+/**
+ * Deletes up to `limit` finished runs in `states` that finished before `before`, then, with what is left of
+ * `limit`, ledger records decided before `before`; returns how many rows went. So the ledger is kept as long
+ * as the shortest-kept runs, and a backlog of either drains batch by batch.
+ */
 export function deleteRunsFinishedBefore(
   db: Database.Database,
   states: RunState[],
@@ -11,11 +15,21 @@ export function deleteRunsFinishedBefore(
   limit: number,
 ): number {
   const placeholders = states.map(() => '?').join(', ');
-  return db
+  const runs = db
     .prepare(
       `DELETE FROM runs WHERE id IN (SELECT id FROM runs WHERE finished_at IS NOT NULL AND finished_at < ? AND state IN (${placeholders}) LIMIT ?)`,
     )
     .run(before, ...states, limit).changes;
+  if (runs >= limit) return runs;
+  return runs + deleteOccurrencesBefore(db, before, limit - runs);
+}
+
+function deleteOccurrencesBefore(db: Database.Database, before: number, limit: number): number {
+  return db
+    .prepare(
+      `DELETE FROM occurrences WHERE rowid IN (SELECT rowid FROM occurrences WHERE decided_at < ? LIMIT ?)`,
+    )
+    .run(before, limit).changes;
 }
 
 /** Deletes up to `limit` of the oldest finished runs of jobs that keep more than `keep`. */
@@ -43,12 +57,21 @@ export function deleteAuditBefore(db: Database.Database, before: number, limit: 
     .run(before, limit).changes;
 }
 
-/** Deletes up to `limit` jobs cancelled before `before` whose runs are all gone. */
+/**
+ * Deletes up to `limit` jobs cancelled before `before` whose runs are all gone, with their ledger records
+ * (and any dependency links, which cancelling already removed) first, for the foreign keys.
+ */
 export function deleteCancelledJobsWithoutRuns(db: Database.Database, before: number, limit: number): number {
-  return db
+  const ids = db
     .prepare(
-      `DELETE FROM jobs WHERE id IN (SELECT id FROM jobs WHERE state = 'cancelled' AND deleted_at < ?
-         AND NOT EXISTS (SELECT 1 FROM runs WHERE runs.job_id = jobs.id) LIMIT ?)`,
+      `SELECT id FROM jobs WHERE state = 'cancelled' AND deleted_at < ?
+         AND NOT EXISTS (SELECT 1 FROM runs WHERE runs.job_id = jobs.id) LIMIT ?`,
     )
-    .run(before, limit).changes;
+    .pluck()
+    .all(before, limit) as string[];
+  if (ids.length === 0) return 0;
+  const batch = JSON.stringify(ids);
+  db.prepare('DELETE FROM occurrences WHERE job_id IN (SELECT value FROM json_each(?))').run(batch);
+  db.prepare('DELETE FROM job_dependencies WHERE job_id IN (SELECT value FROM json_each(?))').run(batch);
+  return db.prepare('DELETE FROM jobs WHERE id IN (SELECT value FROM json_each(?))').run(batch).changes;
 }

@@ -1,11 +1,17 @@
+import { withDefinitionDefaults, type StoredDefinition } from '../../core/stored-definition.js';
 import type { Job, JobDefinition, JobState } from '../../core/job.js';
+import type { LedgerEntry, OccurrenceOutcome } from '../../core/ledger/entry.js';
 import type { Run, RunState, RunTrigger } from '../../core/run.js';
-import type { AuditEntry, AuditStamp, NewJob, NewRun } from '../store.js';
-import { jobs, runs } from './schema.js';
+import type { AuditEntry, AuditStamp, DependencyEdge, NewJob, NewOccurrence, NewRun } from '../store.js';
+import { jobs, occurrences, runs } from './schema.js';
 import type {
   AuditRow,
+  DEPENDENCY_ON_VALUES,
+  DependencyRow,
   JOB_STATE_VALUES,
   JobRow,
+  OCCURRENCE_OUTCOME_VALUES,
+  OccurrenceRow,
   RUN_STATE_VALUES,
   RUN_TRIGGER_VALUES,
   RunRow,
@@ -16,9 +22,11 @@ type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const _jobStatesMatchCore: Same<(typeof JOB_STATE_VALUES)[number], JobState> = true;
 const _runStatesMatchCore: Same<(typeof RUN_STATE_VALUES)[number], RunState> = true;
 const _runTriggersMatchCore: Same<(typeof RUN_TRIGGER_VALUES)[number], RunTrigger> = true;
+const _outcomesMatchCore: Same<(typeof OCCURRENCE_OUTCOME_VALUES)[number], OccurrenceOutcome> = true;
+const _dependencyOnMatchesCore: Same<(typeof DEPENDENCY_ON_VALUES)[number], DependencyEdge['on']> = true;
 
 export function rowToJob(row: JobRow): Job {
-  const definition = JSON.parse(row.definition) as JobDefinition;
+  const definition = withDefinitionDefaults(JSON.parse(row.definition) as StoredDefinition);
   // Assigning onto the parsed object is ~6x cheaper than spreading it into a new one (dueJobs maps
   // up to hundreds of rows per tick).
   return Object.assign(definition, {
@@ -64,6 +72,54 @@ export function newJobToJob(job: NewJob): Job {
   };
 }
 
+/** The rows `job_dependencies` holds for a live job: one per `after` link, one per `afterAll` upstream. */
+export function dependencyRows(job: Job): DependencyRow[] {
+  return [
+    ...job.after.map((dependency) => ({ jobId: job.id, upstreamId: dependency.job, on: dependency.on })),
+    ...job.afterAll.map((upstream) => ({ jobId: job.id, upstreamId: upstream, on: 'all' as const })),
+  ];
+}
+
+/** No wall time is stored as '': the column is part of the key, and NULLs never collide in a key. */
+export function occurrenceToRow(entry: NewOccurrence): OccurrenceRow {
+  return {
+    jobId: entry.jobId,
+    scheduledFor: entry.scheduledFor,
+    wall: entry.wall ?? '',
+    outcome: entry.outcome,
+    reason: entry.reason,
+    node: entry.node,
+    decidedAt: entry.decidedAt,
+  };
+}
+
+/** An occurrence row with its job's name; the daemon merges in the instant's runs. */
+export function rowToLedgerEntry(row: OccurrenceRow & { jobName: string }): LedgerEntry {
+  return {
+    jobId: row.jobId,
+    jobName: row.jobName,
+    scheduledFor: row.scheduledFor,
+    outcome: row.outcome,
+    reason: row.reason,
+    node: row.node,
+    decidedAt: row.decidedAt,
+    runIds: [],
+    finalState: null,
+    wall: row.wall === '' ? null : row.wall,
+  };
+}
+
+export const occurrenceColumns = {
+  jobId: occurrences.jobId,
+  jobName: jobs.name,
+  scheduledFor: occurrences.scheduledFor,
+  wall: occurrences.wall,
+  outcome: occurrences.outcome,
+  reason: occurrences.reason,
+  node: occurrences.node,
+  decidedAt: occurrences.decidedAt,
+};
+
 export function newRunToRow(run: NewRun): RunRow {
   return {
     id: run.id,
@@ -87,6 +143,7 @@ export function newRunToRow(run: NewRun): RunRow {
     responseHeaders: null,
     retriedBy: null,
     dueAt: run.dueAt,
+    host: run.host ?? '',
   };
 }
 
@@ -120,6 +177,7 @@ export const runSummaryColumns = {
   error: runs.error,
   retriedBy: runs.retriedBy,
   dueAt: runs.dueAt,
+  host: runs.host,
 };
 
 export const runColumns = {

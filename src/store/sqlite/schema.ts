@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { check, index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 // drizzle-kit loads this file on its own, so it imports nothing from src/: the state lists are
 // checked against the core types in row-mapping.ts instead.
@@ -13,7 +13,24 @@ export const RUN_STATE_VALUES = [
   'cancelled',
   'lost',
 ] as const;
-export const RUN_TRIGGER_VALUES = ['schedule', 'manual', 'retry'] as const;
+export const RUN_TRIGGER_VALUES = [
+  'schedule',
+  'manual',
+  'retry',
+  'catchup',
+  'backfill',
+  'dependency',
+] as const;
+export const OCCURRENCE_OUTCOME_VALUES = [
+  'ran',
+  'skipped-overlap',
+  'missed-while-down',
+  'outside-catchup-window',
+  'dst-skipped',
+  'paused',
+  'deduplicated',
+] as const;
+export const DEPENDENCY_ON_VALUES = ['success', 'failure', 'always', 'all'] as const;
 
 const inList = (values: readonly string[]) => sql.raw(values.map((value) => `'${value}'`).join(', '));
 
@@ -80,10 +97,12 @@ export const runs = sqliteTable(
     retriedBy: text('retried_by'),
     /** When a scheduled run may start: its instant, or later for a retry after backoff. */
     dueAt: integer('due_at').notNull(),
+    /** The node of a `--placement every-host` run, part of its key; '' for one run per instant in the cluster. */
+    host: text('host').notNull().default(''),
   },
   (t) => [
     // The key that keeps two daemons from firing the same instant twice.
-    uniqueIndex('runs_instant_unique').on(t.jobId, t.scheduledFor, t.attempt),
+    uniqueIndex('runs_instant_unique').on(t.jobId, t.scheduledFor, t.attempt, t.host),
     index('runs_job_history_idx').on(t.jobId, t.id),
     index('runs_unfinished_idx')
       .on(t.state)
@@ -116,6 +135,53 @@ export const auditLog = sqliteTable(
   (t) => [index('audit_log_job_idx').on(t.jobId, t.id)],
 );
 
+/**
+ * The ledger's record of an instant that did not simply run, as first decided: one per (job, instant, wall
+ * time). The primary key's (job_id, scheduled_for) prefix serves a job's scans by instant.
+ */
+export const occurrences = sqliteTable(
+  'occurrences',
+  {
+    jobId: text('job_id')
+      .notNull()
+      .references(() => jobs.id),
+    scheduledFor: integer('scheduled_for').notNull(),
+    /** The local wall time the instant stood for, or '' when it is just scheduled_for: part of the key, so never NULL. */
+    wall: text('wall').notNull().default(''),
+    outcome: text('outcome', { enum: OCCURRENCE_OUTCOME_VALUES }).notNull(),
+    reason: text('reason').notNull(),
+    node: text('node').notNull(),
+    decidedAt: integer('decided_at').notNull(),
+  },
+  (t) => [
+    primaryKey({ name: 'occurrences_pk', columns: [t.jobId, t.scheduledFor, t.wall] }),
+    // Retention deletes records oldest first.
+    index('occurrences_decided_idx').on(t.decidedAt),
+    check('occurrences_outcome_check', sql`outcome IN (${inList(OCCURRENCE_OUTCOME_VALUES)})`),
+  ],
+);
+
+/**
+ * The `after`/`afterAll` links of live jobs, copied from their definitions by the store in the transaction
+ * that writes the job, so dependents are found by index rather than by reading every definition.
+ */
+export const jobDependencies = sqliteTable(
+  'job_dependencies',
+  {
+    jobId: text('job_id')
+      .notNull()
+      .references(() => jobs.id),
+    // No foreign key: an upstream job may be cancelled and purged while its dependents live on.
+    upstreamId: text('upstream_id').notNull(),
+    on: text('on', { enum: DEPENDENCY_ON_VALUES }).notNull(),
+  },
+  (t) => [
+    primaryKey({ name: 'job_dependencies_pk', columns: [t.jobId, t.upstreamId, t.on] }),
+    index('job_dependencies_upstream_idx').on(t.upstreamId),
+    check('job_dependencies_on_check', sql`"on" IN (${inList(DEPENDENCY_ON_VALUES)})`),
+  ],
+);
+
 /** Answers already given to requests that carried an idempotency key, kept for replays. */
 export const idempotencyKeys = sqliteTable(
   'idempotency_keys',
@@ -138,4 +204,6 @@ export const meta = sqliteTable('meta', {
 export type JobRow = typeof jobs.$inferSelect;
 export type RunRow = typeof runs.$inferSelect;
 export type AuditRow = typeof auditLog.$inferSelect;
+export type OccurrenceRow = typeof occurrences.$inferSelect;
+export type DependencyRow = typeof jobDependencies.$inferSelect;
 export type IdempotencyRow = typeof idempotencyKeys.$inferSelect;

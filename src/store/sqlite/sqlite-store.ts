@@ -3,10 +3,12 @@ import type Database from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import type { Job, JobState } from '../../core/job.js';
+import type { LedgerEntry } from '../../core/ledger/entry.js';
 import type { Run, RunOutcome, RunState, RunSummary } from '../../core/run.js';
 import type {
   AuditEntry,
   AuditStamp,
+  DependencyEdge,
   Fire,
   FinishedRun,
   IdempotencyClaim,
@@ -14,7 +16,9 @@ import type {
   JobChange,
   JobQuery,
   NewJob,
+  NewOccurrence,
   NewRun,
+  OccurrenceQuery,
   Page,
   RunQuery,
   Store,
@@ -23,6 +27,7 @@ import type {
 import { openSqliteConnection } from './connection.js';
 import { GroupCommit } from './group-commit.js';
 import type { SqliteConnectionOptions } from './connection.js';
+import { listOccurrences, listRunsByInstant } from './ledger-queries.js';
 import { listAudit, listJobs, listRuns } from './list-queries.js';
 import {
   deleteAuditBefore,
@@ -30,7 +35,16 @@ import {
   deleteRunsBeyond,
   deleteRunsFinishedBefore,
 } from './retention-queries.js';
-import { auditToRow, jobToRow, newJobToJob, newRunToRow, rowToJob, rowToRun } from './row-mapping.js';
+import {
+  auditToRow,
+  dependencyRows,
+  jobToRow,
+  newJobToJob,
+  newRunToRow,
+  occurrenceToRow,
+  rowToJob,
+  rowToRun,
+} from './row-mapping.js';
 import { prepareStatements } from './statements.js';
 import type { Statements } from './statements.js';
 import {
@@ -50,7 +64,7 @@ import { nextVersion } from '../job-versions.js';
 const LIVE_NAME_COLUMNS = 'jobs.name';
 const IDEMPOTENCY_KEY_COLUMNS = 'idempotency_keys.key';
 
-const RUN_KEY_COLUMNS = 'runs.job_id, runs.scheduled_for, runs.attempt';
+const RUN_KEY_COLUMNS = 'runs.job_id, runs.scheduled_for, runs.attempt, runs.host';
 
 export function openSqliteStore(file: string, options: SqliteConnectionOptions = {}): SqliteStore {
   const sqlite = openSqliteConnection(file, options);
@@ -87,6 +101,7 @@ export class SqliteStore implements Store {
         if (isUniqueViolation(error, LIVE_NAME_COLUMNS)) throw nameTaken(job.name);
         throw error;
       }
+      this.writeDependencies(job);
       this.writeAudit(audit, job.id, null, job);
       if (idempotency) this.recordIdempotentResponse(idempotency, job);
       return job;
@@ -126,16 +141,22 @@ export class SqliteStore implements Store {
     return this.statements.dueJobs.all({ until, limit }).map(rowToJob);
   }
 
-  async recordFire(fire: Fire): Promise<Run | null> {
+  /** One daemon is the only writer of a SQLite store, so no one else changes its jobs. */
+  async watchJobChanges(): Promise<null> {
+    return null;
+  }
+
+  async recordFire(fire: Fire): Promise<Run[] | null> {
     try {
       return await this.write(() => {
         const advanced = this.statements.advanceNextRun.get({
-          id: fire.run.jobId,
+          id: fire.jobId,
           expectedNextRunAt: fire.expectedNextRunAt,
           nextRunAt: fire.nextRunAt,
         });
         if (!advanced) return null;
-        return this.insertRunRow(fire.run, advanced.name);
+        for (const entry of fire.occurrences) this.statements.insertOccurrence.run(occurrenceToRow(entry));
+        return fire.runs.map((run) => this.insertRunRow(run, advanced.name));
       });
     } catch (error) {
       // Another daemon fired this instant first; the transaction rolled back our advance too.
@@ -223,6 +244,29 @@ export class SqliteStore implements Store {
     return this.write(() => deleteCancelledJobsWithoutRuns(this.sqlite, before, limit));
   }
 
+  async recordOccurrences(entries: NewOccurrence[]): Promise<void> {
+    if (entries.length === 0) return;
+    await this.write(() => {
+      for (const entry of entries) this.statements.insertOccurrence.run(occurrenceToRow(entry));
+    });
+  }
+
+  async listOccurrences(query: OccurrenceQuery): Promise<LedgerEntry[]> {
+    return listOccurrences(this.db, query);
+  }
+
+  async listRunsByInstant(query: OccurrenceQuery): Promise<RunSummary[]> {
+    return listRunsByInstant(this.db, query);
+  }
+
+  async listDependents(upstreamId: string): Promise<Job[]> {
+    return this.statements.dependentsOf.all({ upstreamId }).map(rowToJob);
+  }
+
+  async listDependencyEdges(): Promise<DependencyEdge[]> {
+    return this.statements.dependencyEdges.all();
+  }
+
   async ping(): Promise<void> {
     // The open handle keeps working on a file that was deleted or replaced; the path is what matters.
     const onDisk = fs.statSync(this.sqlite.name, { throwIfNoEntry: false });
@@ -268,6 +312,11 @@ export class SqliteStore implements Store {
       } catch (error) {
         if (isUniqueViolation(error, LIVE_NAME_COLUMNS)) throw nameTaken(after.name);
         throw error;
+      }
+      if (after.deletedAt !== null) this.statements.deleteDependencies.run({ jobId: id });
+      else if (change.definition !== undefined) {
+        this.statements.deleteDependencies.run({ jobId: id });
+        this.writeDependencies(after);
       }
       this.writeAudit(audit, id, before, after);
       return after;
@@ -331,6 +380,11 @@ export class SqliteStore implements Store {
     const current = this.statements.runStateById.get({ id: runId });
     if (!current) throw runNotFound(runId);
     throw runInWrongState(runId, current.state, wanted);
+  }
+
+  /** The job's `after`/`afterAll` links as rows, in the transaction that writes the job. */
+  private writeDependencies(job: Job): void {
+    for (const row of dependencyRows(job)) this.statements.insertDependency.run(row);
   }
 
   private writeAudit(stamp: AuditStamp, jobId: string, before: Job | null, after: Job): void {

@@ -1,7 +1,8 @@
-import { and, asc, desc, eq, isNull, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/sqlite-core';
+import { and, asc, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { runColumns, runSummaryColumns } from './row-mapping.js';
-import { auditLog, idempotencyKeys, jobs, meta, runs } from './schema.js';
+import { auditLog, idempotencyKeys, jobDependencies, jobs, meta, occurrences, runs } from './schema.js';
 
 const param = (name: string) => sql.placeholder(name);
 /** `set()` takes SQL rather than bare placeholders. */
@@ -12,6 +13,8 @@ const DUE = sql`${jobs.state} = 'active' AND ${jobs.deletedAt} IS NULL AND ${job
 const UNFINISHED = sql`${runs.state} IN ('scheduled', 'running')`;
 const WAITING = sql`${runs.state} = 'scheduled'`;
 const FINAL = sql`${runs.state} IN ('succeeded', 'failed', 'timed_out', 'cancelled', 'lost')`;
+
+const upstreamJobs = alias(jobs, 'upstream');
 
 export const FENCE_EPOCH_KEY = 'fence_epoch';
 
@@ -173,6 +176,61 @@ export function prepareStatements(db: BetterSQLite3Database) {
       .innerJoin(jobs, eq(jobs.id, runs.jobId))
       .where(and(UNFINISHED, sql`${runs.state} = 'running'`))
       .orderBy(asc(runs.id))
+      .prepare(),
+
+    /** The first decision about an instant stands: a second record of the same key is dropped. */
+    insertOccurrence: db
+      .insert(occurrences)
+      .values({
+        jobId: param('jobId'),
+        scheduledFor: param('scheduledFor'),
+        wall: param('wall'),
+        outcome: param('outcome'),
+        reason: param('reason'),
+        node: param('node'),
+        decidedAt: param('decidedAt'),
+      })
+      .onConflictDoNothing()
+      .prepare(),
+
+    /** A definition may name one upstream twice; the key keeps one link. */
+    insertDependency: db
+      .insert(jobDependencies)
+      .values({ jobId: param('jobId'), upstreamId: param('upstreamId'), on: param('on') })
+      .onConflictDoNothing()
+      .prepare(),
+    deleteDependencies: db
+      .delete(jobDependencies)
+      .where(eq(jobDependencies.jobId, param('jobId')))
+      .prepare(),
+    /** Live jobs only: links of a cancelled job are deleted with it, and the filter guards the rest. */
+    dependentsOf: db
+      .select()
+      .from(jobs)
+      .where(
+        and(
+          isNull(jobs.deletedAt),
+          inArray(
+            jobs.id,
+            db
+              .select({ jobId: jobDependencies.jobId })
+              .from(jobDependencies)
+              .where(eq(jobDependencies.upstreamId, param('upstreamId'))),
+          ),
+        ),
+      )
+      .orderBy(asc(jobs.id))
+      .prepare(),
+    /** Links whose upstream was cancelled are left out: a cancelled job can close no cycle. */
+    dependencyEdges: db
+      .select({ job: jobDependencies.jobId, upstream: jobDependencies.upstreamId, on: jobDependencies.on })
+      .from(jobDependencies)
+      .innerJoin(jobs, and(eq(jobs.id, jobDependencies.jobId), isNull(jobs.deletedAt)))
+      .innerJoin(
+        upstreamJobs,
+        and(eq(upstreamJobs.id, jobDependencies.upstreamId), isNull(upstreamJobs.deletedAt)),
+      )
+      .orderBy(asc(jobDependencies.jobId), asc(jobDependencies.upstreamId), asc(jobDependencies.on))
       .prepare(),
 
     idempotencyByKey: db

@@ -1,4 +1,9 @@
-import { DEFAULT_RETRY_POLICY, type JobDefinition } from '../../../src/core/job.js';
+import {
+  DEFAULT_RETRY_POLICY,
+  DEFAULT_TIME_POLICY,
+  DEFAULT_PLACEMENT,
+  type JobDefinition,
+} from '../../../src/core/job.js';
 import type { RunOutcome } from '../../../src/core/run.js';
 import { newId } from '../../../src/store/ids.js';
 import type { AuditStamp, NewJob, NewRun, Store } from '../../../src/store/store.js';
@@ -19,6 +24,10 @@ export function definition(name: string, overrides: Partial<JobDefinition> = {})
     timeoutMs: null,
     labels: {},
     retry: DEFAULT_RETRY_POLICY,
+    policy: DEFAULT_TIME_POLICY,
+    after: [],
+    afterAll: [],
+    placement: DEFAULT_PLACEMENT,
     ...overrides,
   };
 }

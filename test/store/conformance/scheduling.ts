@@ -36,12 +36,15 @@ export function describeSchedulingCases(store: CurrentStore): void {
       const run = newRun(job.id, { scheduledFor: T0 + MINUTE });
 
       const fired = await store().recordFire({
-        run,
+        jobId: job.id,
+        runs: [run],
+        occurrences: [],
         expectedNextRunAt: T0 + MINUTE,
         nextRunAt: T0 + 2 * MINUTE,
       });
 
-      expect(fired).toMatchObject({
+      expect(fired).toHaveLength(1);
+      expect(fired?.[0]).toMatchObject({
         id: run.id,
         jobId: job.id,
         jobName: 'nightly',
@@ -49,18 +52,25 @@ export function describeSchedulingCases(store: CurrentStore): void {
         attempt: 1,
         fence: 1,
       });
-      expect(await store().findRun(run.id)).toEqual(fired);
+      expect(await store().findRun(run.id)).toEqual(fired?.[0]);
       expect((await store().findJob(job.id))?.nextRunAt).toBe(T0 + 2 * MINUTE);
     });
 
     it('Given a job already fired for that instant, when it fires again with the stale due time, then null comes back and no run is added', async () => {
       const job = await createJob(store(), 'nightly', { nextRunAt: T0 + MINUTE });
       const fire = { expectedNextRunAt: T0 + MINUTE, nextRunAt: T0 + 2 * MINUTE };
-      await store().recordFire({ ...fire, run: newRun(job.id, { scheduledFor: T0 + MINUTE }) });
+      await store().recordFire({
+        ...fire,
+        jobId: job.id,
+        occurrences: [],
+        runs: [newRun(job.id, { scheduledFor: T0 + MINUTE })],
+      });
 
       const second = await store().recordFire({
         ...fire,
-        run: newRun(job.id, { scheduledFor: T0 + MINUTE }),
+        jobId: job.id,
+        occurrences: [],
+        runs: [newRun(job.id, { scheduledFor: T0 + MINUTE })],
       });
 
       expect(second).toBeNull();
@@ -73,7 +83,9 @@ export function describeSchedulingCases(store: CurrentStore): void {
       await store().insertRun(newRun(job.id, { scheduledFor: T0 + MINUTE, trigger: 'manual' }));
 
       const fired = await store().recordFire({
-        run: newRun(job.id, { scheduledFor: T0 + MINUTE }),
+        jobId: job.id,
+        occurrences: [],
+        runs: [newRun(job.id, { scheduledFor: T0 + MINUTE })],
         expectedNextRunAt: T0 + MINUTE,
         nextRunAt: T0 + 2 * MINUTE,
       });
@@ -83,12 +95,55 @@ export function describeSchedulingCases(store: CurrentStore): void {
       expect((await store().listRuns({ limit: 10 })).items).toHaveLength(1);
     });
 
+    it('Given caught-up instants and ledger records, when the job fires, then all are written together, and none when the compare-and-set fails', async () => {
+      const job = await createJob(store(), 'catchup', { nextRunAt: T0 + MINUTE });
+      const record = {
+        jobId: job.id,
+        scheduledFor: T0 + MINUTE,
+        wall: null,
+        outcome: 'missed-while-down' as const,
+        reason: 'it fell due while the scheduler was not running',
+        node: 'n1',
+        decidedAt: T0 + 5 * MINUTE,
+      };
+      const fire = {
+        jobId: job.id,
+        occurrences: [record],
+        expectedNextRunAt: T0 + MINUTE,
+        nextRunAt: T0 + 6 * MINUTE,
+      };
+      const runs = [
+        newRun(job.id, { scheduledFor: T0 + 2 * MINUTE, trigger: 'catchup' }),
+        newRun(job.id, { scheduledFor: T0 + 3 * MINUTE, trigger: 'catchup' }),
+      ];
+
+      const fired = await store().recordFire({ ...fire, runs });
+      const again = await store().recordFire({
+        ...fire,
+        occurrences: [{ ...record, scheduledFor: T0 + 4 * MINUTE }],
+        runs: [newRun(job.id, { scheduledFor: T0 + 5 * MINUTE })],
+      });
+
+      expect(fired?.map((run) => [run.scheduledFor, run.trigger])).toEqual([
+        [T0 + 2 * MINUTE, 'catchup'],
+        [T0 + 3 * MINUTE, 'catchup'],
+      ]);
+      expect(again).toBeNull();
+      const ledger = await store().listOccurrences({ jobId: job.id, limit: 10 });
+      expect(ledger.map((entry) => [entry.scheduledFor, entry.outcome])).toEqual([
+        [T0 + MINUTE, 'missed-while-down'],
+      ]);
+      expect((await store().listRuns({ limit: 10, jobId: job.id })).items).toHaveLength(2);
+    });
+
     it('Given a paused job, when it fires, then null comes back', async () => {
       const job = await createJob(store(), 'nightly', { nextRunAt: T0 + MINUTE });
       await store().updateJob(job.id, 1, { state: 'paused' }, stamp('job.pause'));
 
       const fired = await store().recordFire({
-        run: newRun(job.id),
+        jobId: job.id,
+        occurrences: [],
+        runs: [newRun(job.id)],
         expectedNextRunAt: T0 + MINUTE,
         nextRunAt: T0 + 2 * MINUTE,
       });
@@ -100,7 +155,9 @@ export function describeSchedulingCases(store: CurrentStore): void {
       const job = await createJob(store(), 'once', { nextRunAt: T0 + MINUTE });
 
       await store().recordFire({
-        run: newRun(job.id, { scheduledFor: T0 + MINUTE }),
+        jobId: job.id,
+        occurrences: [],
+        runs: [newRun(job.id, { scheduledFor: T0 + MINUTE })],
         expectedNextRunAt: T0 + MINUTE,
         nextRunAt: null,
       });

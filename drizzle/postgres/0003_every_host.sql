@@ -1,0 +1,3 @@
+DROP INDEX "runs_instant_unique";--> statement-breakpoint
+ALTER TABLE "runs" ADD COLUMN "host" text DEFAULT '' NOT NULL;--> statement-breakpoint
+CREATE UNIQUE INDEX "runs_instant_unique" ON "runs" USING btree ("job_id","scheduled_for","attempt","host");

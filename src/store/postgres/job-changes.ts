@@ -1,0 +1,98 @@
+import { sql } from 'drizzle-orm';
+import pg from 'pg';
+import { SchedError } from '../../core/errors.js';
+import type { Session } from './session.js';
+
+/** The LISTEN/NOTIFY channel on which every job write announces the job's id. */
+export const JOB_CHANGES_CHANNEL = 'sched_jobs';
+const RECONNECT_DELAY_MS = 1_000;
+
+/** Announces, at commit, that a job was written, so every daemon's scheduler takes the change at once. */
+export async function notifyJobChanged(session: Session, jobId: string): Promise<void> {
+  await session.db.execute(sql`SELECT pg_notify(${JOB_CHANGES_CHANNEL}, ${jobId})`);
+}
+
+/**
+ * Refuses a fire from a shard map that is no longer the one in force. FOR SHARE orders this against a
+ * publish of a new map: a publish in progress is waited for, and a publish waits for this transaction.
+ */
+export async function assertMapInForce(
+  session: Session,
+  fence: { term: number; publishedAt: number },
+): Promise<void> {
+  const result = await session.db.execute<{ term: string; published_at: string }>(
+    sql`SELECT term, published_at FROM cluster_map WHERE id = 1 FOR SHARE`,
+  );
+  const row = result.rows[0];
+  if (row && Number(row.term) === fence.term && Number(row.published_at) === fence.publishedAt) return;
+  throw new SchedError(
+    'FENCED',
+    `The shard map of term ${fence.term} has been replaced; this node may not fire from it.`,
+    {
+      details: { term: fence.term, current: row ? Number(row.term) : null },
+    },
+  );
+}
+
+/**
+ * Listens for job changes on a dedicated connection, reconnecting (and reporting the loss) when the server
+ * goes away, until the returned function is called. After a reconnect `onChange` gets '*': changes may have
+ * been missed, so the caller reloads.
+ */
+export async function listenForJobChanges(
+  url: string,
+  onChange: (jobId: string) => void,
+  onError: (error: Error) => void,
+): Promise<() => Promise<void>> {
+  let client: pg.Client | null = null;
+  let stopped = false;
+  let retry: NodeJS.Timeout | undefined;
+  const connect = async (reconnecting: boolean): Promise<void> => {
+    const next = new pg.Client({ connectionString: url, application_name: 'sched-listen' });
+    next.on('notification', (message) => {
+      if (message.channel === JOB_CHANGES_CHANNEL && message.payload) onChange(message.payload);
+    });
+    next.on('error', (error) => {
+      onError(error);
+      scheduleReconnect();
+    });
+    next.on('end', () => scheduleReconnect());
+    try {
+      await next.connect();
+      await next.query(`LISTEN ${JOB_CHANGES_CHANNEL}`);
+    } catch (error) {
+      next.removeAllListeners('end');
+      await next.end().catch(() => undefined);
+      throw error;
+    }
+    if (stopped) {
+      await next.end().catch(() => undefined);
+      return;
+    }
+    client = next;
+    if (reconnecting) onChange('*');
+  };
+  const scheduleReconnect = (): void => {
+    if (stopped || retry !== undefined) return;
+    const lost = client;
+    client = null;
+    lost?.removeAllListeners('end');
+    void lost?.end().catch(() => undefined);
+    retry = setTimeout(() => {
+      retry = undefined;
+      connect(true).catch((error: Error) => {
+        onError(error);
+        scheduleReconnect();
+      });
+    }, RECONNECT_DELAY_MS);
+  };
+  await connect(false);
+  return async () => {
+    stopped = true;
+    clearTimeout(retry);
+    const open = client as pg.Client | null;
+    client = null;
+    open?.removeAllListeners('end');
+    await open?.end().catch(() => undefined);
+  };
+}
