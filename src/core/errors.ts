@@ -16,9 +16,13 @@ export const ERROR_CODES = {
   IDEMPOTENCY_MISMATCH: 4,
   INVALID_STATE: 4,
   DAEMON_ALREADY_RUNNING: 4,
+  /** A node fired from a shard map that a newer one has replaced; the fire was refused. */
+  FENCED: 4,
   UNAUTHORIZED: 5,
   RATE_LIMITED: 6,
   DAEMON_UNAVAILABLE: 7,
+  /** The daemon's store (a PostgreSQL server) cannot be reached. */
+  STORE_UNAVAILABLE: 7,
   INTERNAL: 1,
 } as const;
 

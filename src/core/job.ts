@@ -8,6 +8,8 @@ export const scheduleSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('cron'), expression: z.string().min(1) }),
   z.object({ kind: z.literal('at'), at: z.number().int() }),
   z.object({ kind: z.literal('every'), intervalMs: z.number().int().positive(), anchorMs: z.number().int() }),
+  /** No time-based firing: the job runs only after other jobs (`--after`) or when triggered. */
+  z.object({ kind: z.literal('none') }),
 ]);
 export type Schedule = z.infer<typeof scheduleSchema>;
 
@@ -67,6 +69,52 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
   jitter: true,
 };
 
+/** How the job behaves in time: overlap, missed instants, clock changes, spread and jitter. */
+export const timePolicySchema = z.object({
+  concurrency: z.enum(['allow', 'forbid', 'replace', 'queue']),
+  misfire: z.object({
+    policy: z.discriminatedUnion('kind', [
+      z.object({ kind: z.literal('skip') }),
+      z.object({ kind: z.literal('latest') }),
+      z.object({ kind: z.literal('all') }),
+      z.object({ kind: z.literal('count'), count: z.number().int().min(1) }),
+    ]),
+    catchupWindowMs: z.number().int().min(0),
+    skipIfNextWithinMs: z.number().int().min(0).nullable(),
+  }),
+  dst: z.object({ gap: z.enum(['shift', 'skip']), repeat: z.enum(['first', 'last', 'both']) }),
+  /** A stable offset in [0, spreadMs) per job, so jobs on one expression do not all fire at :00. */
+  spreadMs: z.number().int().min(0).nullable(),
+  /** A fresh random delay in [0, jitterMs] per instant. */
+  jitterMs: z.number().int().min(0).nullable(),
+});
+export type TimePolicy = z.infer<typeof timePolicySchema>;
+
+export const DEFAULT_TIME_POLICY: TimePolicy = {
+  concurrency: 'forbid',
+  misfire: { policy: { kind: 'latest' }, catchupWindowMs: 3_600_000, skipIfNextWithinMs: null },
+  dst: { gap: 'shift', repeat: 'first' },
+  spreadMs: null,
+  jitterMs: null,
+};
+
+/** `--after JOB[:on]`: run when that job's instant ends this way; `job` is its id once stored. */
+export const dependencySchema = z.object({
+  job: z.string().min(1),
+  on: z.enum(['success', 'failure', 'always']),
+});
+export type JobDependency = z.infer<typeof dependencySchema>;
+
+/** Where in a federation a job runs: one node per instant (`once`) or every live node (`every-host`). */
+export const placementSchema = z.object({
+  mode: z.enum(['once', 'every-host']),
+  /** Only nodes whose labels match every one of these (`--on KEY=VALUE`). */
+  on: z.record(z.string(), z.string()),
+});
+export type Placement = z.infer<typeof placementSchema>;
+
+export const DEFAULT_PLACEMENT: Placement = { mode: 'once', on: {} };
+
 export const DEFAULT_BREAKER_SETTINGS: BreakerSettings = { failureThreshold: 5, cooldownMs: 30_000 };
 
 /** A job as the user defined it, normalized: what `sched export` would write back out. */
@@ -80,6 +128,12 @@ export const jobDefinitionSchema = z.object({
   timeoutMs: z.number().int().positive().nullable(),
   labels: z.record(z.string(), z.string()),
   retry: retryPolicySchema,
+  policy: timePolicySchema,
+  /** Each of these ending its instant the given way triggers a run. */
+  after: z.array(dependencySchema),
+  /** Fan-in: one run once every one of these has succeeded since this job last ran. */
+  afterAll: z.array(z.string().min(1)),
+  placement: placementSchema,
 });
 export type JobDefinition = z.infer<typeof jobDefinitionSchema>;
 
@@ -128,6 +182,23 @@ export const jobInputSchema = z.object({
   backoffFactor: z.number().optional(),
   backoffMax: z.string().optional(),
   jitter: z.boolean().optional(),
+  concurrency: z.string().optional(),
+  /** `skip`, `latest`, `all` or `count:N`. */
+  misfire: z.string().optional(),
+  catchupWindow: z.string().optional(),
+  skipIfNextWithin: z.string().optional(),
+  dstGap: z.string().optional(),
+  dstRepeat: z.string().optional(),
+  spread: z.string().optional(),
+  /** A random delay per instant, as a duration (not the retry backoff's jitter switch). */
+  fireJitter: z.string().optional(),
+  /** `JOB` or `JOB:success|failure|always`, as typed. */
+  after: z.array(z.string()).optional(),
+  afterAll: z.array(z.string()).optional(),
+  /** `once` or `every-host`. */
+  placement: z.string().optional(),
+  /** `--on KEY=VALUE` node labels the job is kept to. */
+  on: z.record(z.string(), z.string()).optional(),
   cwd: z.string().optional(),
   env: z.record(z.string(), z.string()).optional(),
   /** JSON text, as typed; parsed and size-checked by normalization. */
@@ -140,6 +211,21 @@ export type JobInput = z.infer<typeof jobInputSchema>;
 /** A partial change to a job; absent fields keep their value. */
 export const jobPatchSchema = jobInputSchema.partial().extend({
   /** Clear fields back to their defaults: `timeout`, `payload`, `description`, `cwd`. */
-  clear: z.array(z.enum(['timeout', 'payload', 'description', 'cwd'])).optional(),
+  clear: z
+    .array(
+      z.enum([
+        'timeout',
+        'payload',
+        'description',
+        'cwd',
+        'spread',
+        'fireJitter',
+        'skipIfNextWithin',
+        'after',
+        'afterAll',
+        'on',
+      ]),
+    )
+    .optional(),
 });
 export type JobPatch = z.infer<typeof jobPatchSchema>;

@@ -1,6 +1,9 @@
 import { inputError } from './input-error.js';
+import { buildDependencies, buildPlacement, buildTimePolicy } from './normalize-policy.js';
 import {
   DEFAULT_RETRY_POLICY,
+  DEFAULT_TIME_POLICY,
+  DEFAULT_PLACEMENT,
   JOB_NAME_PATTERN,
   jobDefinitionSchema,
   type JobDefinition,
@@ -32,9 +35,16 @@ const SCHEDULE_HINT = 'Give exactly one of --cron, --at or --every.';
 export function normalizeJobInput(input: JobInput, ctx: NormalizeContext): JobDefinition {
   const name = checkName(input.name);
   const timezone = checkTimezone(input.timezone ?? ctx.defaultTimezone);
-  const schedule = buildSchedule(input, timezone, ctx, null);
+  const dependencies = buildDependencies({ after: [], afterAll: [] }, input, name);
+  const hasDependencies = dependencies.after.length > 0 || dependencies.afterAll.length > 0;
+  const schedule =
+    buildSchedule(input, timezone, ctx, null) ?? (hasDependencies ? ({ kind: 'none' } as const) : undefined);
   if (schedule === undefined)
-    throw inputError('VALIDATION_FAILED', `Job "${name}" has no schedule.`, SCHEDULE_HINT);
+    throw inputError(
+      'VALIDATION_FAILED',
+      `Job "${name}" has no schedule.`,
+      'Give one of --cron, --at or --every, or --after JOB to run it when another job ends.',
+    );
   const payload = input.payload === undefined ? null : parsePayload(input.payload);
   return finish({
     name,
@@ -46,6 +56,9 @@ export function normalizeJobInput(input: JobInput, ctx: NormalizeContext): JobDe
     timeoutMs: input.timeout === undefined ? null : parseTimeout(input.timeout),
     labels: checkLabels(input.labels ?? {}),
     retry: buildRetryPolicy(DEFAULT_RETRY_POLICY, input, 'default'),
+    policy: buildTimePolicy(DEFAULT_TIME_POLICY, input),
+    ...dependencies,
+    placement: buildPlacement(DEFAULT_PLACEMENT, input, checkLabels),
   });
 }
 
@@ -92,10 +105,24 @@ export function applyJobPatch(current: JobDefinition, patch: JobPatch, ctx: Norm
         : parseTimeout(patch.timeout),
     labels: patch.labels === undefined ? current.labels : checkLabels(patch.labels),
     retry: buildRetryPolicy(current.retry, patch, 'stored'),
+    policy: buildTimePolicy(current.policy, patch),
+    placement: buildPlacement(current.placement, patch, checkLabels),
+    ...buildDependencies(current, patch, patch.name ?? current.name),
   });
 }
 
 function finish(definition: JobDefinition): JobDefinition {
+  if (
+    definition.schedule.kind === 'none' &&
+    definition.after.length === 0 &&
+    definition.afterAll.length === 0
+  ) {
+    throw inputError(
+      'VALIDATION_FAILED',
+      `Job "${definition.name}" would have neither a schedule nor jobs to run after.`,
+      `${SCHEDULE_HINT} Or give --after JOB.`,
+    );
+  }
   const result = jobDefinitionSchema.safeParse(definition);
   // Every user mistake is caught above; reaching this is a bug in normalization, not bad input.
   if (!result.success)

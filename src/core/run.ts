@@ -17,7 +17,13 @@ export const FINAL_RUN_STATES: readonly RunState[] = [
   'lost',
 ];
 
-export type RunTrigger = 'schedule' | 'manual' | 'retry';
+/**
+ * Why a run exists: its instant came due (`schedule`), a person asked (`manual`), an earlier attempt failed
+ * (`retry`), an instant missed while the daemon was down is being caught up (`catchup`), `sched backfill` made it
+ * (`backfill`), or an upstream job's run ended (`dependency`).
+ */
+export const RUN_TRIGGERS = ['schedule', 'manual', 'retry', 'catchup', 'backfill', 'dependency'] as const;
+export type RunTrigger = (typeof RUN_TRIGGERS)[number];
 
 /** One attempt of one scheduled instant of a job. `(jobId, scheduledFor, attempt)` is unique. */
 export interface RunSummary {
@@ -43,6 +49,11 @@ export interface RunSummary {
   retriedBy: string | null;
   /** When a `scheduled` run may start: the instant for a first attempt, later for a retry. */
   dueAt: number;
+  /**
+   * The node a `--placement every-host` run belongs to: each live node runs the instant, so the node is part
+   * of the run's key. Empty for every other run (one per instant in the whole cluster).
+   */
+  host?: string;
 }
 
 /**

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { SchedError } from '../../src/core/errors.js';
-import { DEFAULT_RETRY_POLICY, MAX_PAYLOAD_BYTES, type JobInput } from '../../src/core/job.js';
+import {
+  DEFAULT_PLACEMENT,
+  DEFAULT_RETRY_POLICY,
+  DEFAULT_TIME_POLICY,
+  MAX_PAYLOAD_BYTES,
+  type JobInput,
+} from '../../src/core/job.js';
 import { normalizeJobInput } from '../../src/core/normalize.js';
 
 const now = Date.parse('2026-06-01T12:00:00Z');
@@ -50,6 +56,10 @@ describe('normalizeJobInput: the happy path', () => {
       timeoutMs: 600_000,
       labels: { team: 'infra', 'app.kubernetes.io/name': 'db' },
       retry: DEFAULT_RETRY_POLICY,
+      policy: DEFAULT_TIME_POLICY,
+      after: [],
+      afterAll: [],
+      placement: DEFAULT_PLACEMENT,
     });
   });
 
@@ -64,6 +74,10 @@ describe('normalizeJobInput: the happy path', () => {
       timeoutMs: null,
       labels: {},
       retry: { maxRetries: 0, initialBackoffMs: 10_000, factor: 2, maxBackoffMs: 3_600_000, jitter: true },
+      policy: DEFAULT_TIME_POLICY,
+      after: [],
+      afterAll: [],
+      placement: DEFAULT_PLACEMENT,
     });
   });
 
@@ -93,12 +107,12 @@ describe('normalizeJobInput: refusals', () => {
     },
   );
 
-  it('given no schedule, throws VALIDATION_FAILED asking for exactly one', () => {
+  it('given no schedule, throws VALIDATION_FAILED asking for one or for --after', () => {
     const error = normalizeError({ cron: undefined });
     expect([error.code, error.message, error.hint]).toEqual([
       'VALIDATION_FAILED',
       'Job "nightly" has no schedule.',
-      'Give exactly one of --cron, --at or --every.',
+      'Give one of --cron, --at or --every, or --after JOB to run it when another job ends.',
     ]);
   });
 

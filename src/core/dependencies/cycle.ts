@@ -50,11 +50,7 @@ export function describeCycle(cycle: readonly string[]): string {
 /** The user error for `sched add`/`update` when the dependencies would form a cycle. */
 export function cycleError(cycle: readonly string[]): SchedError {
   return new SchedError('VALIDATION_FAILED', `These dependencies form a cycle: ${cycle.join(' -> ')}.`, {
-    hint: `${capitalize(describeCycle(cycle))}, so none of them could ever start. Remove one of the --after links.`,
+    hint: `Here ${describeCycle(cycle)}, so none of them could ever start. Remove one of the --after links.`,
     details: { cycle: [...cycle] },
   });
-}
-
-function capitalize(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
 }

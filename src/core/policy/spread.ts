@@ -58,3 +58,26 @@ function utf8(code: number): number[] {
     0x80 | (code & 0x3f),
   ];
 }
+
+/**
+ * The `--jitter` delay of one instant: drawn from a hash of the job id and the instant rather than a live random
+ * source, so it is random from one instant to the next yet the same on every node and after a restart; a
+ * restarted daemon never plans an instant anew and fires it twice or early.
+ */
+export function instantJitterMs(jobId: string, instant: number, maxMs: number | null): number {
+  if (maxMs === null) return 0;
+  return jitterMs(maxMs, () => fmix32(fnv1a32(`${jobId}@${instant}`)) / 2 ** 32);
+}
+
+/** When a job's instant starts: the nominal instant plus its spread offset and that instant's jitter. */
+export function plannedStart(
+  job: { id: string; policy: { spreadMs: number | null; jitterMs: number | null } },
+  instant: number,
+): number {
+  return plannedFireTime(
+    instant,
+    job.id,
+    job.policy.spreadMs ?? 0,
+    instantJitterMs(job.id, instant, job.policy.jitterMs),
+  );
+}

@@ -33,6 +33,8 @@ export function describeSchedule(schedule: Schedule, timezone: string): string {
     }
     case 'cron':
       return `${describeCron(schedule.expression) ?? `cron ${schedule.expression}`} (${timezone})`;
+    case 'none':
+      return 'no schedule of its own';
   }
 }
 

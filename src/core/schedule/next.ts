@@ -37,6 +37,8 @@ function fireTimeFinder(schedule: Schedule, timezone: string): (after: number) =
       const cron = compileCron(schedule.expression);
       return (after) => nextCronFire(cron, after, timezone);
     }
+    case 'none':
+      return () => null;
   }
 }
 
