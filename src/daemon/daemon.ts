@@ -7,6 +7,11 @@ import type { RequestMessage } from '../ipc/protocol.js';
 import { serve, type TransportServer } from '../ipc/transport.js';
 import { newId } from '../store/ids.js';
 import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
+import { openPostgresStore } from '../store/postgres/postgres-store.js';
+import { SHARD_COUNT } from '../core/cluster/shard.js';
+import type { ClusterStatus } from '../ipc/protocol.js';
+import { Federation } from './cluster/federation.js';
+import { SchedError } from '../core/errors.js';
 import type { Store } from '../store/store.js';
 import { systemClock, type Clock } from './clock.js';
 import { DaemonEvents } from './events.js';
@@ -17,8 +22,12 @@ import { JobLookup } from './job-lookup.js';
 import { JobService } from './job-service.js';
 import { EventStream } from './event-stream.js';
 import { createRequestRouter, type DaemonControl } from './request-router.js';
+import { DependencyTrigger } from './dependency-trigger.js';
+import { OccurrenceService } from './occurrence-service.js';
+import { RunGate } from './run-gate.js';
 import { RunLauncher } from './run-launcher.js';
 import { RunService } from './run-service.js';
+import { HostScheduler } from './scheduler/host-scheduler.js';
 import { Scheduler } from './scheduler/scheduler.js';
 import { WaitingRuns } from './scheduler/waiting-runs.js';
 import { acquireInstanceLock, type InstanceLock } from './single-instance-lock.js';
@@ -48,6 +57,8 @@ export interface DaemonOptions {
   /** Prometheus `/metrics` and `/health` listener, `host:port`; off when absent. */
   metricsAddress?: string;
   retention?: Partial<RetentionPolicy>;
+  /** Federation settings, used when the store is PostgreSQL. */
+  cluster?: { labels?: Record<string, string>; heartbeatIntervalMs?: number; leaseTtlMs?: number };
 }
 
 const LOST_REASON =
@@ -63,6 +74,10 @@ export class Daemon {
   private launcher: RunLauncher | null = null;
   private scheduler: Scheduler | null = null;
   private waitingRuns: WaitingRuns | null = null;
+  private gate: RunGate | null = null;
+  private federation: Federation | null = null;
+  private hostScheduler: HostScheduler | null = null;
+  private stopWatchingJobs: (() => Promise<void>) | null = null;
   private server: TransportServer | null = null;
   private observability: ObservabilityServer | null = null;
   private retention: Retention | null = null;
@@ -101,8 +116,12 @@ export class Daemon {
     process.umask(0o077);
     this.lock = acquireInstanceLock(locations.lockPath);
 
+    const target = storeTarget(this.options.storeUrl, locations.databasePath);
     const synchronous = this.options.durability === 'full' ? 'FULL' : 'NORMAL';
-    const rawStore = (this.store = openSqliteStore(locations.databasePath, { synchronous }));
+    const rawStore: Store = (this.store =
+      target.kind === 'postgres'
+        ? await reachPostgres(target.url, () => openPostgresStore(target.url, { applicationName: 'sched' }))
+        : openSqliteStore(target.path, { synchronous }));
     let metrics: DaemonMetrics | null = null;
     let store: Store = rawStore;
     if (this.options.metricsAddress) {
@@ -110,8 +129,26 @@ export class Daemon {
         metrics?.storeLatency.observe({ operation }, seconds);
       store = instrumentStore(rawStore, storeLatency);
     }
-    const fence = await store.nextFenceEpoch();
-    const node = os.hostname();
+    const federation = (this.federation =
+      target.kind === 'postgres'
+        ? await reachPostgres(target.url, () =>
+            Federation.join({
+              url: target.url,
+              home: locations.home,
+              version: this.options.version,
+              labels: this.options.cluster?.labels ?? {},
+              address: () => this.observabilityAddress ?? '',
+              load: () => this.launcher?.runningCount() ?? 0,
+              heartbeatIntervalMs: this.options.cluster?.heartbeatIntervalMs,
+              leaseTtlMs: this.options.cluster?.leaseTtlMs,
+              onError: (error) => this.events.emit('cluster:error', { error }),
+            }),
+          )
+        : null);
+    const epoch = await store.nextFenceEpoch();
+    // In a federation a run's fence is the term of the shard map it was fired from; alone, the store's epoch.
+    const fence = federation ? () => federation.term : () => epoch;
+    const node = federation?.nodeId ?? os.hostname();
     const actor = os.userInfo().username;
     const lookup = new JobLookup(store);
     const idempotency = new IdempotencyGuard(store, clock);
@@ -120,21 +157,32 @@ export class Daemon {
       store,
       clock,
       events: this.events,
-      start: (run) => this.startWaiting(run),
+      due: (run) => this.startWaiting(run),
     }));
+    let dependencies: DependencyTrigger | null = null;
     const launcher = (this.launcher = new RunLauncher({
       store,
       clock,
       newId,
       node,
-      fence,
+      runFence: fence,
       http,
       events: this.events,
       commands: await CommandExecutor.start(),
       baseEnv: inheritedEnvironment(),
       waitForRetry: (run) => waitingRuns.add(run),
+      extraEnvironment: (run) => dependencies?.environmentFor(run) ?? {},
     }));
-    await this.recoverRunningRuns(store, launcher);
+    const gate = (this.gate = new RunGate({
+      store,
+      clock,
+      events: this.events,
+      maxConcurrent: this.options.maxConcurrent ?? null,
+      launch: (run, job) => launcher.launch(run, job),
+      kill: (runId, reason) => launcher.kill(runId, reason),
+    }));
+    dependencies = new DependencyTrigger({ store, clock, events: this.events, gate, newId, node, fence });
+    await this.recoverRunningRuns(store, launcher, node);
     this.auditDeadRuns(store, actor);
 
     const scheduler = (this.scheduler = new Scheduler({
@@ -142,9 +190,16 @@ export class Daemon {
       clock,
       events: this.events,
       node,
-      fence,
+      runFence: fence,
       newId,
-      launch: (run, job) => launcher.launch(run, job),
+      gate,
+      ...(federation
+        ? {
+            owns: (job: Job) => federation.owns(job),
+            fence: () => federation.fence(),
+            onFenced: () => this.events.emit('cluster:fenced', { term: federation.term }),
+          }
+        : {}),
     }));
     const startedAt = clock.now();
     const jobs = new JobService({
@@ -163,7 +218,7 @@ export class Daemon {
         version: this.options.version,
         home: locations.home,
         socketPath: locations.socketPath,
-        store: `sqlite:${locations.databasePath}`,
+        store: target.kind === 'postgres' ? redactUrl(target.url) : `sqlite:${target.path}`,
         node,
         startedAt,
         runningRuns: launcher.runningCount(),
@@ -174,12 +229,13 @@ export class Daemon {
       clock,
       events: this.events,
       launcher,
+      gate,
       lookup,
       idempotency,
       newId,
       actor,
       node,
-      fence,
+      runFence: fence,
       finishedRun: (id, ms) => this.finishedRun(id, ms),
     });
     const stream = new EventStream(this.events, clock);
@@ -188,6 +244,19 @@ export class Daemon {
         stream.subscribe(requestId, connection, { types, runId });
         return { subscribed: true, types: types ?? null };
       },
+      clusterStatus: async () =>
+        federation
+          ? federation.status(scheduler.recentLatenessMs())
+          : singleNodeStatus({
+              node,
+              version: this.options.version,
+              startedAt,
+              now: clock.now(),
+              load: launcher.runningCount(),
+              firingLagMs: scheduler.recentLatenessMs(),
+              term: epoch,
+              labels: this.options.cluster?.labels ?? {},
+            }),
       stop: async ({ graceMs }) => {
         // Answer first: the reply must leave before the socket closes.
         setTimeout(
@@ -200,7 +269,18 @@ export class Daemon {
         return { stopping: true, pid: process.pid };
       },
     };
-    const route = createRequestRouter(jobs, runs, control, (error) =>
+    const occurrences = new OccurrenceService({
+      store,
+      clock,
+      events: this.events,
+      lookup,
+      gate,
+      newId,
+      actor,
+      node,
+      fence,
+    });
+    const route = createRequestRouter(jobs, runs, occurrences, control, (error) =>
       this.events.emit('scheduler:error', { error }),
     );
     this.server = await serve(locations.socketPath, (message, connection) => {
@@ -215,6 +295,22 @@ export class Daemon {
     fs.chmodSync(locations.socketPath, 0o600);
     await scheduler.start();
     await waitingRuns.start();
+    if (federation) {
+      const hosts = (this.hostScheduler = new HostScheduler({
+        store,
+        clock,
+        events: this.events,
+        node,
+        runFence: fence,
+        newId,
+        gate,
+        matches: (job) => federation.matches(job),
+      }));
+      for (const event of ['job:created', 'job:updated', 'job:cancelled'] as const)
+        this.events.on(event, (job) => hosts.jobChanged(job));
+      await hosts.start();
+      await this.followCluster(federation, store, launcher, scheduler, waitingRuns, hosts);
+    }
     this.retention = new Retention(store, clock, this.events, this.options.retention);
     this.retention.start();
     if (this.options.metricsAddress) {
@@ -224,6 +320,7 @@ export class Daemon {
         runningRuns: () => launcher.runningCount(),
         waitingRuns: () => waitingRuns.size,
         troubledBreakers: () => http.troubledBreakers(),
+        cluster: async () => (federation ? federation.status(scheduler.recentLatenessMs()) : null),
       });
       this.observability = await this.serveObservability(metrics, rawStore, startedAt);
     }
@@ -270,17 +367,97 @@ export class Daemon {
     return this.observability?.address ?? null;
   }
 
-  /** Runs a crash left `running` have an unknown outcome: they become `lost` and are retried per policy. */
-  private async recoverRunningRuns(store: Store, launcher: RunLauncher): Promise<void> {
+  /**
+   * Runs a crash left `running` have an unknown outcome: they become `lost` and are retried per policy. Only
+   * this node's: in a federation the others' runs are theirs (or the coordinator's, once they die).
+   */
+  private async recoverRunningRuns(store: Store, launcher: RunLauncher, node: string): Promise<void> {
     for (const run of await store.listRunningRuns()) {
+      if (run.node !== node) continue;
       const job = await store.findJob(run.jobId);
-      if (job) await launcher.recordLost(run.id, job, run.attempt, run.scheduledFor, LOST_REASON);
+      if (job) await launcher.recordLost(run.id, job, run.attempt, run.scheduledFor, LOST_REASON, run.host);
     }
   }
 
+  /**
+   * Keeps this node in step with the federation: a new shard map reloads what it fires and what waits;
+   * the coordinator records the running runs of nodes that left the map as lost (retried per policy);
+   * job changes made through other nodes reach the scheduler at once.
+   */
+  private async followCluster(
+    federation: Federation,
+    store: Store,
+    launcher: RunLauncher,
+    scheduler: Scheduler,
+    waitingRuns: WaitingRuns,
+    hosts: HostScheduler,
+  ): Promise<void> {
+    const report = (error: Error) => this.events.emit('scheduler:error', { error });
+    federation.onMapChanged((map, previous) => {
+      this.events.emit('cluster:map', {
+        term: map.term,
+        coordinator: map.coordinator,
+        nodes: map.nodes.length,
+      });
+      void (async () => {
+        await scheduler.reset();
+        await waitingRuns.reset();
+        if (!federation.isCoordinator() || previous === null) return;
+        const departed = previous.nodes.filter((node) => !map.nodes.some((live) => live.id === node.id));
+        for (const gone of departed) await this.recordRunsOfDeadNode(store, launcher, gone.id);
+      })().catch(report);
+    });
+    const stopWatching = await store.watchJobChanges(
+      (jobId) => {
+        if (jobId === '*') return void scheduler.reset().catch(report);
+        void store
+          .findJob(jobId)
+          .then((job) => {
+            if (!job) return;
+            scheduler.jobChanged(job);
+            hosts.jobChanged(job);
+          })
+          .catch(report);
+      },
+      (error) => this.events.emit('cluster:error', { error }),
+    );
+    this.stopWatchingJobs = stopWatching;
+  }
+
+  private async recordRunsOfDeadNode(store: Store, launcher: RunLauncher, nodeId: string): Promise<void> {
+    for (const run of await store.listRunningRuns()) {
+      if (run.node !== nodeId) continue;
+      const job = await store.findJob(run.jobId);
+      const reason = `node ${nodeId} stopped heartbeating while this run was in progress; its outcome is unknown`;
+      if (job) await launcher.recordLost(run.id, job, run.attempt, run.scheduledFor, reason, run.host);
+    }
+  }
+
+  /** A waiting run's time has come: it starts when its job's policy and the concurrency limit allow. */
   private async startWaiting(run: Run): Promise<void> {
     const job: Job | null = await this.store!.findJob(run.jobId);
-    if (job) this.launcher!.launch(run, job);
+    if (job === null) return;
+    const federation = this.federation;
+    // In a federation a waiting run is started by the node that made it, or, once that node has left the
+    // map, by the owner of the job's shard.
+    if (
+      federation &&
+      run.node !== federation.nodeId &&
+      !(federation.owns(job) && !federation.inMap(run.node))
+    )
+      return;
+    if (job.state === 'cancelled') {
+      // Claimed first, so a run that something else started meanwhile is left alone.
+      if (await this.store!.claimRun(run.id, this.clock.now())) {
+        await this.launcher!.recordCancelled(
+          run.id,
+          job,
+          'the job was cancelled before this run could start',
+        );
+      }
+      return;
+    }
+    this.gate!.hold(run, job);
   }
 
   private auditDeadRuns(store: Store, actor: string): void {
@@ -322,7 +499,9 @@ export class Daemon {
   private async shutdown(reason: string, graceMs: number): Promise<void> {
     this.events.emit('daemon:stopping', { at: this.clock.now(), reason });
     this.scheduler?.stop();
+    this.hostScheduler?.stop();
     this.waitingRuns?.stop();
+    await this.stopWatchingJobs?.();
     await this.retention?.stop();
     await this.observability?.close();
     await this.server?.close();
@@ -333,9 +512,89 @@ export class Daemon {
         await sleep(50);
       await this.launcher.stop(SHUTDOWN_REASON);
     }
+    // Leaving after the runs are recorded: the shards move on only once nothing here still runs.
+    await this.federation?.leave();
     await this.store?.close();
     this.lock?.release();
   }
+}
+
+/** Where the store lives: the SQLite file in the home by default, a `sqlite:PATH`, or a PostgreSQL URL. */
+function storeTarget(
+  url: string | undefined,
+  defaultPath: string,
+): { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string } {
+  if (url === undefined) return { kind: 'sqlite', path: defaultPath };
+  if (/^postgres(ql)?:\/\//.test(url)) return { kind: 'postgres', url };
+  return { kind: 'sqlite', path: url.replace(/^sqlite:(\/\/)?/, '') || defaultPath };
+}
+
+/** Opens something on the PostgreSQL server, turning a failure to connect into an error that says what to check. */
+async function reachPostgres<T>(url: string, open: () => Promise<T>): Promise<T> {
+  try {
+    return await open();
+  } catch (error) {
+    if (error instanceof SchedError) throw error;
+    throw new SchedError(
+      'STORE_UNAVAILABLE',
+      `Cannot use the PostgreSQL store ${redactUrl(url)}: ${(error as Error).message}.`,
+      {
+        hint: 'Check that the server is running and reachable, and the user, password and database in --store (or SCHED_STORE).',
+      },
+    );
+  }
+}
+
+/** A store URL for display, without its password. */
+function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'postgres://…';
+  }
+}
+
+/** A daemon on its own store is a cluster of one: itself, coordinator of every shard. */
+function singleNodeStatus(seen: {
+  node: string;
+  version: string;
+  startedAt: number;
+  now: number;
+  load: number;
+  firingLagMs: number | null;
+  /** The store's fence epoch: what `SCHED_FENCE` carries on a single daemon. */
+  term: number;
+  labels: Record<string, string>;
+}): ClusterStatus {
+  const { node, version, startedAt, now, load, firingLagMs, term, labels } = seen;
+  return {
+    mode: 'single',
+    node,
+    coordinator: node,
+    term,
+    mapPublishedAt: null,
+    now,
+    nodes: [
+      {
+        id: node,
+        hostname: os.hostname(),
+        address: '',
+        version,
+        labels,
+        load,
+        startedAt,
+        heartbeatAt: now,
+        alive: true,
+        shards: SHARD_COUNT,
+        coordinator: true,
+        self: true,
+      },
+    ],
+    unassignedShards: 0,
+    firingLagMs,
+  };
 }
 
 function inheritedEnvironment(): Record<string, string> {

@@ -86,6 +86,25 @@ export function logDaemonEvents(
     log.info({ event: 'retention:pruned', ...report }, 'pruned history'),
   );
   events.on('tick:late', (late) => log.warn({ event: 'tick:late', ...late }, 'fired late'));
+  events.on('cluster:map', (map) => log.info({ event: 'cluster:map', ...map }, 'new shard map in force'));
+  events.on('cluster:fenced', (fence) =>
+    log.warn({ event: 'cluster:fenced', ...fence }, 'a fire from an outdated shard map was refused'),
+  );
+  events.on('cluster:error', ({ error }) =>
+    log.warn({ event: 'cluster:error', err: error }, `cluster: ${error.message}`),
+  );
+  events.on('run:reconciled', ({ run, outcome }) =>
+    log.warn(
+      {
+        event: 'run:reconciled',
+        runId: run.id,
+        recorded: run.state,
+        lateOutcome: outcome.state,
+        exitCode: outcome.exitCode,
+      },
+      'a run recorded lost ended here later; the record stands',
+    ),
+  );
   events.on('scheduler:error', ({ error }) =>
     log.error({ event: 'scheduler:error', err: error }, error.message),
   );

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { Job } from '../core/job.js';
-import type { Run } from '../core/run.js';
+import type { LedgerEntry } from '../core/ledger/entry.js';
+import type { Run, RunOutcome } from '../core/run.js';
 
 /** The daemon's one observable surface: logs, the socket's subscribe stream and tests all read it. */
 export interface DaemonEventMap {
@@ -17,6 +18,17 @@ export interface DaemonEventMap {
   'run:retry-scheduled': [Run];
   /** A failed attempt that no policy retries: the dead-letter. */
   'run:dead': [Run];
+  /** The last attempt of an instant ended and no retry follows: what `--after` dependents react to. */
+  'run:settled': [Run];
+  'occurrence:recorded': [LedgerEntry];
+  /** A new shard map is in force. */
+  'cluster:map': [{ term: number; coordinator: string; nodes: number }];
+  /** A fire was refused: this node fired from a shard map a newer one has replaced. */
+  'cluster:fenced': [{ term: number }];
+  /** The cluster loop or job-change listener could not reach the database; it keeps trying. */
+  'cluster:error': [{ error: Error }];
+  /** A run this node started ended after another node had recorded it lost: its late outcome, not stored. */
+  'run:reconciled': [{ run: Run; outcome: RunOutcome }];
   'tick:late': [{ jobId: string; dueAt: number; firedAt: number }];
   'scheduler:error': [{ error: Error }];
   'retention:pruned': [{ succeeded: number; failed: number; beyondCap: number; audit: number; jobs: number }];

@@ -1,6 +1,6 @@
 import type { Job, JobDefinition } from '../core/job.js';
 import { applyJobPatch, normalizeJobInput } from '../core/normalize.js';
-import { nextFireTime, nextFireTimes } from '../core/schedule/next.js';
+import { nextOccurrence } from '../core/schedule/occurrences.js';
 import type {
   AuditRecord,
   BreakerStatus,
@@ -14,6 +14,7 @@ import type { Clock } from './clock.js';
 import type { DaemonEvents } from './events.js';
 import type { IdempotencyGuard } from './idempotency-guard.js';
 import type { JobLookup } from './job-lookup.js';
+import { resolveDependencies } from './dependency-links.js';
 import type { Scheduler } from './scheduler/scheduler.js';
 
 export interface JobServiceDeps {
@@ -43,7 +44,8 @@ export class JobService {
   add({ input, idempotencyKey }: ParsedParams<'job.add'>): Promise<Job> {
     return this.deps.idempotency.run('job.add', idempotencyKey, input, async (claim) => {
       const now = this.deps.clock.now();
-      const definition = normalizeJobInput(input, { now, defaultTimezone: this.deps.defaultTimezone });
+      const normalized = normalizeJobInput(input, { now, defaultTimezone: this.deps.defaultTimezone });
+      const definition = await resolveDependencies(normalized, null, this.deps.store);
       const newJob = {
         id: this.deps.newId(),
         definition,
@@ -70,10 +72,12 @@ export class JobService {
   async update({ ref, patch, ifVersion }: ParsedParams<'job.update'>): Promise<Job> {
     const job = await this.deps.lookup.findLive(ref, 'change');
     const now = this.deps.clock.now();
-    const definition = applyJobPatch(job, patch, { now, defaultTimezone: this.deps.defaultTimezone });
+    const patched = applyJobPatch(job, patch, { now, defaultTimezone: this.deps.defaultTimezone });
+    const definition = await resolveDependencies(patched, job.id, this.deps.store);
     const timingChanged =
       JSON.stringify(definition.schedule) !== JSON.stringify(job.schedule) ||
-      definition.timezone !== job.timezone;
+      definition.timezone !== job.timezone ||
+      JSON.stringify(definition.policy.dst) !== JSON.stringify(job.policy.dst);
     const nextRunAt = job.state === 'active' && timingChanged ? firstRunAt(definition, now) : job.nextRunAt;
     const change = { definition, nextRunAt };
     const updated = await this.deps.store.updateJob(
@@ -110,14 +114,18 @@ export class JobService {
     const job = await this.deps.lookup.findLive(ref, 'be resumed');
     if (job.state === 'active') return job;
     const now = this.deps.clock.now();
-    const change = { state: 'active' as const, nextRunAt: nextFireTime(job.schedule, now, job.timezone) };
+    // The pause (or the last change made while paused) is when the job stopped being due: the instants
+    // since then go through its misfire policy as `paused`.
+    const change = { state: 'active' as const, nextRunAt: firstRunAt(job, job.updatedAt) };
     const resumed = await this.deps.store.updateJob(
       job.id,
       job.version,
       change,
       this.stamp('job.resume', now),
     );
-    return this.changed(resumed, 'job:updated');
+    this.deps.events.emit('job:updated', resumed);
+    await this.deps.scheduler.resumed(resumed);
+    return (await this.deps.store.findJob(resumed.id)) ?? resumed;
   }
 
   async listAudit({ jobRef, ...page }: ParsedParams<'audit.list'>): Promise<Page<AuditRecord>> {
@@ -137,10 +145,18 @@ export class JobService {
 }
 
 function firstRunAt(definition: JobDefinition, now: number): number | null {
-  return nextFireTime(definition.schedule, now, definition.timezone);
+  return (
+    nextOccurrence(definition.schedule, now, definition.timezone, definition.policy.dst).fire?.at ?? null
+  );
 }
 
 function upcomingInstants(job: Job, count: number): number[] {
   if (job.nextRunAt === null || count === 0) return [];
-  return [job.nextRunAt, ...nextFireTimes(job.schedule, job.nextRunAt, job.timezone, count - 1)];
+  const instants = [job.nextRunAt];
+  while (instants.length < count) {
+    const next = nextOccurrence(job.schedule, instants.at(-1)!, job.timezone, job.policy.dst).fire;
+    if (next === null) break;
+    instants.push(next.at);
+  }
+  return instants;
 }

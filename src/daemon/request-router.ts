@@ -10,6 +10,7 @@ import {
 } from '../ipc/protocol.js';
 import type { ServerConnection } from '../ipc/transport.js';
 import type { JobService } from './job-service.js';
+import type { OccurrenceService } from './occurrence-service.js';
 import type { RunService } from './run-service.js';
 
 /** Requests that act on the daemon or on the connection itself rather than on jobs and runs. */
@@ -20,6 +21,7 @@ export interface DaemonControl {
     params: ParsedParams<'events.subscribe'>,
   ): Promise<Results['events.subscribe']>;
   stop(params: ParsedParams<'daemon.stop'>): Promise<Results['daemon.stop']>;
+  clusterStatus(): Promise<Results['cluster.status']>;
 }
 
 interface RequestContext {
@@ -33,11 +35,13 @@ type Handlers = { [M in Method]: (params: never, context: RequestContext) => Pro
 export function createRequestRouter(
   jobs: JobService,
   runs: RunService,
+  occurrences: OccurrenceService,
   control: DaemonControl,
   onBug: (error: Error) => void,
 ) {
   const handlers: Handlers = {
     'daemon.stop': (params) => control.stop(params),
+    'cluster.status': () => control.clusterStatus(),
     'events.subscribe': (params, { requestId, connection }) =>
       control.subscribe(requestId, connection, params),
     'daemon.status': () => jobs.status(),
@@ -54,6 +58,9 @@ export function createRequestRouter(
     'run.kill': (params) => runs.kill(params),
     'run.retry': (params) => runs.retry(params),
     'audit.list': (params) => jobs.listAudit(params),
+    'job.why': (params) => occurrences.why(params),
+    'job.occurrences': (params) => occurrences.list(params),
+    'job.backfill': (params) => occurrences.backfill(params),
   };
 
   return async function route(

@@ -1,3 +1,4 @@
+import { SchedError } from '../core/errors.js';
 import type { Job } from '../core/job.js';
 import { backoffMs, shouldRetry } from '../core/retry/backoff.js';
 import type { Run, RunOutcome } from '../core/run.js';
@@ -31,10 +32,13 @@ export interface RunLauncherOptions {
   clock: Clock;
   newId: () => string;
   node: string;
-  fence: number;
+  /** The fencing token stamped on the runs it creates (retries). */
+  runFence: () => number;
   baseEnv: Record<string, string>;
   /** Where a retry that must wait goes. */
   waitForRetry: (run: Run) => void;
+  /** Variables a run gets beyond the standard ones (`SCHED_UPSTREAM_RUN` of a dependency's run). */
+  extraEnvironment?: (run: Run) => Record<string, string>;
   random?: () => number;
 }
 
@@ -58,7 +62,9 @@ export class RunLauncher {
           if (job) options.events.emit('run:started', { runId, jobId: job.id, pid, at: startedAt });
         }),
       );
-      executor.on('finished', (runId, outcome) => this.write(runId, () => this.finish(runId, outcome)));
+      executor.on('finished', (runId, outcome) =>
+        this.write(runId, () => persistently(() => this.finish(runId, outcome), options.events)),
+      );
     }
     options.commands.on('output', (runId, stream, data) =>
       options.events.emit('run:output', { runId, stream, data }),
@@ -84,7 +90,12 @@ export class RunLauncher {
       argv: target.argv,
       shell: target.shell,
       cwd: target.cwd,
-      env: { ...this.options.baseEnv, ...target.env, ...runEnvironment(run, job) },
+      env: {
+        ...this.options.baseEnv,
+        ...target.env,
+        ...runEnvironment(run, job),
+        ...this.options.extraEnvironment?.(run),
+      },
       stdin: job.payload === null ? null : JSON.stringify(job.payload),
       timeoutMs: job.timeoutMs,
     });
@@ -97,6 +108,7 @@ export class RunLauncher {
     attempt: number,
     scheduledFor: number,
     error: string,
+    host = '',
   ): Promise<void> {
     this.jobsByRun.set(runId, job);
     const outcome: RunOutcome = {
@@ -108,7 +120,23 @@ export class RunLauncher {
       stdoutTail: '',
       stderrTail: '',
     };
-    await this.finishWith(runId, outcome, { attempt, scheduledFor });
+    await this.finishWith(runId, outcome, { attempt, scheduledFor, host });
+  }
+
+  /** Records a waiting run that will never start (its job was cancelled) as cancelled. */
+  async recordCancelled(runId: string, job: Job, error: string): Promise<void> {
+    this.jobsByRun.set(runId, job);
+    const outcome: RunOutcome = {
+      state: 'cancelled',
+      finishedAt: this.options.clock.now(),
+      exitCode: null,
+      signal: null,
+      error,
+      stdoutTail: '',
+      stderrTail: '',
+    };
+    const current = await this.options.store.findRun(runId);
+    await this.finishWith(runId, outcome, current ?? { attempt: 1, scheduledFor: 0 });
   }
 
   kill(runId: string, reason: string): boolean {
@@ -132,13 +160,20 @@ export class RunLauncher {
   private async finish(runId: string, outcome: RunOutcome): Promise<void> {
     const current = await this.options.store.findRun(runId);
     if (!current) return;
+    if (current.state !== 'running') {
+      // Declared lost meanwhile (this node was paused or cut off past its lease, and the coordinator
+      // recorded the run lost and retried it): its outcome is reported, but the record stands.
+      this.jobsByRun.delete(runId);
+      this.options.events.emit('run:reconciled', { run: current, outcome });
+      return;
+    }
     await this.finishWith(runId, outcome, current);
   }
 
   private async finishWith(
     runId: string,
     outcome: RunOutcome,
-    attemptOf: { attempt: number; scheduledFor: number },
+    attemptOf: { attempt: number; scheduledFor: number; host?: string },
   ): Promise<void> {
     const job = this.jobsByRun.get(runId);
     this.jobsByRun.delete(runId);
@@ -148,14 +183,15 @@ export class RunLauncher {
     if (retryRun) {
       this.options.events.emit('run:retry-scheduled', retryRun);
       this.options.waitForRetry(retryRun);
-    } else if (job && RETRYABLE.has(outcome.state)) {
-      this.options.events.emit('run:dead', run);
+    } else {
+      if (job && RETRYABLE.has(outcome.state)) this.options.events.emit('run:dead', run);
+      this.options.events.emit('run:settled', run);
     }
   }
 
   private retryFor(
     job: Job,
-    failed: { attempt: number; scheduledFor: number },
+    failed: { attempt: number; scheduledFor: number; host?: string },
     outcome: RunOutcome,
   ): NewRun | undefined {
     if (!RETRYABLE.has(outcome.state) || !shouldRetry(failed.attempt, job.retry) || job.state === 'cancelled')
@@ -169,10 +205,11 @@ export class RunLauncher {
       attempt: failed.attempt + 1,
       trigger: 'retry',
       node: this.options.node,
-      fence: this.options.fence,
+      fence: this.options.runFence(),
       now,
       state: 'scheduled',
       dueAt: Math.max(now, outcome.finishedAt) + delay,
+      host: failed.host ?? '',
     };
   }
 
@@ -185,5 +222,26 @@ export class RunLauncher {
         if (this.writes.get(runId) === pending) this.writes.delete(runId);
       });
     this.writes.set(runId, pending);
+  }
+}
+
+// How long a run's outcome is retried while the store cannot be reached (a PostgreSQL restart, say).
+const OUTCOME_RETRY_LIMIT_MS = 5 * 60_000;
+const OUTCOME_RETRY_DELAY_MS = 1_000;
+
+/**
+ * Retries a write that failed for want of the store (not for a reason it gave, a SchedError), so an outcome
+ * reached while the database restarts is recorded once it is back instead of leaving the run `running`.
+ */
+async function persistently(write: () => Promise<void>, events: DaemonEvents): Promise<void> {
+  const giveUpAt = Date.now() + OUTCOME_RETRY_LIMIT_MS;
+  for (;;) {
+    try {
+      return await write();
+    } catch (error) {
+      if (error instanceof SchedError || Date.now() > giveUpAt) throw error;
+      events.emit('scheduler:error', { error: error as Error });
+      await new Promise((resolve) => setTimeout(resolve, OUTCOME_RETRY_DELAY_MS));
+    }
   }
 }

@@ -6,6 +6,7 @@ import type { Clock } from './clock.js';
 import type { DaemonEvents } from './events.js';
 import type { IdempotencyGuard } from './idempotency-guard.js';
 import type { JobLookup } from './job-lookup.js';
+import type { RunGate } from './run-gate.js';
 import type { RunLauncher } from './run-launcher.js';
 
 export interface RunServiceDeps {
@@ -13,12 +14,14 @@ export interface RunServiceDeps {
   clock: Clock;
   events: DaemonEvents;
   launcher: RunLauncher;
+  gate: RunGate;
   lookup: JobLookup;
   idempotency: IdempotencyGuard;
   newId: () => string;
   actor: string;
   node: string;
-  fence: number;
+  /** The fencing token stamped on the runs it creates. */
+  runFence: () => number;
   /** Resolves with the run once its end is recorded, or null after `timeoutMs`. */
   finishedRun: (runId: string, timeoutMs: number) => Promise<Run | null>;
 }
@@ -31,9 +34,22 @@ export class RunService {
     return this.deps.idempotency.run('job.trigger', idempotencyKey, { ref }, async (claim) => {
       const job = await this.deps.lookup.findLive(ref, 'be triggered');
       const now = this.deps.clock.now();
-      const run = await this.deps.store.insertRun(this.startingRun(job.id, now, now, 1, 'manual'), claim);
+      // Past the daemon-wide limit it waits, as `scheduled`, for a slot.
+      const reserved = this.deps.gate.reserve();
+      const starting = this.startingRun(job.id, now, now, 1, 'manual');
+      let run: Run;
+      try {
+        run = await this.deps.store.insertRun(
+          reserved ? starting : { ...starting, state: 'scheduled' },
+          claim,
+        );
+      } catch (error) {
+        if (reserved) this.deps.gate.release();
+        throw error;
+      }
       this.deps.events.emit('run:fired', run);
-      this.deps.launcher.launch(run, job);
+      if (reserved) this.deps.gate.launchReserved(run, job);
+      else this.deps.gate.hold(run, job);
       return run;
     });
   }
@@ -92,7 +108,10 @@ export class RunService {
     }
     const job = await this.deps.lookup.findLive(failed.jobId, 'be retried');
     const now = this.deps.clock.now();
-    const next = this.startingRun(job.id, failed.scheduledFor, now, failed.attempt + 1, 'retry');
+    const next = {
+      ...this.startingRun(job.id, failed.scheduledFor, now, failed.attempt + 1, 'retry'),
+      host: failed.host ?? '',
+    };
     const run = await this.deps.store.retryRun(failed.id, next);
     await this.audit(
       'run.retry',
@@ -101,7 +120,7 @@ export class RunService {
       { runId: run.id, attempt: run.attempt },
     );
     this.deps.events.emit('run:fired', run);
-    this.deps.launcher.launch(run, job);
+    this.deps.gate.launchNow(run, job);
     return run;
   }
 
@@ -113,7 +132,8 @@ export class RunService {
     attempt: number,
     trigger: Run['trigger'],
   ): NewRun {
-    const { node, fence } = this.deps;
+    const { node } = this.deps;
+    const fence = this.deps.runFence();
     return {
       id: this.deps.newId(),
       jobId,

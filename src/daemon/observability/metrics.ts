@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { JobState } from '../../core/job.js';
-import type { BreakerStatus } from '../../ipc/protocol.js';
+import type { BreakerStatus, ClusterStatus } from '../../ipc/protocol.js';
 import type { DaemonEvents } from '../events.js';
 
 export interface MetricSources {
@@ -9,6 +9,8 @@ export interface MetricSources {
   runningRuns: () => number;
   waitingRuns: () => number;
   troubledBreakers: () => BreakerStatus[];
+  /** The federation as this node sees it; null on a SQLite store. */
+  cluster?: () => Promise<ClusterStatus | null>;
 }
 
 const BREAKER_VALUE = { closed: 0, half_open: 1, open: 2 } as const;
@@ -104,11 +106,27 @@ export class DaemonMetrics {
       },
     });
 
+    const occurrences = new Counter({
+      name: 'sched_occurrences_recorded_total',
+      help: 'Instants the ledger recorded as not run, by outcome (skipped-overlap, missed-while-down, ...).',
+      labelNames: ['outcome'],
+      registers,
+    });
+    const fenced = new Counter({
+      name: 'sched_cluster_fenced_fires_total',
+      help: 'Fires refused because this node fired from a shard map that a newer one had replaced.',
+      registers,
+    });
+    this.clusterGauges(sources, registers);
+
     const { events } = sources;
     events.on('run:fired', (run) => {
       fired.inc({ trigger: run.trigger });
-      if (run.trigger === 'schedule') lateness.observe(Math.max(0, run.createdAt - run.scheduledFor) / 1000);
+      // Measured from the planned start (the instant plus any --spread and --jitter), as the scheduler aims.
+      if (run.trigger === 'schedule') lateness.observe(Math.max(0, run.createdAt - run.dueAt) / 1000);
     });
+    events.on('occurrence:recorded', (entry) => occurrences.inc({ outcome: entry.outcome }));
+    events.on('cluster:fenced', () => fenced.inc());
     events.on('run:finished', (run) => {
       runs.inc({ outcome: run.state });
       if (run.startedAt !== null && run.finishedAt !== null)
@@ -117,6 +135,58 @@ export class DaemonMetrics {
     events.on('run:lost', () => runs.inc({ outcome: 'lost' }));
     events.on('run:retry-scheduled', () => retries.inc());
     events.on('run:dead', () => dead.inc());
+  }
+
+  /** The cluster as this node sees it, read when scraped: one query of the membership table. */
+  private clusterGauges(sources: MetricSources, registers: Registry[]): void {
+    let scrape: Promise<ClusterStatus | null> | null = null;
+    // The four gauges are collected one after another in a scrape; they share one read.
+    const status = () => {
+      scrape ??= (sources.cluster?.() ?? Promise.resolve(null)).finally(() =>
+        setImmediate(() => (scrape = null)),
+      );
+      return scrape;
+    };
+    new Gauge({
+      name: 'sched_cluster_term',
+      help: 'Term of the shard map in force (the fencing token); 0 on a single daemon.',
+      registers,
+      async collect() {
+        this.set((await status())?.term ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'sched_cluster_is_coordinator',
+      help: '1 while this node is the coordinator.',
+      registers,
+      async collect() {
+        const cluster = await status();
+        this.set(cluster === null || cluster.coordinator === cluster.node ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'sched_cluster_nodes',
+      help: 'Nodes of the federation by state (alive: heartbeating).',
+      labelNames: ['state'],
+      registers,
+      async collect() {
+        const nodes = (await status())?.nodes ?? [];
+        this.set(
+          { state: 'alive' },
+          nodes.filter((node) => node.alive).length || (nodes.length === 0 ? 1 : 0),
+        );
+        this.set({ state: 'dead' }, nodes.filter((node) => !node.alive).length);
+      },
+    });
+    new Gauge({
+      name: 'sched_cluster_shards_owned',
+      help: 'Shards (of 256) the map in force gives this node.',
+      registers,
+      async collect() {
+        const cluster = await status();
+        this.set(cluster === null ? 256 : (cluster.nodes.find((node) => node.self)?.shards ?? 0));
+      },
+    });
   }
 
   metricsText(): Promise<string> {

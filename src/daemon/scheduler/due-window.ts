@@ -73,6 +73,15 @@ export class DueWindow<T> {
     this.items.delete(key);
   }
 
+  /** Forgets the window and loads it again: what is due here changed wholesale (a new shard map). */
+  async reset(): Promise<void> {
+    if (this.stopped) return;
+    this.items.clear();
+    this.heap.clear();
+    await this.reload();
+    this.arm();
+  }
+
   private enter(key: string, item: T, dueAt: number): void {
     this.items.set(key, item);
     this.heap.push({ key, dueAt });
@@ -85,8 +94,11 @@ export class DueWindow<T> {
     this.windowEnd = due.length === loadLimit ? dueOf(due[due.length - 1]!)! : horizon;
     for (const item of due) {
       const key = keyOf(item);
-      if (this.items.get(key) === undefined || dueOf(this.items.get(key)!) !== dueOf(item))
-        this.enter(key, item, dueOf(item)!);
+      const dueAt = dueOf(item);
+      // Not this node's to fire (another node owns it), or no longer due.
+      if (dueAt === null) continue;
+      const held = this.items.get(key);
+      if (held === undefined || dueOf(held) !== dueAt) this.enter(key, item, dueAt);
     }
   }
 

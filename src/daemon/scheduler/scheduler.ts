@@ -1,9 +1,15 @@
+import { SchedError } from '../../core/errors.js';
 import type { Job } from '../../core/job.js';
-import type { Run } from '../../core/run.js';
-import { nextFireTime } from '../../core/schedule/next.js';
-import type { Store } from '../../store/store.js';
+import { passedOccurrenceRecord, overlapReason } from '../../core/ledger/reasons.js';
+import { formatDuration } from '../../core/duration.js';
+import { formatMisfire, planMisfire, type MisfireCause } from '../../core/policy/misfire.js';
+import { plannedStart } from '../../core/policy/spread.js';
+import type { Run, RunTrigger } from '../../core/run.js';
+import { nextOccurrence, occurrencesBetween, type Occurrence } from '../../core/schedule/occurrences.js';
+import type { NewOccurrence, NewRun, Store } from '../../store/store.js';
 import type { Clock } from '../clock.js';
 import type { DaemonEvents } from '../events.js';
+import type { RunGate } from '../run-gate.js';
 import { DueWindow } from './due-window.js';
 
 export interface SchedulerOptions {
@@ -11,20 +17,40 @@ export interface SchedulerOptions {
   clock: Clock;
   events: DaemonEvents;
   node: string;
-  fence: number;
+  /** The fencing token stamped on runs (`SCHED_FENCE`). */
+  runFence: () => number;
   newId: () => string;
-  /** Hands a fired run (already `running` in the store) to the executor. */
-  launch: (run: Run, job: Job) => void;
+  gate: RunGate;
+  /** Whether this node fires the job (in a cluster, only the owner of its shard does); default all. */
+  owns?: (job: Job) => boolean;
+  /** In a cluster: the shard map this node fires from, checked by the store at every fire. */
+  fence?: () => { term: number; publishedAt: number } | undefined;
+  /** In a cluster: a fire was refused because a newer shard map is in force. */
+  onFenced?: () => void;
   windowMs?: number;
   loadLimit?: number;
 }
 
+/** A start later than this after its planned time counts as missed, and the job's misfire policy decides. */
+export const MISFIRE_THRESHOLD_MS = 2_000;
+/** At most this many missed instants of one job are looked at (and recorded) when it can fire again. */
+const MAX_MISSED_LISTED = 10_000;
+
+/** An instant that is to run, and why. */
+interface PlannedRun {
+  instant: number;
+  trigger: RunTrigger;
+}
+
 /**
- * Fires jobs on time. A fire inserts the run and advances `nextRunAt` in one transaction (a
- * compare-and-set on the instant the scheduler saw), so a job changed or fired meanwhile never fires twice.
+ * Fires jobs on time. A fire inserts the instant's run, records what the ledger should know, and advances
+ * `nextRunAt`, all in one transaction (a compare-and-set on the instant the scheduler saw), so a job changed
+ * or fired meanwhile never fires twice. Each job fires at its planned start: the instant plus its stable
+ * `--spread` offset and the instant's `--jitter`.
  */
 export class Scheduler {
   private readonly window: DueWindow<Job>;
+  private lateness: { at: number; lateMs: number }[] = [];
 
   constructor(private readonly options: SchedulerOptions) {
     this.window = new DueWindow<Job>({
@@ -33,7 +59,7 @@ export class Scheduler {
       loadLimit: options.loadLimit ?? 10_000,
       load: (horizon, limit) => options.store.dueJobs(horizon, limit),
       keyOf: (job) => job.id,
-      dueOf: (job) => (job.state === 'active' && job.deletedAt === null ? job.nextRunAt : null),
+      dueOf: (job) => this.dueOf(job),
       onDue: (jobs) => this.fireAll(jobs),
       onError: (error) => options.events.emit('scheduler:error', { error }),
     });
@@ -56,41 +82,224 @@ export class Scheduler {
     return this.window.size;
   }
 
-  private async fireAll(jobs: Job[]): Promise<void> {
-    await Promise.all(jobs.map((job) => this.fire(job, job.nextRunAt!)));
+  /** Reloads what is due: which jobs this node fires changed wholesale (a new shard map). */
+  reset(): Promise<void> {
+    return this.window.reset();
   }
 
-  private async fire(job: Job, dueAt: number): Promise<void> {
-    const { store, clock, events } = this.options;
+  /** How late fires started over the last minute, p99 in ms; null when nothing fired. */
+  recentLatenessMs(): number | null {
+    const since = this.options.clock.now() - 60_000;
+    const recent = this.lateness.filter((sample) => sample.at >= since).map((sample) => sample.lateMs);
+    if (recent.length === 0) return null;
+    recent.sort((a, b) => a - b);
+    return recent[Math.min(recent.length - 1, Math.floor(recent.length * 0.99))] ?? null;
+  }
+
+  /**
+   * A paused job was resumed: its instants that fell due while paused go through its misfire policy
+   * (recorded as `paused`, or caught up), and the schedule goes on from now.
+   */
+  async resumed(job: Job): Promise<void> {
+    const now = this.options.clock.now();
+    if (job.nextRunAt === null || plannedStart(job, job.nextRunAt) > now) {
+      this.window.upsert(job);
+      return;
+    }
+    await this.fire(job, job.nextRunAt, 'paused');
+  }
+
+  private dueOf(job: Job): number | null {
+    if (job.state !== 'active' || job.deletedAt !== null || job.nextRunAt === null) return null;
+    if (this.options.owns && !this.options.owns(job)) return null;
+    return plannedStart(job, job.nextRunAt);
+  }
+
+  private async fireAll(jobs: Job[]): Promise<void> {
+    await Promise.all(jobs.map((job) => this.fire(job, job.nextRunAt!, 'down')));
+  }
+
+  private async fire(job: Job, instant: number, cause: MisfireCause): Promise<void> {
+    const { clock, events } = this.options;
     const now = clock.now();
-    // After downtime the overdue instant fires once and the schedule resumes from now.
-    const nextRunAt = nextFireTime(job.schedule, Math.max(dueAt, now), job.timezone);
-    const run = await store.recordFire({
-      run: {
-        id: this.options.newId(),
-        jobId: job.id,
-        scheduledFor: dueAt,
-        attempt: 1,
-        trigger: 'schedule',
-        node: this.options.node,
-        fence: this.options.fence,
-        now,
-        state: 'running',
-        dueAt,
-      },
-      expectedNextRunAt: dueAt,
-      nextRunAt,
+    const late = now - plannedStart(job, instant);
+    this.noteLateness(now, late);
+    if (late > 1_000) events.emit('tick:late', { jobId: job.id, dueAt: instant, firedAt: now });
+    const records: NewOccurrence[] = [];
+    if (late <= MISFIRE_THRESHOLD_MS && cause === 'down') {
+      const { fire: next, passed } = nextOccurrence(job.schedule, instant, job.timezone, job.policy.dst);
+      for (const occurrence of passed) this.recordPassed(job, occurrence, now, records);
+      await this.commit(job, instant, next?.at ?? null, [{ instant, trigger: 'schedule' }], records);
+      return;
+    }
+    const { planned, nextRunAt } = this.planMissed(job, instant, now, cause, records);
+    await this.commit(job, instant, nextRunAt, planned, records);
+  }
+
+  /**
+   * The instants from `first` to now that the misfire policy runs, and the job's next instant; the
+   * instants it drops, and those a clock change passed over, go to the ledger.
+   */
+  private planMissed(
+    job: Job,
+    first: number,
+    now: number,
+    cause: MisfireCause,
+    records: NewOccurrence[],
+  ): { planned: PlannedRun[]; nextRunAt: number | null } {
+    const { dst } = job.policy;
+    const listed = occurrencesBetween(job.schedule, first - 1, now, job.timezone, dst, MAX_MISSED_LISTED);
+    const missed: number[] = [];
+    let nextRunAt: number | null = null;
+    for (const item of listed.items) {
+      if (!item.fires) this.recordPassed(job, item, now, records);
+      else if (plannedStart(job, item.at) <= now) missed.push(item.at);
+      else {
+        // Nominally due, but its spread or jitter puts its start after now: not missed, it is the next.
+        nextRunAt = item.at;
+        break;
+      }
+    }
+    if (nextRunAt === null) {
+      const from = listed.truncated ? now : Math.max(first, missed.at(-1) ?? first);
+      const { fire: next, passed } = nextOccurrence(job.schedule, Math.max(from, now), job.timezone, dst);
+      for (const occurrence of passed) this.recordPassed(job, occurrence, now, records);
+      nextRunAt = next?.at ?? null;
+    }
+    if (missed.length === 0 && first <= now) missed.push(first);
+    const plan = planMisfire(missed, now, nextRunAt, job.policy.misfire, cause);
+    for (const dropped of plan.dropped) {
+      records.push(this.record(job, dropped.at, dropped.outcome, dropped.reason, now));
+    }
+    const while_ = cause === 'down' ? 'while the scheduler was not running' : 'while the job was paused';
+    const flag = `--misfire ${formatMisfire(job.policy.misfire.policy)}`;
+    const planned = plan.run.map((at) => {
+      const lateBy = formatDuration(Math.max(0, now - at));
+      records.push(
+        this.record(job, at, 'ran', `it fell due ${while_} and was caught up ${lateBy} late (${flag})`, now),
+      );
+      return { instant: at, trigger: 'catchup' as const };
     });
-    if (now - dueAt > 1_000) events.emit('tick:late', { jobId: job.id, dueAt, firedAt: now });
-    if (run) {
-      const advanced: Job = { ...job, nextRunAt };
-      events.emit('run:fired', run);
-      this.options.launch(run, advanced);
-      this.window.upsert(advanced);
-    } else {
+    return { planned, nextRunAt };
+  }
+
+  private noteLateness(at: number, lateMs: number): void {
+    this.lateness.push({ at, lateMs: Math.max(0, lateMs) });
+    if (this.lateness.length > 2_000) this.lateness = this.lateness.slice(-1_000);
+  }
+
+  private recordPassed(job: Job, occurrence: Occurrence, now: number, records: NewOccurrence[]): void {
+    const passed = passedOccurrenceRecord(occurrence, job.policy.dst, job.timezone);
+    if (passed === null) return;
+    const entry = this.record(job, occurrence.at, passed.outcome, passed.reason, now);
+    records.push({ ...entry, wall: passed.outcome === 'dst-skipped' ? occurrence.wall : null });
+  }
+
+  private record(
+    job: Job,
+    scheduledFor: number,
+    outcome: NewOccurrence['outcome'],
+    reason: string,
+    now: number,
+  ): NewOccurrence {
+    return {
+      jobId: job.id,
+      scheduledFor,
+      outcome,
+      reason,
+      node: this.options.node,
+      decidedAt: now,
+      wall: null,
+    };
+  }
+
+  /**
+   * Writes the fire: the runs that start now (`running`, with a slot), those that wait (`scheduled`), the
+   * ledger records and the job's next instant, in one compare-and-set transaction; then starts what may start.
+   */
+  private async commit(
+    job: Job,
+    instant: number,
+    nextRunAt: number | null,
+    planned: PlannedRun[],
+    records: NewOccurrence[],
+  ): Promise<void> {
+    const { store, clock, gate, events } = this.options;
+    const now = clock.now();
+    const runs: NewRun[] = [];
+    let reserved = 0;
+    let toCancel: string[] = [];
+    planned.forEach((item, index) => {
+      if (index > 0) {
+        runs.push(this.newRun(job, item, now, 'scheduled'));
+        return;
+      }
+      const { decision, state } = gate.overlap(job);
+      if (decision.action === 'skip') {
+        const reason =
+          overlapReason(job.policy.concurrency, decision, state) ?? 'an earlier run was still running';
+        records.push(this.record(job, item.instant, 'skipped-overlap', reason, now));
+        return;
+      }
+      if (decision.action === 'replace') toCancel = decision.cancel;
+      if (decision.action !== 'queue' && gate.reserve()) {
+        reserved += 1;
+        runs.push(this.newRun(job, item, now, 'running'));
+      } else {
+        runs.push(this.newRun(job, item, now, 'scheduled'));
+      }
+    });
+    let fired: Run[] | null;
+    try {
+      fired = await store.recordFire({
+        jobId: job.id,
+        runs,
+        occurrences: records,
+        expectedNextRunAt: instant,
+        nextRunAt,
+        fence: this.options.fence?.(),
+      });
+    } catch (error) {
+      for (let i = 0; i < reserved; i++) gate.release();
+      if (error instanceof SchedError && error.code === 'FENCED') {
+        // A newer map is in force: its owner fires this job; this node waits for the map and reloads.
+        this.options.onFenced?.();
+        return;
+      }
+      throw error;
+    }
+    if (fired === null) {
+      for (let i = 0; i < reserved; i++) gate.release();
       // The job changed under us; take its stored state.
       const current = await store.findJob(job.id);
       if (current) this.window.upsert(current);
+      return;
     }
+    const advanced: Job = { ...job, nextRunAt };
+    for (const id of toCancel) gate.replace(id, job, instant);
+    for (const record of records) {
+      events.emit('occurrence:recorded', { ...record, jobName: job.name, runIds: [], finalState: null });
+    }
+    for (const run of fired) {
+      events.emit('run:fired', run);
+      if (run.state === 'running') gate.launchReserved(run, advanced);
+      else gate.hold(run, advanced);
+    }
+    this.window.upsert(advanced);
+  }
+
+  private newRun(job: Job, item: PlannedRun, now: number, state: NewRun['state']): NewRun {
+    return {
+      id: this.options.newId(),
+      jobId: job.id,
+      scheduledFor: item.instant,
+      attempt: 1,
+      trigger: item.trigger,
+      node: this.options.node,
+      fence: this.options.runFence(),
+      now,
+      state,
+      dueAt: Math.max(plannedStart(job, item.instant), item.trigger === 'schedule' ? 0 : now),
+    };
   }
 }

@@ -8,14 +8,15 @@ export interface WaitingRunsOptions {
   store: Store;
   clock: Clock;
   events: DaemonEvents;
-  /** Starts a run the queue has just claimed (moved to `running` in the store). */
-  start: (run: Run) => Promise<void>;
+  /** Takes a waiting run whose time has come; it is still `scheduled` in the store. */
+  due: (run: Run) => Promise<void>;
   windowMs?: number;
 }
 
 /**
- * Runs that wait in `scheduled` until their due time: retries after backoff. They live in the store,
- * so a daemon restart picks them up again; claiming one is a compare-and-set, so it starts only once.
+ * Runs that wait in `scheduled` until their due time: retries after backoff, queued and caught-up instants,
+ * backfills. They live in the store, so a daemon restart picks them up again; whoever starts one claims it
+ * with a compare-and-set, so it starts only once.
  */
 export class WaitingRuns {
   private readonly window: DueWindow<Run>;
@@ -46,18 +47,16 @@ export class WaitingRuns {
     return this.window.size;
   }
 
+  /** Reloads the waiting runs: which of them this node starts changed (a new shard map). */
+  reset(): Promise<void> {
+    return this.window.reset();
+  }
+
   add(run: Run): void {
     this.window.upsert(run);
   }
 
   private async startAll(runs: Run[]): Promise<void> {
-    const now = this.options.clock.now();
-    await Promise.all(
-      runs.map(async (run) => {
-        if (await this.options.store.claimRun(run.id, now)) {
-          await this.options.start({ ...run, state: 'running', startedAt: now });
-        }
-      }),
-    );
+    await Promise.all(runs.map((run) => this.options.due(run)));
   }
 }

@@ -1,0 +1,155 @@
+import os from 'node:os';
+import type pg from 'pg';
+import { ClusterMember } from '../../cluster/cluster-member.js';
+import { loadNodeId } from '../../cluster/node-identity.js';
+import { liveNodes } from '../../core/cluster/liveness.js';
+import { ownerOf, type ShardMap } from '../../core/cluster/shard-map.js';
+import { SHARD_COUNT } from '../../core/cluster/shard.js';
+import type { Job } from '../../core/job.js';
+import type { ClusterNodeStatus, ClusterStatus } from '../../ipc/protocol.js';
+import { PostgresClusterStore } from '../../store/postgres/cluster-store.js';
+import { openPostgresPool } from '../../store/postgres/connection.js';
+
+export interface FederationOptions {
+  url: string;
+  home: string;
+  version: string;
+  /** `--label KEY=VALUE` of this node, matched by jobs' `--on`. */
+  labels: Record<string, string>;
+  /** This node's metrics/health address, '' when it serves none. */
+  address: () => string;
+  /** Runs running here now. */
+  load: () => number;
+  heartbeatIntervalMs?: number;
+  leaseTtlMs?: number;
+  onError: (error: Error) => void;
+}
+
+export type MapListener = (map: ShardMap, previous: ShardMap | null) => void;
+
+/**
+ * This daemon's membership of a PostgreSQL federation: its node id, the cluster member loop (heartbeats,
+ * coordinator lease, shard map), and the questions the scheduler asks of it: does this node fire that job,
+ * from which map (the fence), and what does the cluster look like.
+ */
+export class Federation {
+  private readonly listeners: MapListener[] = [];
+  private previous: ShardMap | null = null;
+
+  private constructor(
+    readonly nodeId: string,
+    private readonly member: ClusterMember,
+    private readonly store: PostgresClusterStore,
+    private readonly pool: pg.Pool,
+    private readonly deadAfterMs: number,
+    private readonly labels: Record<string, string>,
+  ) {
+    member.on('map:changed', (map) => {
+      const previous = this.previous;
+      this.previous = map;
+      for (const listener of this.listeners) listener(map, previous);
+    });
+  }
+
+  static async join(options: FederationOptions): Promise<Federation> {
+    const nodeId = loadNodeId(options.home);
+    const pool = await openPostgresPool(options.url, { poolSize: 3, applicationName: 'sched-cluster' });
+    const store = new PostgresClusterStore(pool);
+    const heartbeatIntervalMs = options.heartbeatIntervalMs ?? 2_000;
+    const deadAfterMs = 3 * heartbeatIntervalMs;
+    const member = new ClusterMember({
+      store,
+      heartbeatIntervalMs,
+      leaseTtlMs: options.leaseTtlMs ?? 10_000,
+      deadAfterMs,
+      node: () => ({
+        id: nodeId,
+        hostname: os.hostname(),
+        address: options.address(),
+        version: options.version,
+        labels: options.labels,
+        load: options.load(),
+      }),
+    });
+    member.on('member:error', ({ error }) => options.onError(error));
+    const federation = new Federation(nodeId, member, store, pool, deadAfterMs, options.labels);
+    await member.start();
+    federation.previous = member.currentMap();
+    return federation;
+  }
+
+  /** Called with every new map (a new term or assignment), and the one before it. */
+  onMapChanged(listener: MapListener): void {
+    this.listeners.push(listener);
+  }
+
+  get map(): ShardMap | null {
+    return this.member.currentMap();
+  }
+
+  /** The fencing token of this node's runs: the term of the map it fires from. */
+  get term(): number {
+    return this.map?.term ?? 0;
+  }
+
+  isCoordinator(): boolean {
+    return this.member.isCoordinator();
+  }
+
+  /** Whether this node fires the job's instants: it owns the job's shard (among nodes matching `--on`). */
+  owns(job: Job): boolean {
+    if (job.placement.mode === 'every-host') return false;
+    const map = this.map;
+    return map !== null && ownerOf(job.id, job.placement.on, map) === this.nodeId;
+  }
+
+  /** Whether this node's labels match every `--on KEY=VALUE` of the job. */
+  matches(job: Job): boolean {
+    return Object.entries(job.placement.on).every(([key, value]) => this.labels[key] === value);
+  }
+
+  /** Whether the node is in the current map (alive when the coordinator last looked). */
+  inMap(nodeId: string): boolean {
+    return this.map?.nodes.some((node) => node.id === nodeId) ?? false;
+  }
+
+  /** The map this node fires from, for the store to check at the fire. */
+  fence(): { term: number; publishedAt: number } | undefined {
+    const map = this.map;
+    return map === null ? undefined : { term: map.term, publishedAt: map.publishedAt };
+  }
+
+  async status(firingLagMs: number | null): Promise<ClusterStatus> {
+    const map = this.map;
+    const { nodes, dbNow } = await this.store.listNodes();
+    const alive = new Set(liveNodes(nodes, dbNow, this.deadAfterMs).map((node) => node.id));
+    const shards = new Map<string, number>();
+    for (const owner of map?.owners ?? [])
+      if (owner !== null) shards.set(owner, (shards.get(owner) ?? 0) + 1);
+    const rows: ClusterNodeStatus[] = nodes.map((node) => ({
+      ...node,
+      alive: alive.has(node.id),
+      shards: shards.get(node.id) ?? 0,
+      coordinator: map?.coordinator === node.id,
+      self: node.id === this.nodeId,
+    }));
+    const owned = [...shards.values()].reduce((sum, count) => sum + count, 0);
+    return {
+      mode: 'federated',
+      node: this.nodeId,
+      coordinator: map?.coordinator ?? null,
+      term: map?.term ?? 0,
+      mapPublishedAt: map?.publishedAt ?? null,
+      now: dbNow,
+      nodes: rows.sort((a, b) => a.hostname.localeCompare(b.hostname) || a.id.localeCompare(b.id)),
+      unassignedShards: SHARD_COUNT - owned,
+      firingLagMs,
+    };
+  }
+
+  /** Leaves the cluster cleanly: hands the lease over and drops out of the map at once. */
+  async leave(): Promise<void> {
+    await this.member.stop({ leave: true }).catch(() => undefined);
+    await this.pool.end().catch(() => undefined);
+  }
+}

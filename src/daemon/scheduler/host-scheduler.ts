@@ -1,0 +1,170 @@
+import type { Job } from '../../core/job.js';
+import { overlapReason } from '../../core/ledger/reasons.js';
+import { plannedStart } from '../../core/policy/spread.js';
+import type { Run } from '../../core/run.js';
+import { nextOccurrence } from '../../core/schedule/occurrences.js';
+import type { NewRun, Store } from '../../store/store.js';
+import type { Clock } from '../clock.js';
+import type { DaemonEvents } from '../events.js';
+import type { RunGate } from '../run-gate.js';
+import { DueWindow } from './due-window.js';
+
+export interface HostSchedulerOptions {
+  store: Store;
+  clock: Clock;
+  events: DaemonEvents;
+  node: string;
+  runFence: () => number;
+  newId: () => string;
+  gate: RunGate;
+  /** Whether this node's labels match the job's `--on` constraint. */
+  matches: (job: Job) => boolean;
+}
+
+/** A job of this node's, with the next instant this node runs it. */
+interface HostEntry {
+  job: Job;
+  nextAt: number;
+}
+
+const PAGE = 1_000;
+
+/**
+ * Fires `--placement every-host` jobs on this node: every live node runs each instant, like a per-host cron.
+ * The instants are kept here, per node, rather than in the job's shared `nextRunAt`; a run's key includes
+ * the node (`host`), so each node's run of an instant is stored once. After a restart a node goes on from
+ * the next instant (what it missed while down is not caught up).
+ */
+export class HostScheduler {
+  private readonly entries = new Map<string, HostEntry>();
+  private readonly window: DueWindow<HostEntry>;
+
+  constructor(private readonly options: HostSchedulerOptions) {
+    this.window = new DueWindow<HostEntry>({
+      clock: options.clock,
+      windowMs: 60_000,
+      loadLimit: Number.MAX_SAFE_INTEGER,
+      load: async (horizon) => [...this.entries.values()].filter((entry) => entry.nextAt <= horizon),
+      keyOf: (entry) => entry.job.id,
+      dueOf: (entry) =>
+        this.entries.get(entry.job.id) === entry ? plannedStart(entry.job, entry.nextAt) : null,
+      onDue: (due) => this.fireAll(due),
+      onError: (error) => options.events.emit('scheduler:error', { error }),
+    });
+  }
+
+  /** Loads every live every-host job that this node's labels match, and starts firing them. */
+  async start(): Promise<void> {
+    for (let cursor: string | undefined; ;) {
+      const page = await this.options.store.listJobs({ limit: PAGE, cursor });
+      for (const job of page.items) this.track(job);
+      if (page.nextCursor === null) break;
+      cursor = page.nextCursor;
+    }
+    await this.window.start();
+  }
+
+  stop(): void {
+    this.window.stop();
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** A job was created or changed (here or through another node). */
+  jobChanged(job: Job): void {
+    const entry = this.track(job);
+    if (entry) this.window.upsert(entry);
+    else this.window.remove(job.id);
+  }
+
+  private track(job: Job): HostEntry | null {
+    const current = this.entries.get(job.id);
+    const wanted =
+      job.placement.mode === 'every-host' &&
+      job.state === 'active' &&
+      job.deletedAt === null &&
+      this.options.matches(job);
+    if (!wanted) {
+      this.entries.delete(job.id);
+      return null;
+    }
+    const sameTiming =
+      current &&
+      JSON.stringify(current.job.schedule) === JSON.stringify(job.schedule) &&
+      current.job.timezone === job.timezone;
+    const nextAt = sameTiming ? current.nextAt : this.nextAfter(job, this.options.clock.now());
+    if (nextAt === null) {
+      this.entries.delete(job.id);
+      return null;
+    }
+    const entry = { job, nextAt };
+    this.entries.set(job.id, entry);
+    return entry;
+  }
+
+  private nextAfter(job: Job, after: number): number | null {
+    return nextOccurrence(job.schedule, after, job.timezone, job.policy.dst).fire?.at ?? null;
+  }
+
+  private async fireAll(due: HostEntry[]): Promise<void> {
+    await Promise.all(due.map((entry) => this.fire(entry)));
+  }
+
+  private async fire(entry: HostEntry): Promise<void> {
+    const { job, nextAt: instant } = entry;
+    const { store, clock, gate, events, node } = this.options;
+    const now = clock.now();
+    // Advance first, so a failing write never makes this node fire the instant twice.
+    const next = this.nextAfter(job, Math.max(instant, now - 1));
+    if (next === null) this.entries.delete(job.id);
+    else {
+      const advanced = { job, nextAt: next };
+      this.entries.set(job.id, advanced);
+      this.window.upsert(advanced);
+    }
+    const { decision, state } = gate.overlap(job);
+    if (decision.action === 'skip') {
+      const reason =
+        overlapReason(job.policy.concurrency, decision, state) ?? 'an earlier run was still running';
+      await store.recordOccurrences([
+        {
+          jobId: job.id,
+          scheduledFor: instant,
+          wall: null,
+          outcome: 'skipped-overlap',
+          reason: `on node ${node}: ${reason}`,
+          node,
+          decidedAt: now,
+        },
+      ]);
+      return;
+    }
+    if (decision.action === 'replace') for (const id of decision.cancel) gate.replace(id, job, instant);
+    const reserved = decision.action !== 'queue' && gate.reserve();
+    const newRun: NewRun = {
+      id: this.options.newId(),
+      jobId: job.id,
+      scheduledFor: instant,
+      attempt: 1,
+      trigger: 'schedule',
+      node,
+      fence: this.options.runFence(),
+      now,
+      state: reserved ? 'running' : 'scheduled',
+      dueAt: plannedStart(job, instant),
+      host: node,
+    };
+    let run: Run;
+    try {
+      run = await store.insertRun(newRun);
+    } catch (error) {
+      if (reserved) gate.release();
+      throw error;
+    }
+    events.emit('run:fired', run);
+    if (reserved) gate.launchReserved(run, job);
+    else gate.hold(run, job);
+  }
+}

@@ -1,0 +1,84 @@
+import http from 'node:http';
+import type net from 'node:net';
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { isAlive, sched, sleep, useDaemons, waitFor } from '../support/sched-harness.js';
+import { startEmbeddedPostgres, type RunningServer } from '../support/postgres-server.js';
+
+async function count(url: string, query: string, params: unknown[] = []): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<{ n: number }>(query, params)).rows[0]!.n;
+  } finally {
+    await client.end();
+  }
+}
+
+describe('PostgreSQL restarted under running daemons', () => {
+  const { home, start } = useDaemons(afterEach);
+  // A server of this file's own: restarting the run's shared one would disturb every other file.
+  let server: RunningServer;
+  let target: http.Server;
+  let targetUrl: string;
+
+  beforeAll(async () => {
+    server = await startEmbeddedPostgres();
+    target = http.createServer((request, response) => {
+      request.resume();
+      response.statusCode = 204;
+      response.end();
+    });
+    await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
+    targetUrl = `http://127.0.0.1:${(target.address() as net.AddressInfo).port}/`;
+  }, 120_000);
+  afterAll(async () => {
+    await new Promise((resolve) => target.close(resolve));
+    await server?.stop();
+  });
+
+  it('the daemons reconnect and go on, and nothing acknowledged is lost', async () => {
+    const args = ['--store', server.url, '--heartbeat-interval', '500ms', '--lease-ttl', '3s'];
+    const homes = [home(), home()];
+    const daemons = [await start(homes[0]!, args), await start(homes[1]!, args)];
+    for (let i = 0; i < 20; i++) {
+      const added = await sched(homes[i % 2]!, ['add', `beat-${i}`, '--every', '1s', '--http', targetUrl]);
+      expect(added.code, added.stderr).toBe(0);
+    }
+    await sched(homes[0]!, ['add', 'slow', '--every', '24h', '--shell', 'sleep 4']);
+    await sleep(3_000);
+    const slow = await sched(homes[0]!, ['trigger', 'slow', '--json']);
+    expect(slow.code, slow.stderr).toBe(0);
+
+    const runsBefore = await count(server.url, 'SELECT count(*)::int AS n FROM runs');
+    expect(runsBefore).toBeGreaterThan(20);
+    await server.restart(2_000);
+    const restartedAt = Date.now();
+
+    // Both daemons survived the outage and fire again after it.
+    expect(daemons.every((daemon) => isAlive(daemon.pid))).toBe(true);
+    await waitFor(
+      async () =>
+        (await count(server.url, 'SELECT count(DISTINCT job_id)::int AS n FROM runs WHERE created_at > $1', [
+          restartedAt + 1_000,
+        ])) === 20,
+      30_000,
+      500,
+    );
+    expect(await count(server.url, 'SELECT count(*)::int AS n FROM runs')).toBeGreaterThan(runsBefore);
+    expect(await count(server.url, `SELECT count(*)::int AS n FROM jobs WHERE state = 'active'`)).toBe(21);
+    // The run that ended during the outage has its outcome, recorded once the database was back.
+    await waitFor(async () => {
+      const history = await sched(homes[1]!, ['history', 'slow', '--json']);
+      return history.json?.items?.[0]?.state === 'succeeded' ? true : null;
+    }, 30_000);
+    // Both sockets still answer and both nodes still see every job.
+    for (const dir of homes) {
+      const listed = await sched(dir, ['ls', '--limit', '100', '--json']);
+      expect(listed.code, listed.stderr).toBe(0);
+      expect(listed.json.items).toHaveLength(21);
+    }
+    const added = await sched(homes[1]!, ['add', 'after-restart', '--every', '1h', '--http', targetUrl]);
+    expect(added.code, added.stderr).toBe(0);
+  }, 120_000);
+});
