@@ -4,15 +4,16 @@ import { SchedError } from '../core/errors.js';
 import type { JobInput } from '../core/job.js';
 import { parseKeyValuePairs } from './key-value.js';
 import { readPayloadArgument } from './payload.js';
+import { timePolicyFields, timePolicyFlags, type TimePolicyFlagValues } from './time-policy-flags.js';
 
 const SCHEDULE_FLAGS = ['cron', 'at', 'every'];
 
-/** `sched add` needs exactly one schedule; `sched update` may change it or leave it alone. */
-export function scheduleFlags(mode: 'required' | 'optional') {
-  const relation = (own: string) =>
-    mode === 'required'
-      ? { exactlyOne: SCHEDULE_FLAGS }
-      : { exclusive: SCHEDULE_FLAGS.filter((name) => name !== own) };
+/**
+ * At most one schedule. `sched add` may give none when the job runs only `--after` other jobs; whether a job
+ * without either is acceptable is the daemon's call (its normalization says what to give), not the parser's.
+ */
+export function scheduleFlags() {
+  const relation = (own: string) => ({ exclusive: SCHEDULE_FLAGS.filter((name) => name !== own) });
   return {
     cron: Flags.string({
       summary: 'Run on a cron expression (5 fields, or 6 with seconds first).',
@@ -66,6 +67,7 @@ export const jobSpecFlags = {
   }),
   ...retryFlags(),
   ...httpFlags(),
+  ...timePolicyFlags,
 };
 
 function retryFlags() {
@@ -91,8 +93,9 @@ function retryFlags() {
       helpValue: 'DURATION',
       helpGroup: 'RETRY',
     }),
-    // No default, so that `sched update` without it keeps the stored setting.
-    jitter: Flags.boolean({
+    // No default, so that `sched update` without it keeps the stored setting. Not `--jitter`: that is the
+    // random delay of each instant (TIME POLICY).
+    'backoff-jitter': Flags.boolean({
       summary:
         'Wait a random part of each delay, so jobs failing together do not retry together (default on).',
       allowNo: true,
@@ -154,7 +157,7 @@ function parseNumber(input: string): number {
   return value;
 }
 
-export interface JobFlagValues {
+export interface JobFlagValues extends TimePolicyFlagValues {
   cron?: string;
   at?: string;
   every?: string;
@@ -170,7 +173,7 @@ export interface JobFlagValues {
   backoff?: string;
   'backoff-factor'?: number;
   'backoff-max'?: string;
-  jitter?: boolean;
+  'backoff-jitter'?: boolean;
   http?: string;
   method?: string;
   header?: string[];
@@ -215,7 +218,8 @@ export async function jobFieldsFromFlags(
     backoff: flags.backoff,
     backoffFactor: flags['backoff-factor'],
     backoffMax: flags['backoff-max'],
-    jitter: flags.jitter,
+    jitter: flags['backoff-jitter'],
+    ...timePolicyFields(flags),
   };
   return withoutUndefined(fields);
 }

@@ -3,6 +3,7 @@ import { SchedCommand } from '../cli/base-command.js';
 import { assertNoStrayArguments, splitAtDoubleDash } from '../cli/command-argv.js';
 import { describeNextRun } from '../cli/format/next-run.js';
 import { idempotencyKeyFlag, jobFieldsFromFlags, jobSpecFlags, scheduleFlags } from '../cli/job-flags.js';
+import { assertNoRetiredJitterSwitch } from '../cli/time-policy-flags.js';
 import type { Job } from '../core/job.js';
 
 export default class Add extends SchedCommand {
@@ -13,6 +14,10 @@ export default class Add extends SchedCommand {
 Everything after "--" belongs to the job, so flags there are not read by sched.
 
 With --retries N, a failed, timed-out or lost run is tried again up to N times, after a delay that starts at --backoff and grows by --backoff-factor up to --backoff-max.
+
+TIME POLICY flags say what happens when runs would overlap (--concurrency), to instants missed while the daemon was down or the job paused (--misfire, --catchup-window, --skip-if-next-within), where daylight-saving time skips or repeats a wall time (--dst-gap, --dst-repeat), and how far each start may move from its instant (--spread, a fixed offset per job; --jitter, a fresh random delay each time).
+
+With --after JOB[:success|failure|always] the job runs when another one finishes an instant that way, and with --after-all A --after-all B once each of them has succeeded; such a job needs no schedule of its own.
 
 With --idempotency-key, repeating the same command within 24h (say, after a lost reply) returns the job added the first time instead of failing on the taken name.`;
 
@@ -38,6 +43,15 @@ With --idempotency-key, repeating the same command within 24h (say, after a lost
         "<%= config.bin %> <%= command.id %> sync --cron '0 * * * *' --http https://api.example.com/sync --header 'Authorization: Bearer $TOKEN' --payload '{\"full\":false}' --expect 200,202 --retries 5 --backoff 30s --backoff-max 10m",
     },
     {
+      description: 'Report every hour, never two at once; after downtime run only the newest missed hour.',
+      command:
+        "<%= config.bin %> <%= command.id %> report --cron '0 * * * *' --concurrency forbid --misfire latest --catchup-window 6h --spread 5m -- ./report.sh",
+    },
+    {
+      description: 'Publish after the nightly backup succeeds; no schedule of its own.',
+      command: '<%= config.bin %> <%= command.id %> publish --after nightly:success -- ./publish.sh',
+    },
+    {
       description: 'Add a job from a script that may run twice; the second run gets the same job back.',
       command:
         "<%= config.bin %> <%= command.id %> nightly --cron '0 3 * * *' --idempotency-key deploy-4711-nightly --json -- ./backup.sh",
@@ -45,7 +59,7 @@ With --idempotency-key, repeating the same command within 24h (say, after a lost
   ];
 
   static override usage = [
-    "<%= command.id %> NAME (--cron EXPR | --at TIME | --every DURATION) [--tz ZONE] [--timeout DURATION] [--payload JSON|@FILE] [--env KEY=VALUE...] [--cwd DIR] [--label KEY=VALUE...] [--description TEXT] [--retries N] [--backoff DURATION] [--backoff-factor F] [--backoff-max DURATION] [--[no-]jitter] [--idempotency-key KEY] [--json] (--shell SCRIPT | --http URL [--method METHOD] [--header 'NAME: VALUE'...] [--expect 2xx|CODES] [--breaker-failures N] [--breaker-cooldown DURATION] | -- COMMAND [ARG...])",
+    "<%= command.id %> NAME [--cron EXPR | --at TIME | --every DURATION] [--after JOB[:ON]...] [--after-all JOB...] [--tz ZONE] [--timeout DURATION] [--payload JSON|@FILE] [--env KEY=VALUE...] [--cwd DIR] [--label KEY=VALUE...] [--description TEXT] [--retries N] [--backoff DURATION] [--backoff-factor F] [--backoff-max DURATION] [--[no-]backoff-jitter] [--concurrency allow|forbid|replace|queue] [--misfire skip|latest|all|count:N] [--catchup-window DURATION] [--skip-if-next-within DURATION] [--dst-gap shift|skip] [--dst-repeat first|last|both] [--spread DURATION] [--jitter DURATION] [--idempotency-key KEY] [--json] (--shell SCRIPT | --http URL [--method METHOD] [--header 'NAME: VALUE'...] [--expect 2xx|CODES] [--breaker-failures N] [--breaker-cooldown DURATION] | -- COMMAND [ARG...])",
   ];
 
   // Not strict, so that words outside "--" reach run() and get a hint about "--" instead of oclif's bare error.
@@ -59,10 +73,11 @@ With --idempotency-key, repeating the same command within 24h (say, after a lost
     }),
   };
 
-  static override flags = { ...scheduleFlags('required'), ...jobSpecFlags, ...idempotencyKeyFlag };
+  static override flags = { ...scheduleFlags(), ...jobSpecFlags, ...idempotencyKeyFlag };
 
   async run(): Promise<Job> {
     const { own, command } = splitAtDoubleDash(this.argv);
+    assertNoRetiredJitterSwitch(own);
     const { args, argv, flags } = await this.parse(Add, own);
     assertNoStrayArguments(argv, 1, `${this.config.bin} add ${args.name} --every 5m -- echo hi`);
     const fields = await jobFieldsFromFlags(flags, command, process.cwd());

@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { Flags } from '@oclif/core';
 import { SchedCommand } from '../cli/base-command.js';
 import { parseKeyValuePairs } from '../cli/key-value.js';
+import { withUpstreamNames } from '../cli/portable-definition.js';
 import { loadConfig } from '../config/load.js';
 import { formatCrontab } from '../core/crontab/format.js';
 import { SchedError } from '../core/errors.js';
@@ -24,7 +25,7 @@ export interface CrontabExportResult {
 
 export default class Export extends SchedCommand {
   static override summary = 'Write the jobs out, as JSON to import elsewhere or as a crontab.';
-  static override description = `JSON holds every job's whole definition (what \`sched import json\` needs to re-create it); a crontab holds the cron jobs that run commands, with CRON_TZ, SHELL and variable lines where they change, and a comment for each job it cannot express (--every, --at, HTTP jobs). Paused jobs are exported too (in a crontab, commented out); cancelled ones are not.`;
+  static override description = `JSON holds every job's whole definition (what \`sched import json\` needs to re-create it), with the jobs it runs after (--after, --after-all) by name; a crontab holds the cron jobs that run commands, with CRON_TZ, SHELL and variable lines where they change, and a comment for each job it cannot express (--every, --at, HTTP jobs). Paused jobs are exported too (in a crontab, commented out); cancelled ones are not.`;
 
   static override examples = [
     {
@@ -58,7 +59,8 @@ export default class Export extends SchedCommand {
 
   async run(): Promise<JobExport | CrontabExportResult> {
     const { flags } = await this.parse(Export);
-    const jobs = await this.liveJobs(parseKeyValuePairs(flags.label, 'label'));
+    const labels = parseKeyValuePairs(flags.label, 'label');
+    const jobs = await this.liveJobs(labels);
     let result: JobExport | CrontabExportResult;
     let text: string;
     if (flags.format === 'crontab') {
@@ -69,10 +71,23 @@ export default class Export extends SchedCommand {
       result = { format: 'crontab', ...crontab };
       text = crontab.text;
     } else {
+      // Upstream jobs may lie outside the --label filter; their names come from every live job.
+      const everyJob = labels === undefined ? jobs : await this.liveJobs(undefined);
+      const names = new Map(everyJob.map((job) => [job.id, job.name]));
+      const definitions = jobs.map((job) => {
+        const { definition, unresolved } = withUpstreamNames(jobDefinitionSchema.parse(job), (id) =>
+          names.get(id),
+        );
+        for (const id of this.jsonEnabled() ? [] : unresolved)
+          process.stderr.write(
+            `Note: ${job.name} runs after job ${id}, which is cancelled or gone; the file names it by that id.\n`,
+          );
+        return definition;
+      });
       result = {
         sched: 'jobs',
         version: 1,
-        jobs: jobs.map((job) => jobDefinitionSchema.parse(job)),
+        jobs: definitions,
         paused: jobs.filter((job) => job.state === 'paused').map((job) => job.name),
       };
       text = `${JSON.stringify(result, null, 2)}\n`;

@@ -1,8 +1,11 @@
 import { Args, Flags } from '@oclif/core';
 import { SchedCommand } from '../cli/base-command.js';
 import { shellQuote } from '../cli/format/command-line.js';
+import { renderLedgerTable } from '../cli/format/ledger-list.js';
 import { renderRunTable } from '../cli/format/run-list.js';
 import { parseKeyValuePairs } from '../cli/key-value.js';
+import { SchedError } from '../core/errors.js';
+import type { LedgerEntry } from '../core/ledger/entry.js';
 import { RUN_STATES, type RunSummary } from '../core/run.js';
 import type { Page } from '../ipc/protocol.js';
 
@@ -10,7 +13,9 @@ export default class History extends SchedCommand {
   static override summary = 'List past and current runs, newest first.';
   static override description = `Times are shown in your time zone. \`sched logs RUN\` shows the output of one run.
 
-STATE says where a run stands among its attempts: \`failed → retried\` (a later attempt took over), \`failed (dead)\` (no attempt follows: the job's retries are used up, or it has none), \`scheduled (due in 20s)\` (a retry waiting out its backoff). \`--status failed\` is the dead-letter view; \`sched retry RUN\` redrives one. In \`--json\`, \`retriedBy\` is the id of the attempt that followed.`;
+STATE says where a run stands among its attempts: \`failed → retried\` (a later attempt took over), \`failed (dead)\` (no attempt follows: the job's retries are used up, or it has none), \`scheduled (due in 20s)\` (a retry waiting out its backoff). \`--status failed\` is the dead-letter view; \`sched retry RUN\` redrives one. In \`--json\`, \`retriedBy\` is the id of the attempt that followed.
+
+With --all-occurrences, lists every instant the job was due instead, whether it ran or not (skipped for overlap, missed while the daemon was down, passed over by a clock change...), in the job's time zone, with the runs it made and why; \`sched why JOB --at TIME\` tells one instant's story in a sentence.`;
 
   static override examples = [
     { description: 'Recent runs of every job.', command: '<%= config.bin %> <%= command.id %>' },
@@ -22,6 +27,10 @@ STATE says where a run stands among its attempts: \`failed → retried\` (a late
       description: 'Dead letters: failed runs that no attempt followed, as run ids.',
       command:
         "<%= config.bin %> <%= command.id %> --status failed --json | jq -r '.items[] | select(.retriedBy == null) | .id'",
+    },
+    {
+      description: 'Every instant the nightly job was due, run or not, and why.',
+      command: '<%= config.bin %> <%= command.id %> nightly --all-occurrences',
     },
     {
       description: 'Runs of the ops team’s jobs, as JSON.',
@@ -52,10 +61,22 @@ STATE says where a run stands among its attempts: \`failed → retried\` (a late
     }),
     limit: Flags.integer({ summary: 'At most this many runs (1-1000, default 50).', min: 1, max: 1000 }),
     cursor: Flags.string({ summary: 'Continue where the previous page ended.' }),
+    'all-occurrences': Flags.boolean({
+      summary: 'List every instant the job was due (run or not) and what happened to it, instead of runs.',
+      exclusive: ['status', 'label'],
+    }),
   };
 
-  async run(): Promise<Page<RunSummary>> {
+  async run(): Promise<Page<RunSummary> | Page<LedgerEntry>> {
     const { args, flags } = await this.parse(History);
+    if (flags['all-occurrences']) {
+      if (args.job === undefined) {
+        throw new SchedError('VALIDATION_FAILED', '--all-occurrences needs a job.', {
+          hint: `Name one: ${this.config.bin} history JOB --all-occurrences.`,
+        });
+      }
+      return this.occurrences(args.job, flags.limit, flags.cursor);
+    }
     const labels = parseKeyValuePairs(flags.label, 'label');
 
     const client = await this.client();
@@ -78,6 +99,29 @@ STATE says where a run stands among its attempts: \`failed → retried\` (a late
         ];
         this.log(
           `More: ${[`${this.config.bin} history`, ...filters, `--cursor ${shellQuote(page.nextCursor)}`].join(' ')}`,
+        );
+      }
+    }
+    return page;
+  }
+
+  private async occurrences(
+    ref: string,
+    limit: number | undefined,
+    cursor: string | undefined,
+  ): Promise<Page<LedgerEntry>> {
+    const client = await this.client();
+    const [detail, page] = await Promise.all([
+      client.call('job.get', { ref, upcoming: 0 }),
+      client.call('job.occurrences', { ref, limit, cursor }),
+    ]);
+    if (!this.jsonEnabled()) {
+      if (page.items.length === 0)
+        this.log(cursor ? 'No more instants.' : `No instant of ${detail.job.name} has been recorded yet.`);
+      else this.log(renderLedgerTable(page.items, detail.job.timezone));
+      if (page.nextCursor) {
+        this.log(
+          `More: ${this.config.bin} history ${shellQuote(ref)} --all-occurrences --cursor ${shellQuote(page.nextCursor)}`,
         );
       }
     }

@@ -4,7 +4,8 @@ import { describeNextRun } from '../cli/format/next-run.js';
 import type { Job } from '../core/job.js';
 
 export default class Resume extends SchedCommand {
-  static override summary = 'Resume a paused job from its next scheduled time.';
+  static override summary =
+    'Resume a paused job; the instants it missed while paused go through its --misfire policy (by default the latest runs once).';
 
   static override examples = [
     {

@@ -1,13 +1,21 @@
 import { Args } from '@oclif/core';
 import { SchedCommand } from '../cli/base-command.js';
 import { renderJobDetail } from '../cli/format/job-detail.js';
+import type { UpstreamRef } from '../cli/format/time-policy.js';
+import { lookUpUpstreams, upstreamIds } from '../cli/upstream-lookup.js';
 import type { JobDetail } from '../ipc/protocol.js';
+
+/** `--json`: the job detail as the daemon sends it, plus the jobs it runs after, by name. */
+export interface ShownJob extends JobDetail {
+  /** The jobs in `job.after` and `job.afterAll` (stored as ids); `name` is null when that job is gone. */
+  upstreams: UpstreamRef[];
+}
 
 export default class Show extends SchedCommand {
   static override summary =
-    'Show a job: its schedule, command or HTTP request, retry policy, next runs and recent runs.';
+    'Show a job: its schedule, command or HTTP request, retry and time policy, next runs and recent runs.';
   static override description =
-    'Environment and header values are hidden (they are often secrets); only their names are shown. For an HTTP job the circuit breaker of its URL’s origin is shown too. `--json` prints the stored job as is, with `breaker` (null for command jobs).';
+    'Environment and header values are hidden (they are often secrets); only their names are shown. For an HTTP job the circuit breaker of its URL’s origin is shown too. Time-policy settings are shown where they differ from the defaults, and the jobs it runs after by name. `--json` prints the stored job as is, with `breaker` (null for command jobs) and `upstreams` (the jobs it runs after, with their names).';
 
   static override examples = [
     { description: 'Show a job by name.', command: '<%= config.bin %> <%= command.id %> nightly' },
@@ -21,15 +29,19 @@ export default class Show extends SchedCommand {
     job: Args.string({ description: 'Name or id of the job.', required: true, ignoreStdin: true }),
   };
 
-  async run(): Promise<JobDetail> {
+  async run(): Promise<ShownJob> {
     const { args } = await this.parse(Show);
     const client = await this.client();
     const detail = await client.call('job.get', { ref: args.job, upcoming: 5 });
+    const upstreams = await lookUpUpstreams(upstreamIds(detail.job), async (id) => {
+      const { job } = await client.call('job.get', { ref: id, upcoming: 0 });
+      return job;
+    });
 
     if (!this.jsonEnabled()) {
       const { describeSchedule } = await import('../core/schedule/describe.js');
-      this.log(renderJobDetail(detail, this.viewer(), describeSchedule));
+      this.log(renderJobDetail(detail, this.viewer(), describeSchedule, upstreams));
     }
-    return detail;
+    return { ...detail, upstreams: [...upstreams.values()] };
   }
 }

@@ -3,6 +3,11 @@ import { SchedCommand } from '../cli/base-command.js';
 import { assertNoStrayArguments, splitAtDoubleDash } from '../cli/command-argv.js';
 import { describeNextRun } from '../cli/format/next-run.js';
 import { jobFieldsFromFlags, jobSpecFlags, scheduleFlags } from '../cli/job-flags.js';
+import {
+  assertNoRetiredJitterSwitch,
+  timePolicyClearFlags,
+  timePolicyClears,
+} from '../cli/time-policy-flags.js';
 import { SchedError } from '../core/errors.js';
 import type { Job, JobPatch } from '../core/job.js';
 
@@ -10,7 +15,7 @@ type ClearableField = NonNullable<JobPatch['clear']>[number];
 
 export default class Update extends SchedCommand {
   static override summary = 'Change a job; what you do not mention stays as it is.';
-  static override description = `Takes the same flags as \`sched add\`. A new command after "--" replaces the old one; --http URL turns the job into an HTTP job, and a command turns it back. Retry and HTTP options change one by one (--retries 3 keeps the backoff); --env, --header and --label replace the whole set.
+  static override description = `Takes the same flags as \`sched add\`. A new command after "--" replaces the old one; --http URL turns the job into an HTTP job, and a command turns it back. Retry, HTTP and time-policy options change one by one (--retries 3 keeps the backoff, --misfire all keeps the catch-up window); --env, --header, --label, --after and --after-all replace the whole set. --clear-spread, --clear-jitter, --clear-skip-if-next-within, --clear-after and --clear-after-all remove those settings.
 
 With --if-version, the change is refused if someone changed the job since you looked (see \`sched show\`).`;
 
@@ -30,7 +35,11 @@ With --if-version, the change is refused if someone changed the job since you lo
     {
       description: 'Retry up to 3 times, at a constant 1m, without jitter.',
       command:
-        '<%= config.bin %> <%= command.id %> nightly --retries 3 --backoff 1m --backoff-factor 1 --no-jitter',
+        '<%= config.bin %> <%= command.id %> nightly --retries 3 --backoff 1m --backoff-factor 1 --no-backoff-jitter',
+    },
+    {
+      description: 'Queue an instant that comes due while the previous run runs, and stop the random delay.',
+      command: '<%= config.bin %> <%= command.id %> nightly --concurrency queue --clear-jitter',
     },
     {
       description: 'Point a webhook job at a new URL; its method, headers and breaker stay.',
@@ -39,7 +48,7 @@ With --if-version, the change is refused if someone changed the job since you lo
   ];
 
   static override usage = [
-    "<%= command.id %> JOB [--cron EXPR | --at TIME | --every DURATION] [--name NEW] [--if-version VERSION] [--tz ZONE] [--timeout DURATION | --clear-timeout] [--payload JSON|@FILE | --clear-payload] [--env KEY=VALUE...] [--cwd DIR | --clear-cwd] [--label KEY=VALUE...] [--description TEXT | --clear-description] [--retries N] [--backoff DURATION] [--backoff-factor F] [--backoff-max DURATION] [--[no-]jitter] [--json] [--shell SCRIPT | --http URL | -- COMMAND [ARG...]] [--method METHOD] [--header 'NAME: VALUE'...] [--expect 2xx|CODES] [--breaker-failures N] [--breaker-cooldown DURATION]",
+    "<%= command.id %> JOB [--cron EXPR | --at TIME | --every DURATION] [--name NEW] [--if-version VERSION] [--tz ZONE] [--timeout DURATION | --clear-timeout] [--payload JSON|@FILE | --clear-payload] [--env KEY=VALUE...] [--cwd DIR | --clear-cwd] [--label KEY=VALUE...] [--description TEXT | --clear-description] [--retries N] [--backoff DURATION] [--backoff-factor F] [--backoff-max DURATION] [--[no-]backoff-jitter] [--concurrency allow|forbid|replace|queue] [--misfire skip|latest|all|count:N] [--catchup-window DURATION] [--skip-if-next-within DURATION | --clear-skip-if-next-within] [--dst-gap shift|skip] [--dst-repeat first|last|both] [--spread DURATION | --clear-spread] [--jitter DURATION | --clear-jitter] [--after JOB[:ON]... | --clear-after] [--after-all JOB... | --clear-after-all] [--json] [--shell SCRIPT | --http URL | -- COMMAND [ARG...]] [--method METHOD] [--header 'NAME: VALUE'...] [--expect 2xx|CODES] [--breaker-failures N] [--breaker-cooldown DURATION]",
   ];
 
   // Not strict, so that words outside "--" reach run() and get a hint about "--" instead of oclif's bare error.
@@ -50,8 +59,9 @@ With --if-version, the change is refused if someone changed the job since you lo
   };
 
   static override flags = {
-    ...scheduleFlags('optional'),
+    ...scheduleFlags(),
     ...jobSpecFlags,
+    ...timePolicyClearFlags,
     name: Flags.string({ summary: 'Rename the job.', helpValue: 'NEW' }),
     'if-version': Flags.integer({
       summary: 'Refuse the change unless the job is still at this version.',
@@ -69,12 +79,14 @@ With --if-version, the change is refused if someone changed the job since you lo
 
   async run(): Promise<Job> {
     const { own, command } = splitAtDoubleDash(this.argv);
+    assertNoRetiredJitterSwitch(own);
     const { args, argv, flags } = await this.parse(Update, own);
     assertNoStrayArguments(argv, 1, `${this.config.bin} update ${args.job} -- ./new-command.sh`);
 
-    const clear = (
-      ['timeout', 'payload', 'description', 'cwd'] as const satisfies readonly ClearableField[]
-    ).filter((field) => flags[`clear-${field}`]);
+    const clear: ClearableField[] = [
+      ...(['timeout', 'payload', 'description', 'cwd'] as const).filter((field) => flags[`clear-${field}`]),
+      ...timePolicyClears(flags),
+    ];
     const patch: JobPatch = { ...(await jobFieldsFromFlags(flags, command, process.cwd())) };
     if (flags.name !== undefined) patch.name = flags.name;
     if (clear.length > 0) patch.clear = clear;

@@ -110,6 +110,10 @@ function eventFacts(event: StreamEvent): string {
       const error = run.error ? ` (${run.error})` : '';
       return `${run.jobName}  run ${run.id}  ${facts.filter(Boolean).join(', ')}${error}`;
     }
+    case 'occurrence:recorded': {
+      const entry = event.data;
+      return `${entry.jobName}  ${entry.outcome} ${new Date(entry.scheduledFor).toISOString()}  (${entry.reason})`;
+    }
     case 'stream:dropped':
       return event.data.reason;
     default:

@@ -24,6 +24,7 @@ export const KEY_HELP: readonly (readonly [string, string])[] = [
   ['p', 'pause or resume the job'],
   ['x', 'kill the selected running run'],
   ['c', 'cancel the job (asks first)'],
+  ['n', 'the cluster’s nodes, coordinator and shards; n again returns'],
   ['?', 'this help'],
   ['q', 'quit'],
 ];
@@ -100,6 +101,8 @@ export function interpretKey(state: DashState, input: string, key: Key): KeyOutc
       return jobKey(state, input);
     case 'x':
       return kill(state);
+    case 'n':
+      return act(state.view.kind === 'cluster' ? { type: 'back' } : { type: 'open-cluster' });
     default:
       return nothing();
   }
@@ -156,7 +159,9 @@ function jobKey(state: DashState, input: 't' | 'p' | 'c'): KeyOutcome {
 function kill(state: DashState): KeyOutcome {
   const view = state.view;
   let runId: string | null = null;
-  if (view.kind === 'run') runId = state.running.has(view.runId) ? view.runId : null;
+  // The cluster view shows no runs: x there must not reach a run of the job selected behind it.
+  if (view.kind === 'cluster') runId = null;
+  else if (view.kind === 'run') runId = state.running.has(view.runId) ? view.runId : null;
   else if (view.kind === 'job') {
     const selected = state.history.get(view.jobId)?.find((run) => run.id === view.runId);
     runId = selected?.state === 'running' ? selected.id : (runningRunOf(state, view.jobId)?.id ?? null);
@@ -186,7 +191,7 @@ function open(state: DashState): KeyOutcome {
       quit: false,
     };
   }
-  if (view.kind === 'run') return nothing();
+  if (view.kind === 'run' || view.kind === 'cluster') return nothing();
   if (state.focus === 'runs') {
     const run = runningRuns(state).find((candidate) => candidate.id === state.selectedRunId);
     if (!run) return nothing();

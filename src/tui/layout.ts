@@ -50,6 +50,11 @@ export function outputRows(size: ScreenSize): number {
   return Math.max(1, bodyHeight(size) - HEADER_ROWS - 1 - FOOTER_ROWS);
 }
 
+/** Node rows of the cluster view: under its title and column titles, above its line of shard and lag notes. */
+export function clusterRows(size: ScreenSize): number {
+  return Math.max(1, bodyHeight(size) - HEADER_ROWS - 2 - 1 - FOOTER_ROWS);
+}
+
 /** Widths of the jobs table's columns; 0 hides one. One space separates columns; 2 go to the cursor. */
 export interface JobColumns {
   name: number;
@@ -74,4 +79,45 @@ export function jobColumns(width: number): JobColumns {
   const name = Math.min(28, Math.floor(rest * 0.3));
   const schedule = Math.min(44, Math.floor(rest * 0.45));
   return { name, schedule, next, last, runs, labels: rest - name - schedule - 1 };
+}
+
+/** Widths of the cluster view's columns; 0 hides one. One space separates columns; 2 go to the gutter. */
+export interface ClusterColumns {
+  name: number;
+  host: number;
+  state: number;
+  shards: number;
+  load: number;
+  heartbeat: number;
+  version: number;
+  labels: number;
+}
+
+export function clusterColumns(width: number): ClusterColumns {
+  // `* 8b1d2e3f (this)`, `● alive`, `12.3s ago`: the widest values these columns hold.
+  const columns: ClusterColumns = {
+    name: 17,
+    host: 0,
+    state: 7,
+    shards: 6,
+    load: 4,
+    heartbeat: 9,
+    version: 8,
+    labels: 0,
+  };
+  // What is left for the host and the labels, each with its space; one column of the line stays free.
+  const room = () =>
+    width -
+    1 -
+    Object.values(columns).reduce((line: number, column: number) => line + (column ? column + 1 : 0), 1);
+  // On a narrow screen the id says which node it is; its state, shards and heartbeat matter more than the rest.
+  if (room() < 9) columns.version = 0;
+  if (room() < 9) columns.load = 0;
+  const rest = room();
+  if (rest < 9) return columns;
+  const host = Math.min(20, Math.max(8, Math.floor(rest / 2) - 1));
+  const labels = rest - host - 2;
+  // Labels narrower than `zone=a` say nothing; the host takes their room instead.
+  if (labels < 6) return { ...columns, host: Math.min(20, rest - 1) };
+  return { ...columns, host, labels };
 }

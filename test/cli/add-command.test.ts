@@ -76,7 +76,7 @@ describe('sched add, in process', () => {
         '1.5',
         '--backoff-max',
         '10m',
-        '--no-jitter',
+        '--no-backoff-jitter',
         '--json',
         '--',
         'true',
@@ -95,9 +95,9 @@ describe('sched add, in process', () => {
     });
   });
 
-  it('given --jitter, when run, then jitter is true', async () => {
+  it('given --backoff-jitter, when run, then the retry jitter is true', async () => {
     const client = new FakeDaemonClient({ 'job.add': storedJob });
-    await runCommand(Add, ['tick', '--every', '1m', '--jitter', '--json', '--', 'true'], client);
+    await runCommand(Add, ['tick', '--every', '1m', '--backoff-jitter', '--json', '--', 'true'], client);
     expect(addParams(client).input.jitter).toBe(true);
   });
 
@@ -211,9 +211,9 @@ describe('sched update, in process', () => {
     expect(Object.keys((client.calls[0]?.params as { patch: object }).patch)).toEqual(['retries']);
   });
 
-  it('given --no-jitter alone, when run, then it is a change and the patch turns jitter off', async () => {
+  it('given --no-backoff-jitter alone, when run, then it is a change and the patch turns the retry jitter off', async () => {
     const client = new FakeDaemonClient({ 'job.update': storedJob });
-    await runCommand(Update, ['tick', '--no-jitter', '--json'], client);
+    await runCommand(Update, ['tick', '--no-backoff-jitter', '--json'], client);
     expect(client.calls[0]?.params).toEqual({ ref: 'tick', patch: { jitter: false } });
   });
 

@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { describeBreaker, describeExpect, httpTargetFields } from '../../src/cli/format/http-target.js';
 import { renderJobDetail } from '../../src/cli/format/job-detail.js';
 import { describeRetryPolicy } from '../../src/cli/format/retry-policy.js';
-import { DEFAULT_RETRY_POLICY, type HttpTarget, type Job } from '../../src/core/job.js';
+import {
+  DEFAULT_RETRY_POLICY,
+  DEFAULT_TIME_POLICY,
+  DEFAULT_PLACEMENT,
+  type HttpTarget,
+  type Job,
+} from '../../src/core/job.js';
 import type { BreakerStatus, JobDetail } from '../../src/ipc/protocol.js';
 
 const NOW = Date.parse('2026-06-01T12:00:00Z');
@@ -26,6 +32,10 @@ const job: Job = {
   timeoutMs: null,
   labels: {},
   retry: { ...DEFAULT_RETRY_POLICY, maxRetries: 3 },
+  policy: DEFAULT_TIME_POLICY,
+  after: [],
+  afterAll: [],
+  placement: DEFAULT_PLACEMENT,
   state: 'active',
   version: 1,
   owner: 'alice',

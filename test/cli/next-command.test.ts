@@ -69,6 +69,12 @@ describe('sched next (subprocess, no daemon)', () => {
       at: '2026-03-06T14:00:00.000Z',
       epochMs: Date.UTC(2026, 2, 6, 14),
       local: '2026-03-06T09:00:00-05:00',
+      // Added with time policies; the three fields above are unchanged.
+      wall: '2026-03-06T09:00:00',
+      fires: true,
+      note: null,
+      explanation: null,
+      start: null,
     });
     expect(output.instants[1]?.local).toBe('2026-03-09T09:00:00-04:00');
   });

@@ -72,6 +72,9 @@ describe('the command surface of the operations commands', () => {
         flags: [
           'durability',
           'grace',
+          'heartbeat-interval',
+          'label',
+          'lease-ttl',
           'log-level',
           'max-concurrent',
           'metrics',
@@ -121,6 +124,10 @@ describe('operations commands, in process', () => {
       'timeoutMs',
       'labels',
       'retry',
+      'policy',
+      'after',
+      'afterAll',
+      'placement',
     ]);
   });
 

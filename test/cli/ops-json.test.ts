@@ -29,7 +29,7 @@ const ADDS: string[][] = [
     '1.5',
     '--backoff-max',
     '2m',
-    '--no-jitter',
+    '--no-backoff-jitter',
     '--label',
     'team=ops',
     '--description',

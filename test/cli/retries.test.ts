@@ -106,7 +106,7 @@ describe('retries through the real CLI and daemon', () => {
       '1',
       '--backoff',
       '4s',
-      '--no-jitter',
+      '--no-backoff-jitter',
       '--shell',
       `echo $SCHED_ATTEMPT >> ${marker}; [ $SCHED_ATTEMPT -ge 2 ]`,
     ]);

@@ -1,4 +1,4 @@
-import type { Job } from '../../src/core/job.js';
+import { DEFAULT_TIME_POLICY, DEFAULT_PLACEMENT, type Job } from '../../src/core/job.js';
 import type { Run, RunSummary } from '../../src/core/run.js';
 import type { DaemonStatus, StreamEvent } from '../../src/ipc/protocol.js';
 import { reduce, initialState } from '../../src/tui/state/reduce.js';
@@ -26,6 +26,10 @@ export function makeJob(overrides: Partial<Job> & { name: string }): Job {
     timeoutMs: null,
     labels: {},
     retry: { maxRetries: 0, initialBackoffMs: 10_000, factor: 2, maxBackoffMs: 3_600_000, jitter: true },
+    policy: DEFAULT_TIME_POLICY,
+    after: [],
+    afterAll: [],
+    placement: DEFAULT_PLACEMENT,
     state: 'active',
     version: 1,
     owner: 'alice',

@@ -81,7 +81,7 @@ describe('the main view', () => {
 
         RUNNING NOW (1)
         ● tick                      #1         12s  pid 5150  run run-000006
-      ↑↓ move  ⏎ open  / filter  t trigger  p pause  x kill  c cancel  ? help  q quit"
+      ↑↓ move  ⏎ open  / filter  t trigger  p pause  x kill  n nodes  ? help  q quit"
     `);
   });
 
@@ -272,7 +272,7 @@ describe('the run view', () => {
 describe('help and colour', () => {
   it('given ? pressed, when drawn, then every key is listed', () => {
     const screen = screenOf(dashboard({ type: 'help', show: true }));
-    for (const key of ['Enter', 'Esc', '/', 's', 't', 'p', 'x', 'c', '?', 'q'])
+    for (const key of ['Enter', 'Esc', '/', 's', 't', 'p', 'x', 'c', 'n', '?', 'q'])
       expect(screen).toMatch(new RegExp(`^ {2}${key.replace('?', '\\?')}\\s`, 'm'));
   });
 

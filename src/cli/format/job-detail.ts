@@ -8,12 +8,23 @@ import { renderRunTable } from './run-list.js';
 import { rawSchedule, type ScheduleDescriber } from './schedule.js';
 import { colourJobState } from './state.js';
 import { formatInstant, formatInstantWithRelative, type Viewer } from './time.js';
+import {
+  describeDependencies,
+  describePlacement,
+  describeTimePolicy,
+  type UpstreamRef,
+} from './time-policy.js';
 
 /**
  * Everything `sched show` knows about a job. Environment and header values are left out on purpose:
  * they are often secrets, and a terminal is often shared or recorded; `--json` prints the stored job whole.
  */
-export function renderJobDetail(detail: JobDetail, viewer: Viewer, describe: ScheduleDescriber): string {
+export function renderJobDetail(
+  detail: JobDetail,
+  viewer: Viewer,
+  describe: ScheduleDescriber,
+  upstreams: ReadonlyMap<string, UpstreamRef> = new Map(),
+): string {
   const { job } = detail;
   const { target } = job;
   const targetFields: [string, string][] =
@@ -30,8 +41,16 @@ export function renderJobDetail(detail: JobDetail, viewer: Viewer, describe: Sch
     ['ID', job.id],
     ['State', colourJobState(job.state)],
     ['Version', String(job.version)],
-    ['Schedule', `${describe(job.schedule, job.timezone)}  (${rawSchedule(job.schedule)})`],
+    [
+      'Schedule',
+      job.schedule.kind === 'none'
+        ? 'none of its own: runs after other jobs, or when triggered'
+        : `${describe(job.schedule, job.timezone)}  (${rawSchedule(job.schedule)})`,
+    ],
+    ...describeDependencies(job, upstreams),
     ['Time zone', job.timezone],
+    ...describeTimePolicy(job.policy, job.id),
+    ...describePlacement(job.placement),
     ...targetFields,
     ['Timeout', job.timeoutMs === null ? 'none' : formatDuration(job.timeoutMs)],
     ['Retries', describeRetryPolicy(job.retry)],

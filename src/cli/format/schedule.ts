@@ -11,6 +11,8 @@ export function rawSchedule(schedule: Schedule): string {
       return `--at ${formatUtc(schedule.at)}`;
     case 'every':
       return `--every ${formatDuration(schedule.intervalMs)}`;
+    case 'none':
+      return '(no schedule: runs after other jobs or when triggered)';
   }
 }
 

@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
 import { SchedCommand } from '../../cli/base-command.js';
+import { SchedError } from '../../core/errors.js';
 import { configFlags, configFlagValues } from '../../config/flags.js';
 
 export default class DaemonRun extends SchedCommand {
@@ -11,6 +12,7 @@ export default class DaemonRun extends SchedCommand {
     '<%= config.bin %> daemon run',
     'SCHED_HOME=/srv/sched <%= config.bin %> daemon run --grace 2m --tz Europe/Berlin',
     '<%= config.bin %> daemon run --max-concurrent 4 --metrics 127.0.0.1:9464 --log-level debug',
+    '<%= config.bin %> daemon run --store postgres://sched@db.internal/sched --label role=db --label zone=a',
   ];
   static override flags = {
     grace: Flags.string({
@@ -31,6 +33,24 @@ export default class DaemonRun extends SchedCommand {
       hidden: true,
     }),
     ...configFlags,
+    label: Flags.string({
+      summary:
+        'A label of this node, matched by jobs added with --on KEY=VALUE (repeatable; PostgreSQL store).',
+      helpValue: 'KEY=VALUE',
+      multiple: true,
+      multipleNonGreedy: true,
+      helpGroup: 'CLUSTER',
+    }),
+    'heartbeat-interval': Flags.string({
+      summary: 'How often this node heartbeats and reads the shard map (default 2s; PostgreSQL store).',
+      helpValue: 'DURATION',
+      helpGroup: 'CLUSTER',
+    }),
+    'lease-ttl': Flags.string({
+      summary: 'How long the coordinator lease lasts without renewal: the bound on failover (default 10s).',
+      helpValue: 'DURATION',
+      helpGroup: 'CLUSTER',
+    }),
   };
 
   async run(): Promise<void> {
@@ -44,6 +64,15 @@ export default class DaemonRun extends SchedCommand {
         import('../../config/load.js'),
       ]);
     const config = loadConfig(process.env, configFlagValues(flags));
+    const { parseKeyValuePairs } = await import('../../cli/key-value.js');
+    const cluster = {
+      labels: parseKeyValuePairs(flags.label, '--label') ?? {},
+      heartbeatIntervalMs: flags['heartbeat-interval']
+        ? parseDuration(flags['heartbeat-interval'], '--heartbeat-interval')
+        : undefined,
+      leaseTtlMs: flags['lease-ttl'] ? parseDuration(flags['lease-ttl'], '--lease-ttl') : undefined,
+    };
+    checkClusterTimings(cluster.heartbeatIntervalMs ?? 2_000, cluster.leaseTtlMs ?? 10_000);
     let stopped: () => void = () => undefined;
     const finished = new Promise<void>((resolve) => (stopped = resolve));
     const daemon = new Daemon({
@@ -55,6 +84,7 @@ export default class DaemonRun extends SchedCommand {
       // The default store is the SQLite file in the home, which the daemon finds by itself.
       storeUrl: config.sources.store.kind === 'default' ? undefined : config.store,
       maxConcurrent: config.maxConcurrent ?? undefined,
+      cluster,
       metricsAddress: config.metricsAddress ?? undefined,
       retention: {
         ...config.retention,
@@ -78,5 +108,16 @@ export default class DaemonRun extends SchedCommand {
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);
     await finished;
+  }
+}
+
+/** The lease must outlast several heartbeats, or a coordinator could lose it between two renewals. */
+function checkClusterTimings(heartbeatMs: number, leaseTtlMs: number): void {
+  if (heartbeatMs <= 0 || leaseTtlMs < 4 * heartbeatMs) {
+    throw new SchedError(
+      'VALIDATION_FAILED',
+      `--lease-ttl (${leaseTtlMs} ms) must be at least four heartbeat intervals (${heartbeatMs} ms).`,
+      { hint: 'Keep the defaults (--heartbeat-interval 2s --lease-ttl 10s), or shorten the interval.' },
+    );
   }
 }

@@ -1,11 +1,13 @@
 import { Args } from '@oclif/core';
 import { z } from 'zod';
+import { orderByDependencies, timePolicyInput, withUpstreamNames } from '../../cli/portable-definition.js';
 import { contentHash } from '../../core/crontab/content-hash.js';
 import { definitionToInput, sameDefinition } from '../../core/crontab/definition-input.js';
 import { planImport } from '../../core/crontab/plan.js';
 import { formatDuration } from '../../core/duration.js';
 import { SchedError } from '../../core/errors.js';
 import { jobDefinitionSchema, type JobDefinition, type Schedule } from '../../core/job.js';
+import { withDefinitionDefaults, type StoredDefinition } from '../../core/stored-definition.js';
 import {
   importFlags,
   JobImportCommand,
@@ -15,13 +17,21 @@ import {
 } from './crontab.js';
 
 // What `sched export --format json` writes; a bare array of definitions is read too.
+// Files written before a field existed (time policies, dependencies, placement) get its default.
+const portableDefinitionSchema = z.preprocess(
+  (value) =>
+    typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? withDefinitionDefaults({ ...(value as StoredDefinition) })
+      : value,
+  jobDefinitionSchema,
+);
 const exportDocumentSchema = z.object({
   sched: z.literal('jobs'),
   version: z.literal(1),
-  jobs: z.array(jobDefinitionSchema),
+  jobs: z.array(portableDefinitionSchema),
   paused: z.array(z.string()).optional(),
 });
-const definitionListSchema = z.array(jobDefinitionSchema);
+const definitionListSchema = z.array(portableDefinitionSchema);
 
 export default class ImportJson extends JobImportCommand {
   static override summary =
@@ -29,7 +39,8 @@ export default class ImportJson extends JobImportCommand {
   static override description =
     'Jobs whose name is free are created with the same definition; a job that is already there with the ' +
     'same definition is left alone, and one with a different definition is reported and left alone too. ' +
-    'An --every job counts its interval from the import. Jobs the export lists as paused are paused.';
+    'An --every job counts its interval from the import. Jobs the export lists as paused are paused. ' +
+    'Jobs that run after others (--after, --after-all) name them by name in the file, and are created after them.';
 
   static override examples = [
     {
@@ -61,11 +72,21 @@ export default class ImportJson extends JobImportCommand {
     const { args, flags } = await this.parse(ImportJson);
     const source = args.file === '-' ? 'standard input' : args.file;
     const { definitions, paused } = readDocument(await this.readSource(args.file), source);
-    const items = definitions.map((definition) => ({ ...importItem(definition), definition }));
+    const items = orderByDependencies(definitions).map((definition) => ({
+      ...importItem(definition),
+      definition,
+    }));
+    const existing = await this.existingJobs();
+    const names = new Map(existing.map((job) => [job.id, job.name]));
     const plan = planImport(
       items,
-      await this.existingJobs(),
-      (item, job) => sameDefinition(item.definition, jobDefinitionSchema.parse(job)),
+      existing,
+      // The file names upstream jobs by name, the daemon by id.
+      (item, job) =>
+        sameDefinition(
+          item.definition,
+          withUpstreamNames(jobDefinitionSchema.parse(job), (id) => names.get(id)).definition,
+        ),
       (item) => `a job named ${item.name} exists with another definition; cancel it first to replace it`,
     );
     const warnings: ImportNote[] = definitions
@@ -132,7 +153,7 @@ function importItem(definition: JobDefinition): ImportItem {
   const { schedule, target } = definition;
   return {
     name: definition.name,
-    input: definitionToInput(definition),
+    input: { ...definitionToInput(definition), ...timePolicyInput(definition) },
     idempotencyKey: `import:${contentHash(JSON.stringify(definition))}`,
     line: null,
     schedule: describeSchedule(schedule),
@@ -146,6 +167,7 @@ function importItem(definition: JobDefinition): ImportItem {
 function describeSchedule(schedule: Schedule): string {
   if (schedule.kind === 'cron') return schedule.expression;
   if (schedule.kind === 'at') return `at ${new Date(schedule.at).toISOString()}`;
+  if (schedule.kind === 'none') return 'no schedule (runs after other jobs)';
   return `every ${formatDuration(schedule.intervalMs)}`;
 }
 

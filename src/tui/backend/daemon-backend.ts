@@ -6,6 +6,7 @@ import type { RunSummary } from '../../core/run.js';
 import type { StreamEventType } from '../../ipc/protocol.js';
 import type { Effect, Snapshot } from '../state/types.js';
 import type { DashBackend, Dispatch } from './backend.js';
+import { ClusterPoller } from './cluster-poller.js';
 import { EventBatcher } from './event-batcher.js';
 
 /** Every event but live output, which only the run view asks for, one run at a time. */
@@ -35,16 +36,20 @@ export interface DaemonBackendOptions {
   random?: () => number;
   /** The shortest time between two batches of events (and so between two frames that events cause). */
   coalesceMs?: number;
+  /** Time between two reads of `cluster.status`. */
+  clusterPollMs?: number;
 }
 
 /**
  * The dashboard's link to the daemon: a loop that connects, subscribes, reads a snapshot and then applies
- * events until the connection ends, and then tries again with bounded backoff, saying so on screen. It
- * never throws out; only `stop()` ends it.
+ * events until the connection ends, and then tries again with bounded backoff, saying so on screen. Once
+ * connected it also reads the cluster's status every couple of seconds (cluster-poller.ts). It never
+ * throws out; only `stop()` ends it.
  */
 export class DaemonBackend implements DashBackend {
   private client: DaemonClient | null = null;
   private outputStream: EventSubscription | null = null;
+  private cluster: ClusterPoller | null = null;
   private stopped = false;
   private wake: (() => void) | null = null;
   private readonly connect: (socketPath: string) => Promise<DaemonClient>;
@@ -58,12 +63,19 @@ export class DaemonBackend implements DashBackend {
   }
 
   start(dispatch: Dispatch): () => void {
+    this.cluster = new ClusterPoller({
+      client: () => this.client,
+      dispatch,
+      now: this.now,
+      intervalMs: this.options.clusterPollMs,
+    });
     void this.loop(dispatch);
     return () => this.stop();
   }
 
   stop(): void {
     this.stopped = true;
+    this.cluster?.stop();
     this.wake?.();
     this.client?.close();
     this.client = null;
@@ -85,6 +97,7 @@ export class DaemonBackend implements DashBackend {
         await events.ready;
         const snapshot = await readSnapshot(client);
         dispatch({ type: 'snapshot', snapshot, now: this.now() });
+        this.cluster?.readNow();
         attempt = 0;
         await this.pump(events, dispatch);
       } catch (error) {

@@ -1,9 +1,19 @@
 import { Box, Text } from 'ink';
 import { KEY_HELP } from '../keymap.js';
-import { bodyHeight, fitsScreen, historyRows, mainPanes, MIN_SIZE, outputRows } from '../layout.js';
+import { clusterPanel } from '../cluster-view-model.js';
+import {
+  bodyHeight,
+  clusterRows,
+  fitsScreen,
+  historyRows,
+  mainPanes,
+  MIN_SIZE,
+  outputRows,
+} from '../layout.js';
 import type { DashState } from '../state/types.js';
 import type { Theme } from '../theme.js';
 import { header, jobDetail, jobRows, runOutput, runRows } from '../view-model.js';
+import { ClusterPanel } from './ClusterPanel.js';
 import { footer } from './footer-text.js';
 import { Footer } from './Footer.js';
 import { Header } from './Header.js';
@@ -48,6 +58,8 @@ function Body({ state, theme, width }: DashboardViewProps & { width: number }) {
     const detail = jobDetail(state, view.jobId, view.runId, view.scroll);
     if (detail) return <JobDetail view={detail} height={historyRows(size)} width={width} theme={theme} />;
   }
+  if (view.kind === 'cluster')
+    return <ClusterPanel view={clusterPanel(state, view.scroll)} height={clusterRows(size)} theme={theme} />;
   if (view.kind === 'run')
     return (
       <RunOutput view={runOutput(state, view.runId, view.scroll)} height={outputRows(size)} theme={theme} />

@@ -6,9 +6,22 @@ export const FLASH_MS = 5_000;
 
 /** Key hints by view, most useful first; as many as fit are shown, and help and quit always. */
 const HINTS = {
-  main: ['↑↓ move', '⏎ open', '/ filter', 't trigger', 'p pause', 'x kill', 'c cancel', 's sort', 'Tab runs'],
-  job: ['↑↓ runs', '⏎ output', 'Esc back', 't trigger', 'p pause/resume', 'x kill', 'c cancel'],
-  run: ['↑↓ scroll', 'G follow', 'g top', 'Esc back', 'x kill', 'PgUp PgDn'],
+  main: [
+    '↑↓ move',
+    '⏎ open',
+    '/ filter',
+    't trigger',
+    'p pause',
+    'x kill',
+    // Ahead of cancel, which asks before it acts: at 80 columns only one of them fits.
+    'n nodes',
+    'c cancel',
+    's sort',
+    'Tab runs',
+  ],
+  job: ['↑↓ runs', '⏎ output', 'Esc back', 't trigger', 'p pause/resume', 'x kill', 'c cancel', 'n nodes'],
+  run: ['↑↓ scroll', 'G follow', 'g top', 'Esc back', 'x kill', 'PgUp PgDn', 'n nodes'],
+  cluster: ['↑↓ scroll', 'Esc or n back'],
 } as const;
 const ALWAYS = ['? help', 'q quit'];
 

@@ -1,4 +1,4 @@
-import { historyRows, mainPanes, outputRows } from '../layout.js';
+import { clusterRows, historyRows, mainPanes, outputRows } from '../layout.js';
 import { outputLines, runningRuns, visibleJobIds } from './selectors.js';
 import type { DashState } from './types.js';
 
@@ -14,7 +14,7 @@ export function keepInView(index: number, scroll: number, rows: number, length: 
 /**
  * After the data or the screen changed: the selected job stays selected and, once the list is scrolled,
  * where it was on screen, so jobs added above it do not push it away; if it went (cancelled, filtered
- * out), the row now in its place is selected. The runs pane, the job view and the run view are kept consistent the same way.
+ * out), the row now in its place is selected. The runs pane and the job, run and cluster views are kept consistent the same way.
  */
 export function settle(prev: DashState, next: DashState): DashState {
   return settleView(settleRuns(prev, settleJobs(prev, next)));
@@ -66,6 +66,10 @@ function settleView(state: DashState): DashState {
     if (runId === view.runId && scroll === view.scroll) return state;
     return { ...state, view: { ...view, runId, scroll } };
   }
+  if (view.kind === 'cluster') {
+    const scroll = Math.min(view.scroll, lastClusterScroll(state));
+    return scroll === view.scroll ? state : { ...state, view: { ...view, scroll } };
+  }
   if (view.kind === 'run' && view.scroll !== null && state.output) {
     const bottom = Math.max(0, outputLines(state.output).length - outputRows(state.size));
     if (view.scroll > bottom) return { ...state, view: { ...view, scroll: bottom } };
@@ -82,6 +86,9 @@ export function move(state: DashState, delta: number): DashState {
     const top = clamp((view.scroll ?? bottom) + delta, 0, bottom);
     // Reaching the end follows the output again, as `tail -f` does.
     return { ...state, view: { ...view, scroll: top >= bottom ? null : top } };
+  }
+  if (view.kind === 'cluster') {
+    return { ...state, view: { ...view, scroll: clamp(view.scroll + delta, 0, lastClusterScroll(state)) } };
   }
   if (view.kind === 'job') {
     const runs = state.history.get(view.jobId) ?? [];
@@ -119,8 +126,14 @@ export function move(state: DashState, delta: number): DashState {
 export function pageSize(state: DashState): number {
   if (state.view.kind === 'run') return Math.max(1, outputRows(state.size) - 1);
   if (state.view.kind === 'job') return Math.max(1, historyRows(state.size) - 1);
+  if (state.view.kind === 'cluster') return Math.max(1, clusterRows(state.size) - 1);
   if (state.focus === 'runs') return mainPanes(state.size, state.running.size).runRows;
   return Math.max(1, mainPanes(state.size, state.running.size).jobRows - 1);
+}
+
+/** The cluster view scrolls no further than to show its last node at the bottom. */
+function lastClusterScroll(state: DashState): number {
+  return Math.max(0, (state.cluster.status?.nodes.length ?? 0) - clusterRows(state.size));
 }
 
 function clamp(value: number, low: number, high: number): number {

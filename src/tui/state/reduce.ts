@@ -11,6 +11,7 @@ export function initialState(size: ScreenSize, now: number, zone: string): DashS
     size,
     connection: { kind: 'connecting' },
     daemon: null,
+    cluster: { status: null, readAt: now, unavailable: null },
     jobs: new Map(),
     order: [],
     sort: 'name',
@@ -57,6 +58,14 @@ export function reduce(state: DashState, action: Action): DashState {
     case 'run-failed':
       if (state.output?.runId !== action.runId) return state;
       return { ...state, output: { ...state.output, error: action.error } };
+    case 'cluster-status':
+      return settle(state, {
+        ...state,
+        now: action.now,
+        cluster: { status: action.status, readAt: action.now, unavailable: null },
+      });
+    case 'cluster-unavailable':
+      return { ...state, cluster: { ...state.cluster, unavailable: action.reason } };
     case 'flash':
       return { ...state, flash: { text: action.text, tone: action.tone, at: action.now } };
     case 'move':
@@ -83,6 +92,8 @@ export function reduce(state: DashState, action: Action): DashState {
         },
         output: { runId: action.runId, run: null, base: [], live: [], error: null },
       };
+    case 'open-cluster':
+      return { ...state, view: { kind: 'cluster', scroll: 0 } };
     case 'back':
       return back(state);
     case 'focus-next':
@@ -123,7 +134,7 @@ function back(state: DashState): DashState {
     if (job && state.jobs.has(job)) next.view = { kind: 'job', jobId: job, runId: view.runId, scroll: 0 };
     return settle(state, next);
   }
-  if (view.kind === 'job') return { ...state, view: { kind: 'main' } };
+  if (view.kind === 'job' || view.kind === 'cluster') return { ...state, view: { kind: 'main' } };
   if (state.filter !== '') return settle(state, { ...state, filter: '' });
   return state;
 }

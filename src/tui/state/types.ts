@@ -1,6 +1,6 @@
 import type { Job } from '../../core/job.js';
 import type { Run, RunSummary } from '../../core/run.js';
-import type { DaemonStatus, StreamEvent } from '../../ipc/protocol.js';
+import type { ClusterStatus, DaemonStatus, StreamEvent } from '../../ipc/protocol.js';
 
 /**
  * Everything the dashboard shows, as one value: `reduce(state, action)` is the only way it changes, so
@@ -14,6 +14,7 @@ export interface DashState {
   size: { columns: number; rows: number };
   connection: Connection;
   daemon: DaemonStatus | null;
+  cluster: ClusterReading;
   jobs: ReadonlyMap<string, Job>;
   /**
    * Job ids in display order. Computed when the sort mode changes or a snapshot arrives; updates change
@@ -55,6 +56,8 @@ export type Connection =
 
 export type View =
   | { kind: 'main' }
+  /** The daemons of the cluster; `scroll` is the index of the top node row on screen. */
+  | { kind: 'cluster'; scroll: number }
   /** A job's detail and history; `runId` is the selected run of its history. */
   | { kind: 'job'; jobId: string; runId: string | null; scroll: number }
   /** `scroll` null follows the end of the output as it grows. */
@@ -75,6 +78,18 @@ export interface RunOutput {
   base: readonly OutputChunk[];
   live: readonly OutputChunk[];
   error: string | null;
+}
+
+/**
+ * The latest answer to `cluster.status`, polled while the dashboard runs. A failed poll keeps the last
+ * answer, marked stale by `unavailable`, rather than blanking the panel over one missed reading.
+ */
+export interface ClusterReading {
+  status: ClusterStatus | null;
+  /** Our clock when `status` arrived: heartbeat ages keep growing from it until the next answer. */
+  readAt: number;
+  /** Why the last poll failed (a daemon that does not know the method, a store that is down); null once one succeeds. */
+  unavailable: string | null;
 }
 
 export interface Flash {
@@ -100,12 +115,15 @@ export type Action =
   | { type: 'history'; jobId: string; runs: readonly RunSummary[] }
   | { type: 'run-loaded'; run: Run }
   | { type: 'run-failed'; runId: string; error: string }
+  | { type: 'cluster-status'; status: ClusterStatus; now: number }
+  | { type: 'cluster-unavailable'; reason: string }
   | { type: 'flash'; text: string; tone: Flash['tone']; now: number }
   | { type: 'move'; delta: number }
   | { type: 'page'; direction: 1 | -1 }
   | { type: 'edge'; where: 'top' | 'bottom' }
   | { type: 'open-job'; jobId: string }
   | { type: 'open-run'; runId: string }
+  | { type: 'open-cluster' }
   | { type: 'back' }
   | { type: 'focus-next' }
   | { type: 'sort-next' }
