@@ -118,6 +118,7 @@ export function prepareStatements(db: NodePgDatabase) {
         createdAt: param('createdAt'),
         startedAt: param('startedAt'),
         dueAt: param('dueAt'),
+        host: param('host'),
       })
       .prepare('sched_insert_run'),
     runById: db

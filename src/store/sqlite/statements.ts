@@ -118,6 +118,7 @@ export function prepareStatements(db: BetterSQLite3Database) {
         responseHeaders: param('responseHeaders'),
         retriedBy: param('retriedBy'),
         dueAt: param('dueAt'),
+        host: param('host'),
       })
       .prepare(),
     runById: db

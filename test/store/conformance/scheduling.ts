@@ -136,6 +136,18 @@ export function describeSchedulingCases(store: CurrentStore): void {
       expect((await store().listRuns({ limit: 10, jobId: job.id })).items).toHaveLength(2);
     });
 
+    it('Given an every-host job, when two nodes store their run of one instant, then both are kept, and a second run of one node is refused', async () => {
+      const job = await createJob(store(), 'per-host', { nextRunAt: null });
+      const a = await store().insertRun(newRun(job.id, { scheduledFor: T0 + MINUTE, node: 'a', host: 'a' }));
+      const b = await store().insertRun(newRun(job.id, { scheduledFor: T0 + MINUTE, node: 'b', host: 'b' }));
+
+      expect([a.host, b.host]).toEqual(['a', 'b']);
+      expect((await store().findRun(b.id))?.host).toBe('b');
+      await expect(
+        store().insertRun(newRun(job.id, { scheduledFor: T0 + MINUTE, node: 'a', host: 'a' })),
+      ).rejects.toMatchObject({ code: 'INVALID_STATE' });
+    });
+
     it('Given a paused job, when it fires, then null comes back', async () => {
       const job = await createJob(store(), 'nightly', { nextRunAt: T0 + MINUTE });
       await store().updateJob(job.id, 1, { state: 'paused' }, stamp('job.pause'));
