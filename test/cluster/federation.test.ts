@@ -274,9 +274,10 @@ describe('federation through a shared PostgreSQL', () => {
 
   it('runs an every-host job on each live node and keeps an --on job to the nodes with that label', async () => {
     const database = await postgres.freshDatabase();
-    const { homes } = await startNodes(database.url, 2, (index) => [
+    const { homes, daemons } = await startNodes(database.url, 2, (index) => [
       '--label',
       `role=${index === 0 ? 'db' : 'web'}`,
+      ...(index === 0 ? ['--metrics', '127.0.0.1:0'] : []),
     ]);
     const add = async (args: string[]) => {
       const result = await sched(homes[1]!, ['add', ...args]);
@@ -320,5 +321,15 @@ describe('federation through a shared PostgreSQL', () => {
     }
     expect((await byJob('db-only')).map((row) => [row.node, row.host])).toEqual([[nodes[0], '']]);
     expect((await byJob('db-hosts')).map((row) => row.node)).toEqual([nodes[0]]);
+
+    // The cluster as the first node's metrics show it.
+    const address = /"metricsAddress":"([^"]+)"/.exec(daemons[0]!.output())?.[1];
+    expect(address).toBeDefined();
+    const metrics = await (await fetch(`http://${address}/metrics`)).text();
+    const gauge = (pattern: RegExp) => Number(pattern.exec(metrics)?.[1]);
+    expect(gauge(/^sched_cluster_nodes\{state="alive"\} (\d+)$/m)).toBe(2);
+    expect(gauge(/^sched_cluster_term (\d+)$/m)).toBeGreaterThan(0);
+    expect(gauge(/^sched_cluster_shards_owned (\d+)$/m)).toBeGreaterThan(0);
+    expect([0, 1]).toContain(gauge(/^sched_cluster_is_coordinator (\d+)$/m));
   }, 90_000);
 });

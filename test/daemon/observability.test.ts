@@ -88,6 +88,10 @@ describe('metrics and health endpoints', () => {
     );
     expect(value('sched_queue_depth')).toBe(0);
     expect(samples.some((sample) => sample.name === 'sched_runs_running')).toBe(true);
+    // A daemon on its own store is a cluster of one: coordinator of every shard.
+    expect(value('sched_cluster_shards_owned')).toBe(256);
+    expect(value('sched_cluster_is_coordinator')).toBe(1);
+    expect(value('sched_cluster_nodes', { state: 'alive' })).toBe(1);
   });
 
   it('answers /health, /ready and /live with status, components, uptime and version', async () => {
