@@ -162,7 +162,7 @@ describe('describeCycle and cycleError', () => {
       message: 'These dependencies form a cycle: a -> b -> a.',
       details: { cycle: ['a', 'b', 'a'] },
     });
-    expect(error.hint).toContain('A runs after b and b runs after a');
+    expect(error.hint).toContain('Here a runs after b and b runs after a');
   });
 });
 
