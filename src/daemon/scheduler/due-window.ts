@@ -10,8 +10,10 @@ export interface DueWindowOptions<T> {
   /** Items due at or before `horizon`, earliest first (an indexed range query, never a scan). */
   load: (horizon: number, limit: number) => Promise<T[]>;
   keyOf: (item: T) => string;
-  /** The item's due instant, or null when it is not due at all. */
+  /** The item's due instant, or null when it is not due at all (or not this node's to fire). */
   dueOf: (item: T) => number | null;
+  /** What `load` orders and bounds by, when it is not `dueOf` (a job's nominal instant, before its spread). */
+  loadKeyOf?: (item: T) => number;
   /** Everything that came due in one wake-up, at once, so their writes share one commit. */
   onDue: (items: T[]) => Promise<void>;
   onError: (error: Error) => void;
@@ -26,6 +28,8 @@ interface Entry {
  * Keeps the next window of due items in memory: the store's due-time index fills it, a min-heap orders
  * it, and one timer is armed for the earliest. Changes are pushed in with `upsert`/`remove`, so no
  * periodic scan is needed. A timer that wakes early re-arms; one that wakes late fires what is due.
+ * The next window is loaded ahead, in the last quarter of the current one, and without holding up fires:
+ * a load of thousands of rows would otherwise delay every instant due while it runs.
  */
 export class DueWindow<T> {
   private readonly heap = new MinHeap<Entry>((entry) => entry.dueAt);
@@ -36,6 +40,9 @@ export class DueWindow<T> {
   private armedFor = Infinity;
   private busy = false;
   private stopped = true;
+  private refilling: Promise<void> | null = null;
+  /** The last load hit its limit, so the window ends at its last item rather than at its horizon. */
+  private lastLoadFull = false;
 
   constructor(private readonly options: DueWindowOptions<T>) {}
 
@@ -91,7 +98,9 @@ export class DueWindow<T> {
     const { clock, windowMs, loadLimit, load, keyOf, dueOf } = this.options;
     const horizon = clock.now() + windowMs;
     const due = await load(horizon, loadLimit);
-    this.windowEnd = due.length === loadLimit ? dueOf(due[due.length - 1]!)! : horizon;
+    this.lastLoadFull = due.length === loadLimit;
+    const loadKeyOf = this.options.loadKeyOf ?? ((item: T) => dueOf(item) ?? horizon);
+    this.windowEnd = this.lastLoadFull ? loadKeyOf(due[due.length - 1]!) : horizon;
     for (const item of due) {
       const key = keyOf(item);
       const dueAt = dueOf(item);
@@ -100,6 +109,14 @@ export class DueWindow<T> {
       const held = this.items.get(key);
       if (held === undefined || dueOf(held) !== dueAt) this.enter(key, item, dueAt);
     }
+  }
+
+  /**
+   * When to load the next window: a quarter window before this one ends; or, when the last load was cut
+   * short by its limit, only once its last item is due (loading earlier would fetch the same items again).
+   */
+  private refillAt(): number {
+    return this.lastLoadFull ? this.windowEnd : this.windowEnd - this.options.windowMs / 4;
   }
 
   private peekLive(): Entry | undefined {
@@ -113,7 +130,9 @@ export class DueWindow<T> {
 
   private arm(): void {
     if (this.stopped) return;
-    const wakeAt = Math.min(this.peekLive()?.dueAt ?? Infinity, this.windowEnd);
+    // Wake for the next item, or to load ahead when the window's last quarter begins.
+    const refillAt = this.refilling ? Infinity : this.refillAt();
+    const wakeAt = Math.min(this.peekLive()?.dueAt ?? Infinity, Math.max(refillAt, this.options.clock.now()));
     if (this.timer && wakeAt >= this.armedFor) return;
     if (this.timer) clearTimeout(this.timer);
     this.armedFor = wakeAt;
@@ -134,12 +153,24 @@ export class DueWindow<T> {
         this.items.delete(top.key);
       }
       if (due.length > 0) await this.options.onDue(due);
-      if (!this.stopped && this.options.clock.now() >= this.windowEnd) await this.reload();
     } catch (error) {
       this.options.onError(error as Error);
     } finally {
       this.busy = false;
+      this.refillIfNear();
       this.arm();
     }
+  }
+
+  /** Starts loading the next window once the current one is three-quarters gone; at most one load at a time. */
+  private refillIfNear(): void {
+    if (this.stopped || this.refilling) return;
+    if (this.options.clock.now() < this.refillAt()) return;
+    this.refilling = this.reload()
+      .catch((error: Error) => this.options.onError(error))
+      .finally(() => {
+        this.refilling = null;
+        this.arm();
+      });
   }
 }

@@ -60,6 +60,7 @@ export class Scheduler {
       load: (horizon, limit) => options.store.dueJobs(horizon, limit),
       keyOf: (job) => job.id,
       dueOf: (job) => this.dueOf(job),
+      loadKeyOf: (job) => job.nextRunAt ?? Number.MAX_SAFE_INTEGER,
       onDue: (jobs) => this.fireAll(jobs),
       onError: (error) => options.events.emit('scheduler:error', { error }),
     });
