@@ -21,6 +21,7 @@ const BENCHMARKS = [
   'spawn-lateness',
   'cli-startup',
   'dash-redraw',
+  'federation',
 ];
 const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim());
 const selected = only ? BENCHMARKS.filter((name) => only.includes(name)) : BENCHMARKS;

@@ -27,12 +27,19 @@ const DAEMON_ARGS = process.env.BENCH_DAEMON_ARGS?.split(' ').filter(Boolean) ??
  * that line too) it answered `daemon.status`. The daemon emits `daemon:started` in the same chain of
  * promises that opens the socket, before it can read any request, so both mean the same thing.
  */
-export async function startDaemon({ label, quiet = !DAEMON_LOG, home = makeTempDir(label), grace = '2s' }) {
+export async function startDaemon({
+  label,
+  quiet = !DAEMON_LOG,
+  home = makeTempDir(label),
+  grace = '2s',
+  /** More `sched daemon run` flags for this daemon, e.g. ['--store', url]. */
+  args = [],
+}) {
   const started = performance.now();
   const child = trackChild(
     spawn(
       process.execPath,
-      [...DAEMON_NODE_ARGS, SCHED_BIN, 'daemon', 'run', '--grace', grace, ...(quiet ? ['--quiet'] : []), ...DAEMON_ARGS],
+      [...DAEMON_NODE_ARGS, SCHED_BIN, 'daemon', 'run', '--grace', grace, ...(quiet ? ['--quiet'] : []), ...args, ...DAEMON_ARGS],
       {
         env: { ...process.env, SCHED_HOME: home },
         stdio: ['ignore', 'pipe', 'pipe'],
