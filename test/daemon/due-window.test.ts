@@ -77,4 +77,21 @@ describe('DueWindow', () => {
     // Three full loads of four, and one that finds the rest empty: no reloading the same items in a loop.
     expect(loads.length).toBeLessThanOrEqual(6);
   });
+
+  it('waits quietly while a load is in flight and nothing is held: no timer is armed for ever', async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on('warning', onWarning);
+    try {
+      // An empty store, a short window and a slow load: the window is often empty while it loads.
+      const { window, loads } = makeWindow([], { windowMs: 200, loadDelayMs: 150 });
+      await window.start();
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(loads.length).toBeGreaterThanOrEqual(3);
+      expect(loads.length).toBeLessThan(20);
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings).not.toContain('TimeoutOverflowWarning');
+  });
 });

@@ -135,6 +135,10 @@ export class DueWindow<T> {
     const wakeAt = Math.min(this.peekLive()?.dueAt ?? Infinity, Math.max(refillAt, this.options.clock.now()));
     if (this.timer && wakeAt >= this.armedFor) return;
     if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.armedFor = Infinity;
+    // Nothing to wait for while a load is in flight and nothing is held: the load re-arms when it ends.
+    if (wakeAt === Infinity) return;
     this.armedFor = wakeAt;
     this.timer = setTimeout(() => void this.wake(), Math.max(0, wakeAt - this.options.clock.now()));
   }
