@@ -407,6 +407,10 @@ export class Daemon {
         for (const gone of departed) await this.recordRunsOfDeadNode(store, launcher, gone.id);
       })().catch(report);
     });
+    // A map that came in while the scheduler was starting (a node joining gets one within a heartbeat or
+    // two) reached no listener: load once more with the map in force now.
+    await scheduler.reset();
+    await waitingRuns.reset();
     const stopWatching = await store.watchJobChanges(
       (jobId) => {
         if (jobId === '*') return void scheduler.reset().catch(report);
