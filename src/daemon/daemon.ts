@@ -6,15 +6,15 @@ import type { Locations } from '../ipc/locations.js';
 import type { RequestMessage } from '../ipc/protocol.js';
 import { serve, type TransportServer } from '../ipc/transport.js';
 import { newId } from '../store/ids.js';
-import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
-import { openPostgresStore } from '../store/postgres/postgres-store.js';
-import { SHARD_COUNT } from '../core/cluster/shard.js';
-import type { ClusterStatus } from '../ipc/protocol.js';
 import { Federation } from './cluster/federation.js';
-import { SchedError } from '../core/errors.js';
+import { followCluster } from './cluster/follow-cluster.js';
+import { singleNodeStatus } from './cluster/single-node-status.js';
+import { openStoreAt, reachPostgres, redactUrl, storeTarget } from './store-target.js';
 import type { Store } from '../store/store.js';
 import { systemClock, type Clock } from './clock.js';
-import { DaemonEvents } from './events.js';
+import { DaemonEvents, nextRunEnd } from './events.js';
+import { auditDeadRuns } from './dead-run-audit.js';
+import { CRASH_LOST_REASON, recordLostRunsOf } from './lost-runs.js';
 import { CommandExecutor } from './executor/command-executor.js';
 import { HttpExecutor } from './executor/http-executor.js';
 import { IdempotencyGuard } from './idempotency-guard.js';
@@ -25,14 +25,14 @@ import { createRequestRouter, type DaemonControl } from './request-router.js';
 import { DependencyTrigger } from './dependency-trigger.js';
 import { OccurrenceService } from './occurrence-service.js';
 import { RunGate } from './run-gate.js';
-import { RunLauncher } from './run-launcher.js';
+import { inheritedEnvironment, RunLauncher } from './run-launcher.js';
 import { RunService } from './run-service.js';
 import { HostScheduler } from './scheduler/host-scheduler.js';
 import { Scheduler } from './scheduler/scheduler.js';
 import { WaitingRuns } from './scheduler/waiting-runs.js';
 import { acquireInstanceLock, type InstanceLock } from './single-instance-lock.js';
-import { checkHealth, type HealthCheck } from './observability/health.js';
-import { serveObservability, type ObservabilityServer } from './observability/http-endpoint.js';
+import { serveDaemonEndpoints } from './observability/daemon-endpoints.js';
+import type { ObservabilityServer } from './observability/http-endpoint.js';
 import { instrumentStore } from './observability/instrumented-store.js';
 import { DaemonMetrics } from './observability/metrics.js';
 import { Retention, type RetentionPolicy } from './retention.js';
@@ -61,8 +61,6 @@ export interface DaemonOptions {
   cluster?: { labels?: Record<string, string>; heartbeatIntervalMs?: number; leaseTtlMs?: number };
 }
 
-const LOST_REASON =
-  'the daemon stopped while this run was in progress (crash or kill -9); its outcome is unknown';
 const SHUTDOWN_REASON = 'killed: the daemon shut down before the run finished';
 
 /** The daemon process: owns the lock, store, executors, scheduler and socket, started and stopped in order. */
@@ -117,11 +115,7 @@ export class Daemon {
     this.lock = acquireInstanceLock(locations.lockPath);
 
     const target = storeTarget(this.options.storeUrl, locations.databasePath);
-    const synchronous = this.options.durability === 'full' ? 'FULL' : 'NORMAL';
-    const rawStore: Store = (this.store =
-      target.kind === 'postgres'
-        ? await reachPostgres(target.url, () => openPostgresStore(target.url, { applicationName: 'sched' }))
-        : openSqliteStore(target.path, { synchronous }));
+    const rawStore: Store = (this.store = await openStoreAt(target, this.options.durability));
     let metrics: DaemonMetrics | null = null;
     let store: Store = rawStore;
     if (this.options.metricsAddress) {
@@ -182,8 +176,8 @@ export class Daemon {
       kill: (runId, reason) => launcher.kill(runId, reason),
     }));
     dependencies = new DependencyTrigger({ store, clock, events: this.events, gate, newId, node, fence });
-    await this.recoverRunningRuns(store, launcher, node);
-    this.auditDeadRuns(store, actor);
+    await recordLostRunsOf(store, launcher, node, CRASH_LOST_REASON);
+    auditDeadRuns(this.events, store, clock, actor, newId);
 
     const scheduler = (this.scheduler = new Scheduler({
       store,
@@ -236,7 +230,7 @@ export class Daemon {
       actor,
       node,
       runFence: fence,
-      finishedRun: (id, ms) => this.finishedRun(id, ms),
+      finishedRun: (id, ms) => nextRunEnd(this.events, id, ms),
     });
     const stream = new EventStream(this.events, clock);
     const control: DaemonControl = {
@@ -309,7 +303,15 @@ export class Daemon {
       for (const event of ['job:created', 'job:updated', 'job:cancelled'] as const)
         this.events.on(event, (job) => hosts.jobChanged(job));
       await hosts.start();
-      await this.followCluster(federation, store, launcher, scheduler, waitingRuns, hosts);
+      this.stopWatchingJobs = await followCluster({
+        federation,
+        store,
+        launcher,
+        scheduler,
+        waitingRuns,
+        hosts,
+        events: this.events,
+      });
     }
     this.retention = new Retention(store, clock, this.events, this.options.retention);
     this.retention.start();
@@ -322,7 +324,15 @@ export class Daemon {
         troubledBreakers: () => http.troubledBreakers(),
         cluster: async () => (federation ? federation.status(scheduler.recentLatenessMs()) : null),
       });
-      this.observability = await this.serveObservability(metrics, rawStore, startedAt);
+      this.observability = await serveDaemonEndpoints({
+        address: this.options.metricsAddress,
+        metrics,
+        store: rawStore,
+        socketPath: locations.socketPath,
+        clock,
+        startedAt,
+        version: this.options.version,
+      });
     }
     this.events.emit('daemon:started', {
       pid: process.pid,
@@ -331,110 +341,9 @@ export class Daemon {
     });
   }
 
-  private serveObservability(
-    metrics: DaemonMetrics,
-    store: Store,
-    startedAt: number,
-  ): Promise<ObservabilityServer> {
-    const context = {
-      now: () => this.clock.now(),
-      startedAt,
-      version: this.options.version,
-      timeoutMs: 2_000,
-    };
-    const loop: HealthCheck = {
-      name: 'event_loop',
-      check: () => new Promise((resolve) => setImmediate(resolve)),
-    };
-    const database: HealthCheck = { name: 'database', check: () => store.ping() };
-    const socket: HealthCheck = {
-      name: 'socket',
-      check: async () => {
-        if (!fs.existsSync(this.options.locations.socketPath))
-          throw new Error(`socket ${this.options.locations.socketPath} is missing`);
-      },
-    };
-    return serveObservability(this.options.metricsAddress!, {
-      metrics: async () => ({ contentType: metrics.contentType, body: await metrics.metricsText() }),
-      health: () => checkHealth([loop, database, socket], context),
-      ready: () => checkHealth([database, socket], context),
-      live: () => checkHealth([loop], context),
-    });
-  }
-
   /** The address the metrics and health listener is bound to, once started. */
   get observabilityAddress(): string | null {
     return this.observability?.address ?? null;
-  }
-
-  /**
-   * Runs a crash left `running` have an unknown outcome: they become `lost` and are retried per policy. Only
-   * this node's: in a federation the others' runs are theirs (or the coordinator's, once they die).
-   */
-  private async recoverRunningRuns(store: Store, launcher: RunLauncher, node: string): Promise<void> {
-    for (const run of await store.listRunningRuns()) {
-      if (run.node !== node) continue;
-      const job = await store.findJob(run.jobId);
-      if (job) await launcher.recordLost(run.id, job, run.attempt, run.scheduledFor, LOST_REASON, run.host);
-    }
-  }
-
-  /**
-   * Keeps this node in step with the federation: a new shard map reloads what it fires and what waits;
-   * the coordinator records the running runs of nodes that left the map as lost (retried per policy);
-   * job changes made through other nodes reach the scheduler at once.
-   */
-  private async followCluster(
-    federation: Federation,
-    store: Store,
-    launcher: RunLauncher,
-    scheduler: Scheduler,
-    waitingRuns: WaitingRuns,
-    hosts: HostScheduler,
-  ): Promise<void> {
-    const report = (error: Error) => this.events.emit('scheduler:error', { error });
-    federation.onMapChanged((map, previous) => {
-      this.events.emit('cluster:map', {
-        term: map.term,
-        coordinator: map.coordinator,
-        nodes: map.nodes.length,
-      });
-      void (async () => {
-        await scheduler.reset();
-        await waitingRuns.reset();
-        if (!federation.isCoordinator() || previous === null) return;
-        const departed = previous.nodes.filter((node) => !map.nodes.some((live) => live.id === node.id));
-        for (const gone of departed) await this.recordRunsOfDeadNode(store, launcher, gone.id);
-      })().catch(report);
-    });
-    // A map that came in while the scheduler was starting (a node joining gets one within a heartbeat or
-    // two) reached no listener: load once more with the map in force now.
-    await scheduler.reset();
-    await waitingRuns.reset();
-    const stopWatching = await store.watchJobChanges(
-      (jobId) => {
-        if (jobId === '*') return void scheduler.reset().catch(report);
-        void store
-          .findJob(jobId)
-          .then((job) => {
-            if (!job) return;
-            scheduler.jobChanged(job);
-            hosts.jobChanged(job);
-          })
-          .catch(report);
-      },
-      (error) => this.events.emit('cluster:error', { error }),
-    );
-    this.stopWatchingJobs = stopWatching;
-  }
-
-  private async recordRunsOfDeadNode(store: Store, launcher: RunLauncher, nodeId: string): Promise<void> {
-    for (const run of await store.listRunningRuns()) {
-      if (run.node !== nodeId) continue;
-      const job = await store.findJob(run.jobId);
-      const reason = `node ${nodeId} stopped heartbeating while this run was in progress; its outcome is unknown`;
-      if (job) await launcher.recordLost(run.id, job, run.attempt, run.scheduledFor, reason, run.host);
-    }
   }
 
   /** A waiting run's time has come: it starts when its job's policy and the concurrency limit allow. */
@@ -464,42 +373,6 @@ export class Daemon {
     this.gate!.hold(run, job);
   }
 
-  private auditDeadRuns(store: Store, actor: string): void {
-    this.events.on('run:dead', (run) => {
-      const entry = {
-        id: newId(),
-        at: this.clock.now(),
-        actor,
-        action: 'run.dead',
-        jobId: run.jobId,
-        before: null,
-        after: {
-          jobName: run.jobName,
-          runId: run.id,
-          attempt: run.attempt,
-          state: run.state,
-          error: run.error,
-        },
-      };
-      store.appendAudit(entry).catch((error: Error) => this.events.emit('scheduler:error', { error }));
-    });
-  }
-
-  private finishedRun(runId: string, timeoutMs: number): Promise<Run | null> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => done(null), timeoutMs);
-      const onEnd = (run: Run) => {
-        if (run.id === runId) done(run);
-      };
-      const done = (run: Run | null) => {
-        clearTimeout(timer);
-        this.events.off('run:finished', onEnd);
-        resolve(run);
-      };
-      this.events.on('run:finished', onEnd);
-    });
-  }
-
   private async shutdown(reason: string, graceMs: number): Promise<void> {
     this.events.emit('daemon:stopping', { at: this.clock.now(), reason });
     this.scheduler?.stop();
@@ -521,90 +394,6 @@ export class Daemon {
     await this.store?.close();
     this.lock?.release();
   }
-}
-
-/** Where the store lives: the SQLite file in the home by default, a `sqlite:PATH`, or a PostgreSQL URL. */
-function storeTarget(
-  url: string | undefined,
-  defaultPath: string,
-): { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string } {
-  if (url === undefined) return { kind: 'sqlite', path: defaultPath };
-  if (/^postgres(ql)?:\/\//.test(url)) return { kind: 'postgres', url };
-  return { kind: 'sqlite', path: url.replace(/^sqlite:(\/\/)?/, '') || defaultPath };
-}
-
-/** Opens something on the PostgreSQL server, turning a failure to connect into an error that says what to check. */
-async function reachPostgres<T>(url: string, open: () => Promise<T>): Promise<T> {
-  try {
-    return await open();
-  } catch (error) {
-    if (error instanceof SchedError) throw error;
-    throw new SchedError(
-      'STORE_UNAVAILABLE',
-      `Cannot use the PostgreSQL store ${redactUrl(url)}: ${(error as Error).message}.`,
-      {
-        hint: 'Check that the server is running and reachable, and the user, password and database in --store (or SCHED_STORE).',
-      },
-    );
-  }
-}
-
-/** A store URL for display, without its password. */
-function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return 'postgres://…';
-  }
-}
-
-/** A daemon on its own store is a cluster of one: itself, coordinator of every shard. */
-function singleNodeStatus(seen: {
-  node: string;
-  version: string;
-  startedAt: number;
-  now: number;
-  load: number;
-  firingLagMs: number | null;
-  /** The store's fence epoch: what `SCHED_FENCE` carries on a single daemon. */
-  term: number;
-  labels: Record<string, string>;
-}): ClusterStatus {
-  const { node, version, startedAt, now, load, firingLagMs, term, labels } = seen;
-  return {
-    mode: 'single',
-    node,
-    coordinator: node,
-    term,
-    mapPublishedAt: null,
-    now,
-    nodes: [
-      {
-        id: node,
-        hostname: os.hostname(),
-        address: '',
-        version,
-        labels,
-        load,
-        startedAt,
-        heartbeatAt: now,
-        alive: true,
-        shards: SHARD_COUNT,
-        coordinator: true,
-        self: true,
-      },
-    ],
-    unassignedShards: 0,
-    firingLagMs,
-  };
-}
-
-function inheritedEnvironment(): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
-  return env;
 }
 
 function sleep(ms: number): Promise<void> {

@@ -35,3 +35,19 @@ export interface DaemonEventMap {
 }
 
 export class DaemonEvents extends EventEmitter<DaemonEventMap> {}
+
+/** Resolves with the run once its end is recorded, or with null after `timeoutMs`. */
+export function nextRunEnd(events: DaemonEvents, runId: string, timeoutMs: number): Promise<Run | null> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => done(null), timeoutMs);
+    const onEnd = (run: Run) => {
+      if (run.id === runId) done(run);
+    };
+    const done = (run: Run | null) => {
+      clearTimeout(timer);
+      events.off('run:finished', onEnd);
+      resolve(run);
+    };
+    events.on('run:finished', onEnd);
+  });
+}

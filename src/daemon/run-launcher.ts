@@ -9,6 +9,13 @@ import type { CommandExecutor } from './executor/command-executor.js';
 import type { HttpExecutor } from './executor/http-executor.js';
 import type { RunExecutor } from './executor/run-executor.js';
 
+/** The daemon's own environment, which every command job starts from. */
+export function inheritedEnvironment(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
+  return env;
+}
+
 /** The variables every command job sees, so it can be idempotent and tell its runs apart. */
 export function runEnvironment(run: Run, job: Job): Record<string, string> {
   return {

@@ -1,0 +1,58 @@
+import type { Store } from '../../store/store.js';
+import type { DaemonEvents } from '../events.js';
+import { deadNodeLostReason, recordLostRunsOf } from '../lost-runs.js';
+import type { RunLauncher } from '../run-launcher.js';
+import type { HostScheduler } from '../scheduler/host-scheduler.js';
+import type { Scheduler } from '../scheduler/scheduler.js';
+import type { WaitingRuns } from '../scheduler/waiting-runs.js';
+import type { Federation } from './federation.js';
+
+export interface ClusterFollowers {
+  federation: Federation;
+  store: Store;
+  launcher: RunLauncher;
+  scheduler: Scheduler;
+  waitingRuns: WaitingRuns;
+  hosts: HostScheduler;
+  events: DaemonEvents;
+}
+
+/**
+ * Keeps this node in step with the federation: a new shard map reloads what it fires and what waits;
+ * the coordinator records the running runs of nodes that left the map as lost (retried per policy);
+ * job changes made through other nodes reach the schedulers at once. Resolves with the function that
+ * stops listening for job changes.
+ */
+export async function followCluster(followers: ClusterFollowers): Promise<(() => Promise<void>) | null> {
+  const { federation, store, launcher, scheduler, waitingRuns, hosts, events } = followers;
+  const report = (error: Error) => events.emit('scheduler:error', { error });
+  federation.onMapChanged((map, previous) => {
+    events.emit('cluster:map', { term: map.term, coordinator: map.coordinator, nodes: map.nodes.length });
+    void (async () => {
+      await scheduler.reset();
+      await waitingRuns.reset();
+      if (!federation.isCoordinator() || previous === null) return;
+      const departed = previous.nodes.filter((node) => !map.nodes.some((live) => live.id === node.id));
+      for (const gone of departed)
+        await recordLostRunsOf(store, launcher, gone.id, deadNodeLostReason(gone.id));
+    })().catch(report);
+  });
+  // A map that came in while the scheduler was starting (a node joining gets one within a heartbeat or
+  // two) reached no listener: load once more with the map in force now.
+  await scheduler.reset();
+  await waitingRuns.reset();
+  return store.watchJobChanges(
+    (jobId) => {
+      if (jobId === '*') return void scheduler.reset().catch(report);
+      void store
+        .findJob(jobId)
+        .then((job) => {
+          if (!job) return;
+          scheduler.jobChanged(job);
+          hosts.jobChanged(job);
+        })
+        .catch(report);
+    },
+    (error) => events.emit('cluster:error', { error }),
+  );
+}
