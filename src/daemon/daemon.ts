@@ -350,15 +350,7 @@ export class Daemon {
   private async startWaiting(run: Run): Promise<void> {
     const job: Job | null = await this.store!.findJob(run.jobId);
     if (job === null) return;
-    const federation = this.federation;
-    // In a federation a waiting run is started by the node that made it, or, once that node has left the
-    // map, by the owner of the job's shard.
-    if (
-      federation &&
-      run.node !== federation.nodeId &&
-      !(federation.owns(job) && !federation.inMap(run.node))
-    )
-      return;
+    if (this.federation && !this.federation.startsWaitingRun(run, job)) return;
     if (job.state === 'cancelled') {
       // Claimed first, so a run that something else started meanwhile is left alone.
       if (await this.store!.claimRun(run.id, this.clock.now())) {

@@ -6,6 +6,7 @@ import { liveNodes } from '../../core/cluster/liveness.js';
 import { ownerOf, type ShardMap } from '../../core/cluster/shard-map.js';
 import { SHARD_COUNT } from '../../core/cluster/shard.js';
 import type { Job } from '../../core/job.js';
+import type { Run } from '../../core/run.js';
 import type { ClusterNodeStatus, ClusterStatus } from '../../ipc/protocol.js';
 import { PostgresClusterStore } from '../../store/postgres/cluster-store.js';
 import { openPostgresPool } from '../../store/postgres/connection.js';
@@ -108,9 +109,14 @@ export class Federation {
     return Object.entries(job.placement.on).every(([key, value]) => this.labels[key] === value);
   }
 
-  /** Whether the node is in the current map (alive when the coordinator last looked). */
-  inMap(nodeId: string): boolean {
-    return this.map?.nodes.some((node) => node.id === nodeId) ?? false;
+  /**
+   * Whether this node starts a waiting run: the node that made it does, or, once that node has left the
+   * map, the owner of the job's shard.
+   */
+  startsWaitingRun(run: Pick<Run, 'node'>, job: Job): boolean {
+    if (run.node === this.nodeId) return true;
+    const makerInMap = this.map?.nodes.some((node) => node.id === run.node) ?? false;
+    return !makerInMap && this.owns(job);
   }
 
   /** The map this node fires from, for the store to check at the fire. */

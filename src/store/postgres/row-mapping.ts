@@ -1,13 +1,13 @@
+import { occurrenceToRow as storedOccurrence } from '../ledger-rows.js';
 import { withDefinitionDefaults, type StoredDefinition } from '../../core/stored-definition.js';
 import type { Job, JobDefinition, JobState } from '../../core/job.js';
-import type { LedgerEntry, OccurrenceOutcome } from '../../core/ledger/entry.js';
+import type { OccurrenceOutcome } from '../../core/ledger/entry.js';
 import type { Run, RunState, RunTrigger } from '../../core/run.js';
 import type { AuditEntry, AuditStamp, DependencyEdge, NewJob, NewOccurrence, NewRun } from '../store.js';
 import { jobs, occurrences, runs } from './schema.js';
 import type {
   AuditRow,
   DEPENDENCY_ON_VALUES,
-  DependencyRow,
   JOB_STATE_VALUES,
   JobRow,
   OCCURRENCE_OUTCOME_VALUES,
@@ -88,44 +88,11 @@ export function newJobToJob(job: NewJob): Job {
   };
 }
 
-/** The rows `job_dependencies` holds for a live job: one per `after` link, one per `afterAll` upstream. */
-export function dependencyRows(job: Job): DependencyRow[] {
-  return [
-    ...job.after.map((dependency) => ({ jobId: job.id, upstreamId: dependency.job, on: dependency.on })),
-    ...job.afterAll.map((upstream) => ({ jobId: job.id, upstreamId: upstream, on: 'all' as const })),
-  ];
-}
+export { dependencyRows, rowToLedgerEntry } from '../ledger-rows.js';
 
-/**
- * No wall time is stored as '': the column is part of the key, and NULLs never collide in a key. The reason
- * is free text from the daemon, so a NUL in it is replaced as in run errors.
- */
+/** The reason is free text from the daemon, so a NUL in it is replaced as in run errors. */
 export function occurrenceToRow(entry: NewOccurrence): OccurrenceRow {
-  return {
-    jobId: entry.jobId,
-    scheduledFor: entry.scheduledFor,
-    wall: entry.wall ?? '',
-    outcome: entry.outcome,
-    reason: withoutNul(entry.reason),
-    node: entry.node,
-    decidedAt: entry.decidedAt,
-  };
-}
-
-/** An occurrence row with its job's name; the daemon merges in the instant's runs. */
-export function rowToLedgerEntry(row: OccurrenceRow & { jobName: string }): LedgerEntry {
-  return {
-    jobId: row.jobId,
-    jobName: row.jobName,
-    scheduledFor: row.scheduledFor,
-    outcome: row.outcome,
-    reason: row.reason,
-    node: row.node,
-    decidedAt: row.decidedAt,
-    runIds: [],
-    finalState: null,
-    wall: row.wall === '' ? null : row.wall,
-  };
+  return { ...storedOccurrence(entry), reason: withoutNul(entry.reason) };
 }
 
 export const occurrenceColumns = {

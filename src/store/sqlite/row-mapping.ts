@@ -1,17 +1,15 @@
 import { withDefinitionDefaults, type StoredDefinition } from '../../core/stored-definition.js';
 import type { Job, JobDefinition, JobState } from '../../core/job.js';
-import type { LedgerEntry, OccurrenceOutcome } from '../../core/ledger/entry.js';
+import type { OccurrenceOutcome } from '../../core/ledger/entry.js';
 import type { Run, RunState, RunTrigger } from '../../core/run.js';
-import type { AuditEntry, AuditStamp, DependencyEdge, NewJob, NewOccurrence, NewRun } from '../store.js';
+import type { AuditEntry, AuditStamp, DependencyEdge, NewJob, NewRun } from '../store.js';
 import { jobs, occurrences, runs } from './schema.js';
 import type {
   AuditRow,
   DEPENDENCY_ON_VALUES,
-  DependencyRow,
   JOB_STATE_VALUES,
   JobRow,
   OCCURRENCE_OUTCOME_VALUES,
-  OccurrenceRow,
   RUN_STATE_VALUES,
   RUN_TRIGGER_VALUES,
   RunRow,
@@ -72,42 +70,7 @@ export function newJobToJob(job: NewJob): Job {
   };
 }
 
-/** The rows `job_dependencies` holds for a live job: one per `after` link, one per `afterAll` upstream. */
-export function dependencyRows(job: Job): DependencyRow[] {
-  return [
-    ...job.after.map((dependency) => ({ jobId: job.id, upstreamId: dependency.job, on: dependency.on })),
-    ...job.afterAll.map((upstream) => ({ jobId: job.id, upstreamId: upstream, on: 'all' as const })),
-  ];
-}
-
-/** No wall time is stored as '': the column is part of the key, and NULLs never collide in a key. */
-export function occurrenceToRow(entry: NewOccurrence): OccurrenceRow {
-  return {
-    jobId: entry.jobId,
-    scheduledFor: entry.scheduledFor,
-    wall: entry.wall ?? '',
-    outcome: entry.outcome,
-    reason: entry.reason,
-    node: entry.node,
-    decidedAt: entry.decidedAt,
-  };
-}
-
-/** An occurrence row with its job's name; the daemon merges in the instant's runs. */
-export function rowToLedgerEntry(row: OccurrenceRow & { jobName: string }): LedgerEntry {
-  return {
-    jobId: row.jobId,
-    jobName: row.jobName,
-    scheduledFor: row.scheduledFor,
-    outcome: row.outcome,
-    reason: row.reason,
-    node: row.node,
-    decidedAt: row.decidedAt,
-    runIds: [],
-    finalState: null,
-    wall: row.wall === '' ? null : row.wall,
-  };
-}
+export { dependencyRows, occurrenceToRow, rowToLedgerEntry } from '../ledger-rows.js';
 
 export const occurrenceColumns = {
   jobId: occurrences.jobId,
