@@ -30,7 +30,7 @@ import { RunService } from './run-service.js';
 import { HostScheduler } from './scheduler/host-scheduler.js';
 import { Scheduler } from './scheduler/scheduler.js';
 import { WaitingRuns } from './scheduler/waiting-runs.js';
-import { acquireInstanceLock, type InstanceLock } from './single-instance-lock.js';
+import { acquireDatabaseLock, acquireInstanceLock, type InstanceLock } from './single-instance-lock.js';
 import { serveDaemonEndpoints } from './observability/daemon-endpoints.js';
 import type { ObservabilityServer } from './observability/http-endpoint.js';
 import { instrumentStore } from './observability/instrumented-store.js';
@@ -68,6 +68,7 @@ export class Daemon {
   readonly events = new DaemonEvents();
   private readonly clock: Clock;
   private lock: InstanceLock | null = null;
+  private databaseLock: InstanceLock | null = null;
   private store: Store | null = null;
   private launcher: RunLauncher | null = null;
   private scheduler: Scheduler | null = null;
@@ -115,6 +116,7 @@ export class Daemon {
     this.lock = acquireInstanceLock(locations.lockPath);
 
     const target = storeTarget(this.options.storeUrl, locations.databasePath);
+    if (target.kind === 'sqlite') this.databaseLock = acquireDatabaseLock(target.path);
     const rawStore: Store = (this.store = await openStoreAt(target, this.options.durability));
     let metrics: DaemonMetrics | null = null;
     let store: Store = rawStore;
@@ -384,6 +386,7 @@ export class Daemon {
     // Leaving after the runs are recorded: the shards move on only once nothing here still runs.
     await this.federation?.leave();
     await this.store?.close();
+    this.databaseLock?.release();
     this.lock?.release();
   }
 }

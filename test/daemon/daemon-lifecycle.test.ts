@@ -25,6 +25,33 @@ describe('the daemon process', () => {
     expect(status.json.pid).toBe(first.pid);
   });
 
+  it('refuses a second daemon on the same SQLite database from another home, and leaves the first one’s runs alone', async () => {
+    const dir = home();
+    const first = await start(dir);
+    await sched(dir, ['add', 'slow', '--every', '1h', '--', 'sleep', '30']);
+    const triggered = await sched(dir, ['trigger', 'slow', '--json']);
+    await waitFor(
+      async () => (await sched(dir, ['logs', triggered.json.id, '--json'])).json?.state === 'running',
+    );
+    // Another spelling of the same file: through a symlink to the first home.
+    const other = home();
+    fs.symlinkSync(dir, path.join(other, 'link'));
+    const database = path.join(other, 'link', 'sched.db');
+
+    const second = await sched(other, ['daemon', 'run', '--store', `sqlite:${database}`]);
+
+    expect(second.code).toBe(4);
+    expect(second.stderr).toContain(String(first.pid));
+    expect(second.stderr).toContain(fs.realpathSync(path.join(dir, 'sched.db')));
+    expect(second.stderr).toMatch(/hint|--store/i);
+    expect(second.stderr).not.toMatch(/\n\s+at /);
+    const run = await sched(dir, ['logs', triggered.json.id, '--json']);
+    expect(run.json.state).toBe('running');
+    const status = await sched(dir, ['daemon', 'status', '--json']);
+    expect(status.json.pid).toBe(first.pid);
+    // Longer than `sched`'s own 60 s limit, so a second daemon that did start is ended by it, not left behind.
+  }, 90_000);
+
   it('marks a run lost after kill -9 and fires the job again after a restart', async () => {
     const dir = home();
     const daemon = await start(dir);
