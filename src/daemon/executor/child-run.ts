@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { statSync } from 'node:fs';
 import type { RunOutcome } from '../../core/run.js';
+import type { ChildJournal } from '../orphans/child-journal.js';
 import { OutputTail } from './output-tail.js';
 import { signalProcessGroup } from './process-group.js';
 import type { CommandExecution, FromWorkerMessage, TerminationState } from './worker-protocol.js';
@@ -27,10 +28,12 @@ export class ChildRun {
   private done = false;
   private readonly pendingOutput: { stdout: Buffer[]; stderr: Buffer[] } = { stdout: [], stderr: [] };
   private outputTimer: NodeJS.Timeout | null = null;
+  private journaled = false;
 
   constructor(
     private readonly execution: CommandExecution,
     private readonly killGraceMs: number,
+    private readonly journal: ChildJournal | null,
     private readonly report: (message: FromWorkerMessage) => void,
     private readonly onDone: () => void,
   ) {}
@@ -75,6 +78,7 @@ export class ChildRun {
       return this.failBeforeStart(describeSpawnError(file, error));
     }
     this.child = child;
+    if (child.pid !== undefined) this.journalChild(child.pid);
     this.report({ type: 'started', runId, pid: child.pid ?? null, startedAt: Date.now() });
     // A failed spawn emits 'error' and never 'exit'; later errors of a live child are not the run's end.
     child.on('error', (error) => {
@@ -95,6 +99,24 @@ export class ChildRun {
           timeoutMs,
         ),
       );
+    }
+  }
+
+  /** Before anything else, so a daemon killed from here on leaves its successor the child to stop. */
+  private journalChild(pid: number): void {
+    try {
+      this.journal?.record(this.execution.runId, pid);
+      this.journaled = this.journal !== null;
+    } catch {
+      // The run matters more than its entry; the successor still finds the child by its SCHED_RUN_ID.
+    }
+  }
+
+  private forgetChild(): void {
+    try {
+      this.journal?.forget(this.execution.runId);
+    } catch {
+      // A stale entry is harmless: its successor finds the process gone, or another in its pid.
     }
   }
 
@@ -161,6 +183,7 @@ export class ChildRun {
     if (this.done) return;
     this.done = true;
     for (const timer of this.timers) clearTimeout(timer);
+    if (this.journaled) this.forgetChild();
     const outcome: RunOutcome = {
       state,
       finishedAt: Date.now(),

@@ -20,7 +20,7 @@ export interface ExecutorEvents {
   output: (runId: string, stream: 'stdout' | 'stderr', data: string) => void;
 }
 
-const DEFAULT_KILL_GRACE_MS = 2_000;
+export const DEFAULT_KILL_GRACE_MS = 2_000;
 /**
  * Short commands need few slots (700 `true`s a second keep about a dozen alive); the cap is for a burst
  * of long ones, which wait in the worker for a slot instead of each holding a process and its pipes.
@@ -65,10 +65,11 @@ export class CommandExecutor {
 
   /**
    * Spins up the worker; resolves once it is ready to spawn. `maxAliveChildren` is further capped by
-   * what the open-file limit leaves room for.
+   * what the open-file limit leaves room for. With `journalDir`, every live child is journaled there, so the
+   * next daemon can stop it if this one is killed.
    */
   static async start(
-    options: { killGraceMs?: number; maxAliveChildren?: number } = {},
+    options: { killGraceMs?: number; maxAliveChildren?: number; journalDir?: string } = {},
   ): Promise<CommandExecutor> {
     const executor = new CommandExecutor(resolveSpawnWorkerUrl(), {
       killGraceMs: options.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
@@ -76,6 +77,7 @@ export class CommandExecutor {
         options.maxAliveChildren ?? DEFAULT_MAX_ALIVE_CHILDREN,
         childSlotsWithinFdLimit(),
       ),
+      journalDir: options.journalDir ?? null,
     });
     await executor.launchWorker().ready;
     return executor;

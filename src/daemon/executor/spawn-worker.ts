@@ -1,6 +1,7 @@
 // Worker-thread entry: every spawn and child bookkeeping happens here, because spawn() blocks the
 // event loop for 1–3 ms and the daemon's main thread must fire timers within a millisecond.
 import { parentPort, workerData } from 'node:worker_threads';
+import { ChildJournal } from '../orphans/child-journal.js';
 import { ChildRun } from './child-run.js';
 import type { FromWorkerMessage, SpawnWorkerOptions, ToWorkerMessage } from './worker-protocol.js';
 
@@ -18,7 +19,8 @@ if (port === null) throw new Error('spawn-worker.js must be started as a worker 
  */
 const SPAWNS_PER_TURN = 1;
 
-const { killGraceMs, maxAliveChildren } = workerData as SpawnWorkerOptions;
+const { killGraceMs, maxAliveChildren, journalDir } = workerData as SpawnWorkerOptions;
+const journal = journalDir === null ? null : new ChildJournal(journalDir);
 /** Every run accepted and not yet finished, spawned or not. */
 const runs = new Map<string, ChildRun>();
 /** The runs of `runs` still waiting for a free slot, oldest first (a Map keeps insertion order). */
@@ -29,7 +31,7 @@ const report = (message: FromWorkerMessage): void => port.postMessage(message);
 function accept(message: Extract<ToWorkerMessage, { type: 'run' }>): void {
   const { runId } = message.execution;
   if (runs.has(runId)) return;
-  const run = new ChildRun(message.execution, killGraceMs, report, () => {
+  const run = new ChildRun(message.execution, killGraceMs, journal, report, () => {
     runs.delete(runId);
     waiting.delete(runId);
     scheduleDrain();

@@ -20,6 +20,8 @@ export interface SpawnWorkerOptions {
   killGraceMs: number;
   /** Children alive at once; further runs wait in the worker, first come first served. */
   maxAliveChildren: number;
+  /** Where each live child is journaled (see ChildJournal); null journals nothing. */
+  journalDir: string | null;
 }
 
 export type ToWorkerMessage =
