@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import type { Job } from '../core/job.js';
 import type { Run } from '../core/run.js';
 import type { Locations } from '../ipc/locations.js';
@@ -14,7 +15,8 @@ import type { Store } from '../store/store.js';
 import { systemClock, type Clock } from './clock.js';
 import { DaemonEvents, nextRunEnd } from './events.js';
 import { auditDeadRuns } from './dead-run-audit.js';
-import { CRASH_LOST_REASON, recordLostRunsOf } from './lost-runs.js';
+import { crashLostReason, recordLostRunsOf, stopLeftoversOf } from './lost-runs.js';
+import { ChildJournal } from './orphans/child-journal.js';
 import { CommandExecutor } from './executor/command-executor.js';
 import { HttpExecutor } from './executor/http-executor.js';
 import { IdempotencyGuard } from './idempotency-guard.js';
@@ -146,6 +148,8 @@ export class Daemon {
     const fence = federation ? () => federation.term : () => epoch;
     const node = federation?.nodeId ?? os.hostname();
     const actor = os.userInfo().username;
+    const journal = new ChildJournal(path.join(locations.home, 'children'));
+    const stoppedLeftovers = await stopLeftoversOf(store, node, journal, this.events);
     const lookup = new JobLookup(store);
     const idempotency = new IdempotencyGuard(store, clock);
     const http = new HttpExecutor({ now: () => clock.now() });
@@ -164,7 +168,7 @@ export class Daemon {
       runFence: fence,
       http,
       events: this.events,
-      commands: await CommandExecutor.start(),
+      commands: await CommandExecutor.start({ journalDir: journal.dir }),
       baseEnv: inheritedEnvironment(),
       waitForRetry: (run) => waitingRuns.add(run),
       extraEnvironment: (run) => dependencies?.environmentFor(run) ?? {},
@@ -178,7 +182,7 @@ export class Daemon {
       kill: (runId, reason) => launcher.kill(runId, reason),
     }));
     dependencies = new DependencyTrigger({ store, clock, events: this.events, gate, newId, node, fence });
-    await recordLostRunsOf(store, launcher, node, CRASH_LOST_REASON);
+    await recordLostRunsOf(store, launcher, node, (runId) => crashLostReason(stoppedLeftovers.get(runId)));
     auditDeadRuns(this.events, store, clock, actor, newId);
 
     const scheduler = (this.scheduler = new Scheduler({

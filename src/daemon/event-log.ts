@@ -15,6 +15,18 @@ export function logDaemonEvents(
   events.on('daemon:stopping', ({ reason }) =>
     log.info({ event: 'daemon:stopping', reason }, 'daemon stopping'),
   );
+  events.on('orphans:stopped', ({ runId, processes }) =>
+    log.warn(
+      { event: 'orphans:stopped', runId, processes },
+      'stopped what a killed daemon left running of this run',
+    ),
+  );
+  events.on('orphans:unchecked', ({ reason }) =>
+    log.warn(
+      { event: 'orphans:unchecked', reason },
+      'cannot check for processes a killed daemon left running',
+    ),
+  );
   events.on('job:created', (job) =>
     log.info(
       { event: 'job:created', jobId: job.id, name: job.name, nextRunAt: job.nextRunAt },

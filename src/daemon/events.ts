@@ -7,6 +7,10 @@ import type { Run, RunOutcome } from '../core/run.js';
 export interface DaemonEventMap {
   'daemon:started': [{ pid: number; at: number; metricsAddress: string | null }];
   'daemon:stopping': [{ at: number; reason: string }];
+  /** Processes of a run a killed daemon left running, stopped at start before the run was recorded lost. */
+  'orphans:stopped': [{ runId: string; processes: string[] }];
+  /** Where there is no /proc, a killed daemon's leftover processes cannot be found at start. */
+  'orphans:unchecked': [{ reason: string }];
   'job:created': [Job];
   'job:updated': [Job];
   'job:cancelled': [Job];

@@ -1,13 +1,46 @@
 import type { Store } from '../store/store.js';
+import type { DaemonEvents } from './events.js';
+import { DEFAULT_KILL_GRACE_MS } from './executor/command-executor.js';
+import type { ChildJournal } from './orphans/child-journal.js';
+import { stopOrphanedRuns } from './orphans/orphan-sweep.js';
 import type { RunLauncher } from './run-launcher.js';
 
 /** Why a run left `running` by this daemon's own crash is recorded lost. */
 export const CRASH_LOST_REASON =
   'the daemon stopped while this run was in progress (crash or kill -9); its outcome is unknown';
 
+/** The crash reason, naming what was left of the run and stopped before it was recorded lost. */
+export function crashLostReason(stopped: readonly string[] = []): string {
+  if (stopped.length === 0) return CRASH_LOST_REASON;
+  const verb = stopped.length === 1 ? 'was' : 'were';
+  return `${CRASH_LOST_REASON}; its ${stopped.join(' and ')} ${verb} still running and ${verb} stopped before any retry`;
+}
+
 /** Why a run of a node that left the federation's map is recorded lost. */
 export function deadNodeLostReason(nodeId: string): string {
   return `node ${nodeId} stopped heartbeating while this run was in progress; its outcome is unknown`;
+}
+
+/**
+ * Stops what the runs this node left `running` (and any child still in its journal) left alive, so no retry
+ * runs beside them; resolves with what was stopped, by run id. Before the executor starts: see ChildJournal.
+ */
+export async function stopLeftoversOf(
+  store: Store,
+  nodeId: string,
+  journal: ChildJournal,
+  events: DaemonEvents,
+): Promise<ReadonlyMap<string, string[]>> {
+  const leftoverRunIds = (await store.listRunningRuns())
+    .filter((run) => run.node === nodeId)
+    .map((run) => run.id);
+  const sweep = await stopOrphanedRuns({ journal, leftoverRunIds, graceMs: DEFAULT_KILL_GRACE_MS });
+  if (!sweep.checked) {
+    events.emit('orphans:unchecked', { reason: sweep.reason });
+    return new Map();
+  }
+  for (const [runId, processes] of sweep.stopped) events.emit('orphans:stopped', { runId, processes });
+  return sweep.stopped;
 }
 
 /**
@@ -18,11 +51,12 @@ export async function recordLostRunsOf(
   store: Store,
   launcher: RunLauncher,
   nodeId: string,
-  reason: string,
+  reason: string | ((runId: string) => string),
 ): Promise<void> {
   for (const run of await store.listRunningRuns()) {
     if (run.node !== nodeId) continue;
     const job = await store.findJob(run.jobId);
-    if (job) await launcher.recordLost(run.id, job, run.attempt, run.scheduledFor, reason, run.host);
+    const error = typeof reason === 'string' ? reason : reason(run.id);
+    if (job) await launcher.recordLost(run.id, job, run.attempt, run.scheduledFor, error, run.host);
   }
 }
