@@ -6,7 +6,7 @@ import { stopOrphanedRuns } from './orphans/orphan-sweep.js';
 import type { RunLauncher } from './run-launcher.js';
 
 /** Why a run left `running` by this daemon's own crash is recorded lost. */
-export const CRASH_LOST_REASON =
+const CRASH_LOST_REASON =
   'the daemon stopped while this run was in progress (crash or kill -9); its outcome is unknown';
 
 /** The crash reason, naming what was left of the run and stopped before it was recorded lost. */

@@ -43,7 +43,7 @@ export function acquireDatabaseLock(databasePath: string): InstanceLock {
 }
 
 /** The file the path names, symlinks resolved; a database not created yet resolves through its folder. */
-export function resolveDatabasePath(databasePath: string): string {
+function resolveDatabasePath(databasePath: string): string {
   const absolute = path.resolve(databasePath);
   try {
     return fs.realpathSync(absolute);
