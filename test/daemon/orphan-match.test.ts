@@ -72,9 +72,17 @@ describe('deciding what a dead daemon left running', () => {
     expect(planOrphanStops([child], [reused], SELF)).toEqual([]);
   });
 
-  it('leaves alone a journaled child whose start time could not be read, and a zombie', () => {
+  it('leaves alone a journaled child whose start time could not be read', () => {
     expect(planOrphanStops([{ ...child, startTime: null }], [seen(300)], SELF)).toEqual([]);
-    expect(planOrphanStops([child], [seen(300, { state: 'Z' })], SELF)).toEqual([]);
+  });
+
+  it('stops the live members of a journaled group whose leader is an unreaped zombie, and nothing when none live', () => {
+    const zombie = seen(300, { state: 'Z', comm: 'sh' });
+    const member = seen(301, { pgid: 300, startTime: '5001' });
+    expect(planOrphanStops([child], [zombie, member], SELF)).toEqual([
+      { runId: RUN, kind: 'group', id: 300, comm: 'sh', members: [{ pid: 301, startTime: '5001' }] },
+    ]);
+    expect(planOrphanStops([child], [zombie], SELF)).toEqual([]);
   });
 
   it('finds a run’s process by its environment when it was never journaled, by its group when it leads one', () => {

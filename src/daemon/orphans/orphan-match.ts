@@ -30,14 +30,16 @@ export interface OrphanTarget {
   members: ProcessIdentity[];
 }
 
-/** True when `seen` is the very process that was journaled: same pid, same start time, not yet dead. */
+/**
+ * True when `seen` is the very process that was journaled: same pid, same start time. A zombie counts: it
+ * holds its pid, so no other group can have taken that number while it lingers unreaped.
+ */
 export function isJournaledProcess(child: JournaledChild, seen: ProcStat | undefined): boolean {
   return (
     seen !== undefined &&
     child.startTime !== null &&
     seen.pid === child.pid &&
-    seen.startTime === child.startTime &&
-    seen.state !== 'Z'
+    seen.startTime === child.startTime
   );
 }
 
@@ -52,18 +54,19 @@ export function planOrphanStops(
   selfPid: number,
 ): OrphanTarget[] {
   const live = processes.filter((seen) => seen.state !== 'Z' && seen.pid !== selfPid);
-  const byPid = new Map(live.map((seen) => [seen.pid, seen]));
+  const byPid = new Map(processes.map((seen) => [seen.pid, seen]));
   const targets: OrphanTarget[] = [];
   const groups = new Set<number>();
   const addGroup = (runId: string, leader: SeenProcess): void => {
-    if (groups.has(leader.pid)) return;
-    groups.add(leader.pid);
     const members = live.filter((seen) => seen.pgid === leader.pid).map(identity);
+    if (groups.has(leader.pid) || members.length === 0) return;
+    groups.add(leader.pid);
     targets.push({ runId, kind: 'group', id: leader.pid, comm: leader.comm, members });
   };
   for (const child of journal) {
     const leader = byPid.get(child.pid);
-    if (leader !== undefined && isJournaledProcess(child, leader)) addGroup(child.runId, leader);
+    if (leader !== undefined && leader.pid !== selfPid && isJournaledProcess(child, leader))
+      addGroup(child.runId, leader);
   }
   const named = live.filter((seen) => seen.runId !== null);
   for (const seen of named) if (seen.pgid === seen.pid) addGroup(seen.runId!, seen);

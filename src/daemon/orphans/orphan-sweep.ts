@@ -4,12 +4,9 @@ import { describeTarget, isTargetAlive, planOrphanStops, type OrphanTarget } fro
 import type { ProcStat } from './proc-stat.js';
 import { canReadProcesses, readProcessTable, readProcStat } from './process-table.js';
 
+/** What was stopped, by run id ("process group 1234 (sh)"); or why nothing could be looked for. */
 export type OrphanSweep =
-  | {
-      checked: true;
-      /** What was stopped, by run id: "process group 1234 (sh)". */ stopped: Map<string, string[]>;
-    }
-  | { checked: false; reason: string };
+  { checked: true; stopped: Map<string, string[]> } | { checked: false; reason: string };
 
 /** After SIGKILL, how long to wait for the kernel to finish the processes off. */
 const KILL_WAIT_MS = 2_000;
