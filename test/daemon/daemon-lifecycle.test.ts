@@ -49,6 +49,7 @@ describe('the daemon process', () => {
     expect(run.json.state).toBe('running');
     const status = await sched(dir, ['daemon', 'status', '--json']);
     expect(status.json.pid).toBe(first.pid);
+    await sched(dir, ['kill', triggered.json.id]); // not left behind by the cleanup's kill -9
     // Longer than `sched`'s own 60 s limit, so a second daemon that did start is ended by it, not left behind.
   }, 90_000);
 

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { signalProcessGroup } from '../../src/daemon/executor/process-group.js';
 import { ChildJournal } from '../../src/daemon/orphans/child-journal.js';
 import { stopOrphanedRuns } from '../../src/daemon/orphans/orphan-sweep.js';
 import { readProcStat } from '../../src/daemon/orphans/process-table.js';
@@ -14,7 +15,8 @@ describe('stopping what a dead daemon’s runs left running', () => {
   const children: ChildProcess[] = [];
   const homes: string[] = [];
   afterEach(() => {
-    for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+    // The whole group: a shell killed alone would leave its sleep behind.
+    for (const child of children.splice(0)) signalProcessGroup(child.pid!, 'SIGKILL');
     for (const home of homes.splice(0)) removeHome(home);
   });
 
