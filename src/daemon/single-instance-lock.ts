@@ -10,7 +10,7 @@ export interface InstanceLock {
 /** One daemon per home: the socket and the files in the home are one daemon's. */
 export function acquireInstanceLock(lockPath: string): InstanceLock {
   const home = path.dirname(lockPath);
-  const attempt = lockExclusively(lockPath);
+  const attempt = lockExclusively(lockPath, `the home ${home}`);
   if ('lock' in attempt) return attempt.lock;
   throw new SchedError(
     'DAEMON_ALREADY_RUNNING',
@@ -30,7 +30,7 @@ export function acquireInstanceLock(lockPath: string): InstanceLock {
 export function acquireDatabaseLock(databasePath: string): InstanceLock {
   const database = resolveDatabasePath(databasePath);
   const lockPath = `${database}.lock`;
-  const attempt = lockExclusively(lockPath);
+  const attempt = lockExclusively(lockPath, `the SQLite database ${database}`);
   if ('lock' in attempt) return attempt.lock;
   throw new SchedError(
     'DAEMON_ALREADY_RUNNING',
@@ -60,7 +60,7 @@ function resolveDatabasePath(databasePath: string): string {
  * An exclusive SQLite lock (a POSIX record lock underneath), so the kernel drops it when the holder
  * dies, even by `kill -9`: no stale pid files to clean up. The pid beside it only names the holder.
  */
-function lockExclusively(lockPath: string): { lock: InstanceLock } | { holder: number | null } {
+function lockExclusively(lockPath: string, what: string): { lock: InstanceLock } | { holder: number | null } {
   const pidPath = `${lockPath}.pid`;
   let db: Database.Database;
   try {
@@ -68,7 +68,7 @@ function lockExclusively(lockPath: string): { lock: InstanceLock } | { holder: n
   } catch (error) {
     throw new SchedError(
       'STORE_UNAVAILABLE',
-      `Cannot create the lock file ${lockPath}: ${(error as Error).message}.`,
+      `Cannot lock ${what}: ${(error as Error).message} (${lockPath}).`,
       {
         hint: 'Check that its folder exists and that this user may write to it.',
         details: { lockPath },

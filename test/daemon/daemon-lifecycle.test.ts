@@ -53,6 +53,19 @@ describe('the daemon process', () => {
     // Longer than `sched`'s own 60 s limit, so a second daemon that did start is ended by it, not left behind.
   }, 90_000);
 
+  it('says which SQLite database it cannot lock when its folder does not exist, without a stack trace', async () => {
+    const dir = home();
+    const database = path.join(dir, 'missing', 'sched.db');
+
+    const result = await sched(dir, ['daemon', 'run', '--store', `sqlite:${database}`]);
+
+    expect(result.code).toBe(7);
+    expect(result.stderr).toContain(`Cannot lock the SQLite database ${database}`);
+    expect(result.stderr).toMatch(/Hint: Check that its folder exists/);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+    expect(fs.existsSync(path.join(dir, 'missing'))).toBe(false);
+  });
+
   it('marks a run lost after kill -9 and fires the job again after a restart', async () => {
     const dir = home();
     const daemon = await start(dir);
