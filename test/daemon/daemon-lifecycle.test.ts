@@ -94,13 +94,24 @@ describe('the daemon process', () => {
 
   it('lets a running job finish within the grace period on SIGTERM', async () => {
     const dir = home();
-    const daemon = await start(dir, ['--grace', '20s']);
-    await sched(dir, ['add', 'short', '--every', '1h', '--', 'sh', '-c', 'sleep 1; echo done']);
+    const daemon = await start(dir, ['--grace', '60s']);
+    // The job runs until the test lets it end, so a slow machine cannot finish it before the signal.
+    const started = path.join(dir, 'started');
+    const release = path.join(dir, 'release');
+    await sched(dir, [
+      'add',
+      'short',
+      '--every',
+      '1h',
+      '--shell',
+      `touch ${started}; while [ ! -e ${release} ]; do sleep 0.1; done; echo done`,
+    ]);
     const triggered = await sched(dir, ['trigger', 'short', '--json']);
-    await waitFor(
-      async () => (await sched(dir, ['logs', triggered.json.id, '--json'])).json?.state === 'running',
-    );
-    expect(await daemon.stop('SIGTERM')).toBe(0);
+    await waitFor(async () => fs.existsSync(started));
+    const stopped = daemon.stop('SIGTERM');
+    await waitFor(async () => daemon.output().includes('"daemon:stopping"'));
+    fs.writeFileSync(release, '');
+    expect(await stopped).toBe(0);
 
     await start(dir);
     const run = await sched(dir, ['logs', triggered.json.id, '--json']);
