@@ -1,5 +1,6 @@
 import type { Job, JobDefinition } from '../core/job.js';
 import { applyJobPatch, normalizeJobInput } from '../core/normalize.js';
+import { checkIdCursor } from '../core/page-cursor.js';
 import { nextOccurrence } from '../core/schedule/occurrences.js';
 import type {
   AuditRecord,
@@ -59,7 +60,7 @@ export class JobService {
   }
 
   list(params: ParsedParams<'job.list'>): Promise<Page<Job>> {
-    return this.deps.store.listJobs(params);
+    return this.deps.store.listJobs({ ...params, cursor: checkIdCursor(params.cursor) });
   }
 
   async get({ ref, upcoming }: ParsedParams<'job.get'>): Promise<JobDetail> {
@@ -129,8 +130,9 @@ export class JobService {
   }
 
   async listAudit({ jobRef, ...page }: ParsedParams<'audit.list'>): Promise<Page<AuditRecord>> {
+    const cursor = checkIdCursor(page.cursor);
     const jobId = jobRef === undefined ? undefined : (await this.deps.lookup.find(jobRef)).id;
-    return this.deps.store.listAudit({ ...page, jobId });
+    return this.deps.store.listAudit({ ...page, cursor, jobId });
   }
 
   private changed(job: Job, event: 'job:created' | 'job:updated' | 'job:cancelled'): Job {
