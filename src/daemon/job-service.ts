@@ -14,6 +14,7 @@ import type { AuditStamp, Store } from '../store/store.js';
 import type { Clock } from './clock.js';
 import type { DaemonEvents } from './events.js';
 import type { IdempotencyGuard } from './idempotency-guard.js';
+import { listJobsByStatus } from './job-listing.js';
 import type { JobLookup } from './job-lookup.js';
 import { resolveDependencies } from './dependency-links.js';
 import type { Scheduler } from './scheduler/scheduler.js';
@@ -60,7 +61,12 @@ export class JobService {
   }
 
   list(params: ParsedParams<'job.list'>): Promise<Page<Job>> {
-    return this.deps.store.listJobs({ ...params, cursor: checkIdCursor(params.cursor) });
+    const { states, ...query } = params;
+    return listJobsByStatus(this.deps.store, {
+      ...query,
+      statuses: states,
+      cursor: checkIdCursor(query.cursor),
+    });
   }
 
   async get({ ref, upcoming }: ParsedParams<'job.get'>): Promise<JobDetail> {
