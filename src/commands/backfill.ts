@@ -36,12 +36,14 @@ export default class Backfill extends SchedCommand {
 
   static override flags = {
     from: Flags.string({
-      summary: "First time of the range: an ISO instant, or a local time or date (its midnight) in the job's zone.",
+      summary:
+        "First time of the range: an ISO instant, or a local time or date (its midnight) in the job's zone.",
       helpValue: 'TIME',
       required: true,
     }),
     to: Flags.string({
-      summary: "Last time of the range: an ISO instant, or a local time or date (its midnight) in the job's zone.",
+      summary:
+        "Last time of the range: an ISO instant, or a local time or date (its midnight) in the job's zone.",
       helpValue: 'TIME',
       required: true,
     }),

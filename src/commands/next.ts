@@ -95,7 +95,8 @@ A single word that could be a job name (no spaces, not starting with @) is read 
       helpValue: 'ZONE',
     }),
     from: Flags.string({
-      summary: 'Start from this time: an ISO instant, or a local time or date (its midnight) in the zone (default: now).',
+      summary:
+        'Start from this time: an ISO instant, or a local time or date (its midnight) in the zone (default: now).',
       helpValue: 'TIME',
     }),
     count: Flags.integer({
