@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { SchedError } from '../../src/core/errors.js';
 import { parseAt, parseTimeOrDate } from '../../src/core/schedule/at.js';
 
-function atError(text: string, timezone = 'Europe/Berlin'): SchedError {
+function atError(text: string, timezone = 'Europe/Berlin', parse = parseAt): SchedError {
   try {
-    parseAt(text, timezone);
+    parse(text, timezone);
   } catch (error) {
     if (error instanceof SchedError) return error;
     throw error;
@@ -105,13 +105,8 @@ describe('parseTimeOrDate, for --from, --to and why --at', () => {
   });
 
   it('given an impossible bare date, says there is no such date, quoting what was written', () => {
-    let error: unknown;
-    try {
-      parseTimeOrDate('2026-02-30', 'UTC');
-    } catch (caught) {
-      error = caught;
-    }
-    expect(error).toBeInstanceOf(SchedError);
-    expect((error as SchedError).message).toBe('Invalid time "2026-02-30": no such date.');
+    expect(atError('2026-02-30', 'UTC', parseTimeOrDate).message).toBe(
+      'Invalid time "2026-02-30": no such date.',
+    );
   });
 });
