@@ -2,7 +2,7 @@ import { looksLikeId } from './id-format.js';
 import { inputError } from './input-error.js';
 
 const CURSOR_HINT =
-  'Pass back the cursor printed after the previous page (the "More:" line, or nextCursor with --json), ' +
+  'Pass back the --cursor the previous page printed at its end (or its nextCursor, with --json), ' +
   'or leave out --cursor to start from the first page.';
 
 /** A listing paged by id resumes after the last id of the previous page; anything else was never handed out. */
