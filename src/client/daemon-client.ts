@@ -16,7 +16,8 @@ export interface StreamListener {
   closed(): void;
 }
 
-const START_HINT = 'Start it with `sched daemon run` (or set SCHED_HOME to the home of a running daemon).';
+const START_HINT =
+  'Start it with `sched daemon start` (in the background) or `sched daemon run` (in the foreground), or set SCHED_HOME to the home of a running daemon.';
 
 /** A typed client of the daemon's socket protocol: one connection, many concurrent requests. */
 export class DaemonClient {

@@ -36,12 +36,14 @@ export default class Backfill extends SchedCommand {
 
   static override flags = {
     from: Flags.string({
-      summary: "First time of the range: an ISO instant, or local time in the job's zone.",
+      summary:
+        "First time of the range: an ISO instant, or a local time or date (its midnight) in the job's zone.",
       helpValue: 'TIME',
       required: true,
     }),
     to: Flags.string({
-      summary: "Last time of the range: an ISO instant, or local time in the job's zone.",
+      summary:
+        "Last time of the range: an ISO instant, or a local time or date (its midnight) in the job's zone.",
       helpValue: 'TIME',
       required: true,
     }),
@@ -58,12 +60,12 @@ export default class Backfill extends SchedCommand {
     const { args, flags } = await this.parse(Backfill);
     const client = await this.client();
     // --from and --to may be wall times, which are read in the job's zone, so the job comes first.
-    const [{ parseAt }, { job }] = await Promise.all([
+    const [{ parseTimeOrDate }, { job }] = await Promise.all([
       import('../core/schedule/at.js'),
       client.call('job.get', { ref: args.job, upcoming: 0 }),
     ]);
-    const from = parseAt(flags.from, job.timezone);
-    const to = parseAt(flags.to, job.timezone);
+    const from = parseTimeOrDate(flags.from, job.timezone);
+    const to = parseTimeOrDate(flags.to, job.timezone);
     const result = await client.call('job.backfill', {
       ref: job.id,
       from,

@@ -1,13 +1,12 @@
 import { Flags } from '@oclif/core';
 import { SchedCommand } from '../cli/base-command.js';
+import { listEveryJob } from '../client/every-job.js';
 import { shellQuote } from '../cli/format/command-line.js';
 import { renderJobTable } from '../cli/format/job-list.js';
 import { parseKeyValuePairs } from '../cli/key-value.js';
-import type { Job, JobState } from '../core/job.js';
+import type { Job } from '../core/job.js';
+import { asListed, JOB_STATUSES, type ListedJob } from '../core/job-status.js';
 import type { Page } from '../ipc/protocol.js';
-
-// Spelled out rather than imported: JOB_STATES lives next to the zod schemas, which `ls` should not load.
-const JOB_STATE_NAMES = ['active', 'paused', 'cancelled'] as const satisfies readonly JobState[];
 
 export default class Ls extends SchedCommand {
   static override summary = 'List jobs with their schedule and next run.';
@@ -20,6 +19,7 @@ export default class Ls extends SchedCommand {
       description: 'Paused jobs of the ops team.',
       command: '<%= config.bin %> <%= command.id %> --status paused --label team=ops',
     },
+    { description: 'Every job, however many.', command: '<%= config.bin %> <%= command.id %> --all' },
     {
       description: 'As JSON, 200 at a time.',
       command: '<%= config.bin %> <%= command.id %> --limit 200 --json',
@@ -28,8 +28,8 @@ export default class Ls extends SchedCommand {
 
   static override flags = {
     status: Flags.option({
-      summary: 'Only jobs in this state (repeatable).',
-      options: JOB_STATE_NAMES,
+      summary: 'Only jobs in this state (repeatable; done: a one-shot job that has fired).',
+      options: JOB_STATUSES,
       multiple: true,
       multipleNonGreedy: true,
     })(),
@@ -39,21 +39,28 @@ export default class Ls extends SchedCommand {
       multiple: true,
       multipleNonGreedy: true,
     }),
-    limit: Flags.integer({ summary: 'At most this many jobs (1-1000, default 50).', min: 1, max: 1000 }),
-    cursor: Flags.string({ summary: 'Continue a listing where the previous page ended.' }),
+    limit: Flags.integer({
+      summary:
+        'At most this many jobs (1-1000, default 50); with --all, how many to ask for at a time (default 1000).',
+      min: 1,
+      max: 1000,
+    }),
+    cursor: Flags.string({
+      summary: 'Continue a listing where the previous page ended.',
+      exclusive: ['all'],
+    }),
+    all: Flags.boolean({ summary: 'List every job, page after page, rather than the first page only.' }),
   };
 
-  async run(): Promise<Page<Job>> {
+  async run(): Promise<Page<ListedJob>> {
     const { flags } = await this.parse(Ls);
     const labels = parseKeyValuePairs(flags.label, 'label');
 
     const client = await this.client();
-    const page = await client.call('job.list', {
-      states: flags.status,
-      labels,
-      limit: flags.limit,
-      cursor: flags.cursor,
-    });
+    const query = { states: flags.status, labels, limit: flags.limit };
+    const page: Page<Job> = flags.all
+      ? { items: await listEveryJob(client, { ...query, limit: flags.limit ?? 1000 }), nextCursor: null }
+      : await client.call('job.list', { ...query, cursor: flags.cursor });
 
     if (!this.jsonEnabled()) {
       if (page.items.length === 0)
@@ -63,15 +70,32 @@ export default class Ls extends SchedCommand {
         this.log(renderJobTable(page.items, this.viewer(), describeSchedule));
       }
       if (page.nextCursor) {
-        const filters = [
+        const command = [
+          `${this.config.bin} ls`,
           ...(flags.status ?? []).map((s) => `--status ${s}`),
           ...(flags.label ?? []).map((l) => `--label ${shellQuote(l)}`),
-        ];
+        ].join(' ');
+        const filtered = labels !== undefined || flags.status !== undefined;
+        const total = filtered ? null : await this.liveJobCount();
         this.log(
-          `More: ${[`${this.config.bin} ls`, ...filters, `--cursor ${shellQuote(page.nextCursor)}`].join(' ')}`,
+          `${shownOf(page.items.length, total)}; \`${command} --all\` lists all, ` +
+            `\`${command} --cursor ${shellQuote(page.nextCursor)}\` the next page.`,
         );
       }
     }
-    return page;
+    return { items: page.items.map(asListed), nextCursor: page.nextCursor };
   }
+
+  /** How many jobs there are in all, when the daemon's counts say it: for the unfiltered listing only. */
+  private async liveJobCount(): Promise<number> {
+    const { jobs } = await (await this.client()).call('daemon.status', {});
+    return jobs.active + jobs.paused;
+  }
+}
+
+function shownOf(shown: number, total: number | null): string {
+  const count = (n: number) => n.toLocaleString('en-US');
+  return total === null || total < shown
+    ? `${count(shown)} job${shown === 1 ? '' : 's'} shown, and there are more`
+    : `${count(shown)} of ${count(total)} jobs shown`;
 }

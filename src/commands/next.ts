@@ -95,7 +95,8 @@ A single word that could be a job name (no spaces, not starting with @) is read 
       helpValue: 'ZONE',
     }),
     from: Flags.string({
-      summary: 'Start from this time: an ISO instant, or local time in the zone (default: now).',
+      summary:
+        'Start from this time: an ISO instant, or a local time or date (its midnight) in the zone (default: now).',
       helpValue: 'TIME',
     }),
     count: Flags.integer({
@@ -121,7 +122,7 @@ A single word that could be a job name (no spaces, not starting with @) is read 
 
   async run(): Promise<NextFireTimes> {
     const { args, flags } = await this.parse(Next);
-    const [{ assertTimezone }, { parseAt }, { parseDstGap, parseDstRepeat }, { JOB_NAME_PATTERN }] =
+    const [{ assertTimezone }, { parseTimeOrDate }, { parseDstGap, parseDstRepeat }, { JOB_NAME_PATTERN }] =
       await Promise.all([
         import('../core/schedule/timezone.js'),
         import('../core/schedule/at.js'),
@@ -148,8 +149,8 @@ A single word that could be a job name (no spaces, not starting with @) is read 
       gap: flags['dst-gap'] === undefined ? stored.gap : parseDstGap(flags['dst-gap']),
       repeat: flags['dst-repeat'] === undefined ? stored.repeat : parseDstRepeat(flags['dst-repeat']),
     };
-    // parseAt reads an instant with an offset as is, and anything else as wall time in the zone.
-    const from = flags.from === undefined ? Date.now() : parseAt(flags.from, timezone);
+    // An instant with an offset is read as is; a wall time or a bare date (its midnight) in the zone.
+    const from = flags.from === undefined ? Date.now() : parseTimeOrDate(flags.from, timezone);
 
     const result = await this.listing(schedule, job, timezone, dst, from, flags.count, flags.explain);
     if (!this.jsonEnabled()) this.render(result, flags.explain);

@@ -3,10 +3,12 @@ import { SchedCommand } from '../cli/base-command.js';
 import { renderJobDetail } from '../cli/format/job-detail.js';
 import type { UpstreamRef } from '../cli/format/time-policy.js';
 import { lookUpUpstreams, upstreamIds } from '../cli/upstream-lookup.js';
+import { asListed, type ListedJob } from '../core/job-status.js';
 import type { JobDetail } from '../ipc/protocol.js';
 
-/** `--json`: the job detail as the daemon sends it, plus the jobs it runs after, by name. */
-export interface ShownJob extends JobDetail {
+/** `--json`: the job detail as the daemon sends it (`done` for a fired one-shot job), plus the jobs it runs after, by name. */
+export interface ShownJob extends Omit<JobDetail, 'job'> {
+  job: ListedJob;
   /** The jobs in `job.after` and `job.afterAll` (stored as ids); `name` is null when that job is gone. */
   upstreams: UpstreamRef[];
 }
@@ -15,7 +17,7 @@ export default class Show extends SchedCommand {
   static override summary =
     'Show a job: its schedule, command or HTTP request, retry and time policy, next runs and recent runs.';
   static override description =
-    'Environment and header values are hidden (they are often secrets); only their names are shown. For an HTTP job the circuit breaker of its URL’s origin is shown too. Time-policy settings are shown where they differ from the defaults, and the jobs it runs after by name. `--json` prints the stored job as is, with `breaker` (null for command jobs) and `upstreams` (the jobs it runs after, with their names).';
+    'Environment and header values are hidden (they are often secrets); only their names are shown. For an HTTP job the circuit breaker of its URL’s origin is shown too. Time-policy settings are shown where they differ from the defaults, and the jobs it runs after by name. `--json` prints the stored job as is (but with state `done` for a one-shot job that has fired), with `breaker` (null for command jobs) and `upstreams` (the jobs it runs after, with their names).';
 
   static override examples = [
     { description: 'Show a job by name.', command: '<%= config.bin %> <%= command.id %> nightly' },
@@ -42,6 +44,6 @@ export default class Show extends SchedCommand {
       const { describeSchedule } = await import('../core/schedule/describe.js');
       this.log(renderJobDetail(detail, this.viewer(), describeSchedule, upstreams));
     }
-    return { ...detail, upstreams: [...upstreams.values()] };
+    return { ...detail, job: asListed(detail.job), upstreams: [...upstreams.values()] };
   }
 }

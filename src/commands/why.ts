@@ -28,7 +28,7 @@ export default class Why extends SchedCommand {
   static override flags = {
     at: Flags.string({
       summary:
-        "The instant to explain: an ISO instant, or local time in the job's zone (default: the latest).",
+        "The instant to explain: an ISO instant, or a local time or date (its midnight) in the job's zone (default: the latest).",
       helpValue: 'TIME',
     }),
   };
@@ -40,11 +40,11 @@ export default class Why extends SchedCommand {
     let at: number | undefined;
     if (flags.at !== undefined) {
       // A wall time is read in the job's zone, so the job comes first.
-      const [{ parseAt }, detail] = await Promise.all([
+      const [{ parseTimeOrDate }, detail] = await Promise.all([
         import('../core/schedule/at.js'),
         client.call('job.get', { ref: args.job, upcoming: 0 }),
       ]);
-      at = parseAt(flags.at, detail.job.timezone);
+      at = parseTimeOrDate(flags.at, detail.job.timezone);
       ref = detail.job.id;
     }
     const answer = await client.call('job.why', { ref, at });

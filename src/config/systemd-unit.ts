@@ -14,6 +14,8 @@ export interface UnitOptions {
   environment: Readonly<Record<string, string>>;
   /** More `daemon run` flags, such as ['--store', URL]. */
   daemonArgs: readonly string[];
+  /** A file of secret settings (a store URL with its password) the unit reads, kept out of the unit itself. */
+  environmentFile?: string;
 }
 
 /** Where a system daemon keeps its files; StateDirectory= and RuntimeDirectory= create them. */
@@ -51,6 +53,12 @@ export function renderSystemdUnit(options: UnitOptions): string {
     ...Object.entries(options.environment).map(
       ([name, value]) => `Environment=${quoteWord(`${name}=${value}`, { commandLine: false })}`,
     ),
+    ...(options.environmentFile === undefined
+      ? []
+      : [
+          '# SCHED_STORE, with its password, is in this file (mode 0600) rather than here, where anyone may read it.',
+          `EnvironmentFile=${quoteWord(options.environmentFile, { commandLine: false })}`,
+        ]),
     '# Logs are JSON lines on stdout, which journald keeps.',
     'SyslogIdentifier=sched',
     'Restart=on-failure',
@@ -104,6 +112,15 @@ export function quoteWord(word: string, { commandLine = true } = {}): string {
   const escaped = commandLine ? percent.replaceAll('$', '$$$$') : percent;
   if (/^[A-Za-z0-9_@%+=:,./$-]+$/.test(escaped)) return escaped;
   return `"${escaped.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`;
+}
+
+/**
+ * One `NAME=value` line of an environment file. systemd reads single quotes literally, so the value goes in
+ * them unless it holds one; then in double quotes, where a backslash escapes `\\`, `"`, `$` and backquote.
+ */
+export function environmentFileLine(name: string, value: string): string {
+  if (!value.includes("'")) return `${name}='${value}'\n`;
+  return `${name}="${value.replace(/[\\"$`]/g, (char) => `\\${char}`)}"\n`;
 }
 
 /** The commands that put the unit to work, in order. */

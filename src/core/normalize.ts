@@ -1,3 +1,4 @@
+import { looksLikeId } from './id-format.js';
 import { inputError } from './input-error.js';
 import { buildDependencies, buildPlacement, buildTimePolicy } from './normalize-policy.js';
 import {
@@ -131,6 +132,16 @@ function finish(definition: JobDefinition): JobDefinition {
 }
 
 function checkName(name: string): string {
+  // Any UUID, not only an existing job's id: a job made later could get it, and `sched show NAME` would
+  // then mean two jobs.
+  if (looksLikeId(name)) {
+    throw inputError(
+      'VALIDATION_FAILED',
+      `Invalid job name "${name}": it has the shape of a job id.`,
+      'Names and ids are looked up alike, so a name may not be a UUID; give a name that says what the job does.',
+      { name },
+    );
+  }
   if (JOB_NAME_PATTERN.test(name)) return name;
   throw inputError(
     'VALIDATION_FAILED',

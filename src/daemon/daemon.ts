@@ -98,6 +98,11 @@ export class Daemon {
     }
   }
 
+  /** Runs this daemon is running now (0 before it has started). */
+  runningRuns(): number {
+    return this.launcher?.runningCount() ?? 0;
+  }
+
   /** A second stop signal: skip what is left of the grace period. */
   hurry(): void {
     this.hurried = true;

@@ -1,5 +1,6 @@
 import type { Job, JobDefinition } from '../core/job.js';
 import { applyJobPatch, normalizeJobInput } from '../core/normalize.js';
+import { checkIdCursor } from '../core/page-cursor.js';
 import { nextOccurrence } from '../core/schedule/occurrences.js';
 import type {
   AuditRecord,
@@ -13,6 +14,7 @@ import type { AuditStamp, Store } from '../store/store.js';
 import type { Clock } from './clock.js';
 import type { DaemonEvents } from './events.js';
 import type { IdempotencyGuard } from './idempotency-guard.js';
+import { listJobsByStatus } from './job-listing.js';
 import type { JobLookup } from './job-lookup.js';
 import { resolveDependencies } from './dependency-links.js';
 import type { Scheduler } from './scheduler/scheduler.js';
@@ -59,7 +61,12 @@ export class JobService {
   }
 
   list(params: ParsedParams<'job.list'>): Promise<Page<Job>> {
-    return this.deps.store.listJobs(params);
+    const { states, ...query } = params;
+    return listJobsByStatus(this.deps.store, {
+      ...query,
+      statuses: states,
+      cursor: checkIdCursor(query.cursor),
+    });
   }
 
   async get({ ref, upcoming }: ParsedParams<'job.get'>): Promise<JobDetail> {
@@ -129,8 +136,9 @@ export class JobService {
   }
 
   async listAudit({ jobRef, ...page }: ParsedParams<'audit.list'>): Promise<Page<AuditRecord>> {
+    const cursor = checkIdCursor(page.cursor);
     const jobId = jobRef === undefined ? undefined : (await this.deps.lookup.find(jobRef)).id;
-    return this.deps.store.listAudit({ ...page, jobId });
+    return this.deps.store.listAudit({ ...page, cursor, jobId });
   }
 
   private changed(job: Job, event: 'job:created' | 'job:updated' | 'job:cancelled'): Job {

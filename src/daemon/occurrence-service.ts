@@ -2,6 +2,7 @@ import { SchedError } from '../core/errors.js';
 import type { LedgerEntry } from '../core/ledger/entry.js';
 import { mergeLedger } from '../core/ledger/merge.js';
 import { passedOccurrenceRecord } from '../core/ledger/reasons.js';
+import { instantCursor } from '../core/page-cursor.js';
 import { explainWhy } from '../core/ledger/why.js';
 import type { Run, RunSummary } from '../core/run.js';
 import { occurrencesBetween } from '../core/schedule/occurrences.js';
@@ -50,13 +51,9 @@ export class OccurrenceService {
   }
 
   async list({ ref, limit, cursor }: ParsedParams<'job.occurrences'>): Promise<Page<LedgerEntry>> {
+    const lastShown = instantCursor(cursor);
     const job = await this.deps.lookup.find(ref);
-    const before = cursor === undefined ? undefined : Number(cursor) - 1;
-    if (before !== undefined && !Number.isFinite(before)) {
-      throw new SchedError('VALIDATION_FAILED', `Invalid cursor "${cursor}".`, {
-        hint: 'Pass back the nextCursor of the previous page.',
-      });
-    }
+    const before = lastShown === undefined ? undefined : lastShown - 1;
     const items = await this.slice(job.id, { to: before, order: 'desc' }, limit + 1);
     const page = items.slice(0, limit);
     return { items: page, nextCursor: items.length > limit ? String(page.at(-1)!.scheduledFor) : null };

@@ -1,4 +1,5 @@
 import { SchedError } from '../core/errors.js';
+import { checkIdCursor } from '../core/page-cursor.js';
 import type { Run, RunSummary } from '../core/run.js';
 import type { Page, ParsedParams } from '../ipc/protocol.js';
 import type { NewRun, Store } from '../store/store.js';
@@ -56,8 +57,9 @@ export class RunService {
 
   async list(params: ParsedParams<'run.list'>): Promise<Page<RunSummary>> {
     const { jobRef, ...query } = params;
+    const cursor = checkIdCursor(query.cursor);
     const jobId = jobRef === undefined ? undefined : (await this.deps.lookup.find(jobRef)).id;
-    return this.deps.store.listRuns({ ...query, jobId });
+    return this.deps.store.listRuns({ ...query, cursor, jobId });
   }
 
   async get({ id }: ParsedParams<'run.get'>): Promise<Run> {

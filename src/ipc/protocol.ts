@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { JOB_STATES, jobInputSchema, jobPatchSchema, type Job } from '../core/job.js';
+import { jobInputSchema, jobPatchSchema, type Job } from '../core/job.js';
+import { JOB_STATUSES } from '../core/job-status.js';
 import { RUN_STATES, type Run, type RunSummary } from '../core/run.js';
 import type { ErrorShape } from '../core/errors.js';
 import type { LedgerEntry } from '../core/ledger/entry.js';
@@ -18,7 +19,8 @@ export const requestSchemas = {
   'job.add': z.object({ input: jobInputSchema, idempotencyKey: idempotencyKeySchema.optional() }),
   'job.list': z.object({
     ...pageParams,
-    states: z.array(z.enum(JOB_STATES)).optional(),
+    /** `done` is an active one-shot job that has fired (see `jobStatus`). */
+    states: z.array(z.enum(JOB_STATUSES)).optional(),
     labels: labelsSchema.optional(),
   }),
   'job.get': z.object({ ref: z.string().min(1), upcoming: z.number().int().min(0).max(100).default(5) }),

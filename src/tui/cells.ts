@@ -1,5 +1,6 @@
 import { formatDuration } from '../core/duration.js';
 import type { Job } from '../core/job.js';
+import { jobStatus } from '../core/job-status.js';
 import type { RunState, RunSummary } from '../core/run.js';
 import { formatRelative } from '../cli/format/time.js';
 import type { Tone } from './theme.js';
@@ -25,6 +26,7 @@ export function fit(text: string, width: number, align: 'left' | 'right' = 'left
 /** The next run as a countdown (`in 4m`, `in 12s`), or why there is none. */
 export function nextRunCell(job: Job, now: number): Cell {
   if (job.state === 'paused') return { text: '‖ paused', tone: 'warn' };
+  if (jobStatus(job) === 'done') return { text: '✓ done', tone: 'plain' };
   if (job.nextRunAt === null) return { text: '-', tone: 'plain' };
   if (job.nextRunAt <= now) return { text: 'due now', tone: 'active' };
   return { text: formatRelative(job.nextRunAt, now), tone: 'plain' };

@@ -88,6 +88,33 @@ describe('bad input through the real CLI', () => {
       says: /run/i,
     },
     {
+      name: 'a new job named like a job id',
+      args: ['add', '0193a3c2-7f1e-7c3a-9b2d-4e5f6a7b8c9d', '--every', '1m', '--', 'true'],
+      code: 'VALIDATION_FAILED',
+      exit: 2,
+      says: /shape of a job id/,
+    },
+    {
+      name: 'a rename to a job id',
+      args: ['update', 'existing', '--name', '0193a3c2-7f1e-7c3a-9b2d-4e5f6a7b8c9d'],
+      code: 'VALIDATION_FAILED',
+      exit: 2,
+      says: /shape of a job id/,
+    },
+    ...[
+      ['ls', '--cursor', 'garbage'],
+      ['history', '--cursor', 'garbage'],
+      ['audit', '--cursor', 'garbage'],
+      // Not a number of milliseconds, though JavaScript's Number() would make one of it.
+      ['history', 'existing', '--all-occurrences', '--cursor', '0x1f'],
+    ].map((args) => ({
+      name: `a garbage cursor to ${args[0]}${args.includes('--all-occurrences') ? ' --all-occurrences' : ''}`,
+      args,
+      code: 'VALIDATION_FAILED',
+      exit: 2,
+      says: new RegExp(`Invalid cursor "${args.at(-1)}"`),
+    })),
+    {
       name: 'a malformed duration',
       args: ['add', 'x', '--every', 'soon', '--', 'true'],
       code: 'INVALID_SCHEDULE',

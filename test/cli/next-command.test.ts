@@ -38,6 +38,26 @@ beforeAll(() => {
 });
 
 describe('sched next (subprocess, no daemon)', () => {
+  it('given --from as a bare date, when run, then it starts from that local midnight in the zone', async () => {
+    const result = await sched([
+      'next',
+      '0 0 * * *',
+      '--tz',
+      'Europe/Berlin',
+      '--from',
+      '2026-11-28',
+      '-n',
+      '2',
+      '--json',
+    ]);
+    expect(result.exitCode).toBe(0);
+    const output = JSON.parse(result.stdout) as { instants: { local: string }[] };
+    expect(output.instants.map((instant) => instant.local)).toEqual([
+      '2026-11-28T00:00:00+01:00',
+      '2026-11-29T00:00:00+01:00',
+    ]);
+  });
+
   it('given weekdays at 09:00 in New York from a Friday, when run with --json, then it lists five UTC instants across the DST change', async () => {
     const result = await sched([
       'next',

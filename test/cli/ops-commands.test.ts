@@ -39,6 +39,22 @@ function storedJob(name: string, input: Record<string, unknown>, state: Job['sta
   };
 }
 
+const DAEMON_RUN_FLAGS = [
+  'durability',
+  'grace',
+  'heartbeat-interval',
+  'label',
+  'lease-ttl',
+  'log-level',
+  'max-concurrent',
+  'metrics',
+  'quiet',
+  'retention-interval',
+  'socket',
+  'store',
+  'tz',
+];
+
 describe('the command surface of the operations commands', () => {
   // A change here is a change for scripts: review it as one.
   it('keeps its flags and arguments', () => {
@@ -49,6 +65,7 @@ describe('the command surface of the operations commands', () => {
         'daemon:install',
         'daemon:stop',
         'daemon:run',
+        'daemon:start',
         'doctor',
         'export',
         'import:crontab',
@@ -68,24 +85,9 @@ describe('the command surface of the operations commands', () => {
       },
       'daemon:install': { flags: ['force', 'grace', 'json', 'print', 'store', 'system', 'user'], args: [] },
       'daemon:stop': { flags: ['grace', 'json', 'wait'], args: [] },
-      'daemon:run': {
-        flags: [
-          'durability',
-          'grace',
-          'heartbeat-interval',
-          'label',
-          'lease-ttl',
-          'log-level',
-          'max-concurrent',
-          'metrics',
-          'quiet',
-          'retention-interval',
-          'socket',
-          'store',
-          'tz',
-        ],
-        args: [],
-      },
+      'daemon:run': { flags: DAEMON_RUN_FLAGS, args: [] },
+      // `daemon start` passes the flags of `daemon run` on, and has its own.
+      'daemon:start': { flags: [...DAEMON_RUN_FLAGS, 'json', 'wait'].sort(), args: [] },
       doctor: { flags: ['json'], args: [] },
       export: { flags: ['format', 'json', 'label', 'output'], args: [] },
       'import:crontab': { flags: ['dry-run', 'json', 'system-format', 'tz', 'yes'], args: ['file'] },

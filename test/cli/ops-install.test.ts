@@ -91,6 +91,29 @@ describe('sched daemon install', () => {
     expect(result.stdout).toContain(` daemon run --grace 30s --store sqlite:${dir}/jobs.db\n`);
   });
 
+  it('keeps a store password out of the unit, in an environment file only its owner may read', async () => {
+    const dir = home();
+    const target = path.join(dir, 'systemd');
+    const store = 'postgres://sched:s3cret@db.internal/sched';
+
+    const result = await sched(dir, ['daemon', 'install', '--store', store, '--json'], {
+      env: { SCHED_SYSTEMD_DIR: target },
+    });
+
+    expect(result.code).toBe(0);
+    const envFile = path.join(target, 'sched.env');
+    expect(result.json.environmentFile).toBe(envFile);
+    const unit = fs.readFileSync(path.join(target, 'sched.service'), 'utf8');
+    expect(unit).not.toContain('s3cret');
+    expect(unit.split('\n')).toContain(`EnvironmentFile=${envFile}`);
+    expect(fs.readFileSync(envFile, 'utf8')).toBe(`SCHED_STORE='${store}'\n`);
+    expect(fs.statSync(envFile).mode & 0o777).toBe(0o600);
+    if (analyze) expect(await verify(path.join(target, 'sched.service'))).toEqual({ code: 0, output: '' });
+    const printed = await sched(dir, ['daemon', 'install', '--store', store, '--print']);
+    expect(printed.stdout).not.toContain('s3cret');
+    expect(printed.stderr).toContain('has a password');
+  });
+
   it('writes the unit where SCHED_SYSTEMD_DIR says and prints how to enable it', async () => {
     const dir = home();
     const target = path.join(dir, 'systemd');

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   enableCommands,
+  environmentFileLine,
   quoteWord,
   renderSystemdUnit,
   type UnitOptions,
@@ -57,12 +58,31 @@ describe('renderSystemdUnit', () => {
     );
   });
 
+  it('given an environment file, reads it with EnvironmentFile=', () => {
+    const unit = renderSystemdUnit({ ...base, environmentFile: '/etc/systemd/system/sched.env' });
+    expect(directives(unit)).toContain('EnvironmentFile=/etc/systemd/system/sched.env');
+  });
+
   it('passes extra daemon flags, quoted for systemd', () => {
     const unit = renderSystemdUnit({
       ...base,
       daemonArgs: ['--store', 'postgres://sched:p%w$x@db/sched', '--socket', '/run/my sched.sock'],
     });
     expect(unit).toContain('--store postgres://sched:p%%w$$x@db/sched --socket "/run/my sched.sock"\n');
+  });
+});
+
+describe('environmentFileLine', () => {
+  it('puts a value in single quotes, where systemd reads $, % and backslashes literally', () => {
+    expect(environmentFileLine('SCHED_STORE', 'postgres://u:p$w%\\x@db/sched')).toBe(
+      "SCHED_STORE='postgres://u:p$w%\\x@db/sched'\n",
+    );
+  });
+
+  it('puts a value holding a single quote in double quotes, escaping what systemd unescapes there', () => {
+    expect(environmentFileLine('SCHED_STORE', `postgres://u:it's"$\\@db/s`)).toBe(
+      `SCHED_STORE="postgres://u:it's\\"\\$\\\\@db/s"\n`,
+    );
   });
 });
 

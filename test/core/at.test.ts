@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { SchedError } from '../../src/core/errors.js';
-import { parseAt } from '../../src/core/schedule/at.js';
+import { parseAt, parseTimeOrDate } from '../../src/core/schedule/at.js';
 
-function atError(text: string, timezone = 'Europe/Berlin'): SchedError {
+function atError(text: string, timezone = 'Europe/Berlin', parse = parseAt): SchedError {
   try {
-    parseAt(text, timezone);
+    parse(text, timezone);
   } catch (error) {
     if (error instanceof SchedError) return error;
     throw error;
@@ -87,5 +87,26 @@ describe('parseAt refusals', () => {
 
   it('given an offset beyond 23:59, says the offset is out of range', () => {
     expect(atError('2026-12-01T09:00+25:00').message).toContain('the offset +25:00 is out of range');
+  });
+});
+
+describe('parseTimeOrDate, for --from, --to and why --at', () => {
+  it('given a bare date, returns the local midnight that starts it in the zone', () => {
+    expect(parseTimeOrDate('2026-11-28', 'Europe/Berlin')).toBe(Date.parse('2026-11-27T23:00:00Z'));
+  });
+
+  it('given a bare date whose midnight the clocks skip, returns the instant of the jump', () => {
+    // Chile springs forward at midnight: 2026-09-06 00:00 does not exist in Santiago.
+    expect(parseTimeOrDate('2026-09-06', 'America/Santiago')).toBe(Date.parse('2026-09-06T04:00:00Z'));
+  });
+
+  it('given a date and time, reads it as parseAt does', () => {
+    expect(parseTimeOrDate('2026-11-28T09:30', 'UTC')).toBe(Date.parse('2026-11-28T09:30:00Z'));
+  });
+
+  it('given an impossible bare date, says there is no such date, quoting what was written', () => {
+    expect(atError('2026-02-30', 'UTC', parseTimeOrDate).message).toBe(
+      'Invalid time "2026-02-30": no such date.',
+    );
   });
 });

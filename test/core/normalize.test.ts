@@ -107,6 +107,15 @@ describe('normalizeJobInput: refusals', () => {
     },
   );
 
+  it('given a name shaped like a job id (a UUID), throws VALIDATION_FAILED saying why', () => {
+    const error = normalizeError({ name: '0193a3c2-7f1e-7c3a-9b2d-4e5f6a7b8c9d' });
+    expect(error.code).toBe('VALIDATION_FAILED');
+    expect(error.message).toBe(
+      'Invalid job name "0193a3c2-7f1e-7c3a-9b2d-4e5f6a7b8c9d": it has the shape of a job id.',
+    );
+    expect(error.hint).toContain('may not be a UUID');
+  });
+
   it('given no schedule, throws VALIDATION_FAILED asking for one or for --after', () => {
     const error = normalizeError({ cron: undefined });
     expect([error.code, error.message, error.hint]).toEqual([

@@ -139,4 +139,30 @@ describe('the daemon process', () => {
     expect(grandchild).toBeGreaterThan(0);
     expect(isAlive(grandchild)).toBe(false);
   });
+
+  it('says on the first Ctrl-C what it waits for, and stops the runs on the second', async () => {
+    const dir = home();
+    const daemon = await start(dir, ['--grace', '5m']);
+    await sched(dir, ['add', 'long', '--every', '1h', '--', 'sleep', '300']);
+    const triggered = await sched(dir, ['trigger', 'long', '--json']);
+    await waitFor(
+      async () => (await sched(dir, ['logs', triggered.json.id, '--json'])).json?.state === 'running',
+    );
+
+    daemon.process.kill('SIGINT');
+    await waitFor(async () =>
+      daemon
+        .output()
+        .includes(
+          'Stopping: waiting for 1 running run to finish (grace 5m). Press Ctrl-C again to stop it now.\n',
+        ),
+    );
+    expect(isAlive(daemon.pid)).toBe(true);
+
+    daemon.process.kill('SIGINT');
+    expect(await daemon.exited).toBe(0);
+    expect(daemon.output()).toContain('Stopping the running runs now');
+    await start(dir);
+    expect((await sched(dir, ['logs', triggered.json.id, '--json'])).json.state).toBe('cancelled');
+  });
 });

@@ -20,6 +20,11 @@ describe('cells', () => {
     });
   });
 
+  it('given a one-shot job whose instant has fired, when its next run is shown, then it says done', () => {
+    const fired = { ...job, schedule: { kind: 'at' as const, at: NOW - 60_000 }, nextRunAt: null };
+    expect(nextRunCell(fired, NOW)).toEqual({ text: '✓ done', tone: 'plain' });
+  });
+
   it('given latest runs, when shown as the last result, then glyph and duration say how it went', () => {
     expect(lastResultCell(makeRun(job), NOW)).toEqual({ text: '✓ 2s', tone: 'ok' });
     expect(lastResultCell(makeRun(job, { state: 'failed' }), NOW)).toEqual({ text: '✗ 2s', tone: 'bad' });

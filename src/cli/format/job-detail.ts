@@ -1,4 +1,5 @@
 import { formatDuration } from '../../core/duration.js';
+import { jobStatus } from '../../core/job-status.js';
 import type { JobDetail } from '../../ipc/protocol.js';
 import { describeCommand } from './command-line.js';
 import { httpTargetFields } from './http-target.js';
@@ -39,7 +40,7 @@ export function renderJobDetail(
   const fields: [string, string][] = [
     ['Name', job.name],
     ['ID', job.id],
-    ['State', colourJobState(job.state)],
+    ['State', colourJobState(jobStatus(job))],
     ['Version', String(job.version)],
     [
       'Schedule',

@@ -1,4 +1,5 @@
 import type { Job } from '../../core/job.js';
+import { jobStatus } from '../../core/job-status.js';
 import { formatLabels } from './labels.js';
 import type { ScheduleDescriber } from './schedule.js';
 import { colourJobState } from './state.js';
@@ -8,7 +9,7 @@ import { formatInstantWithRelative, type Viewer } from './time.js';
 export function renderJobTable(jobs: readonly Job[], viewer: Viewer, describe: ScheduleDescriber): string {
   const rows = jobs.map((job) => [
     job.name,
-    colourJobState(job.state),
+    colourJobState(jobStatus(job)),
     describe(job.schedule, job.timezone),
     job.nextRunAt === null ? '-' : formatInstantWithRelative(job.nextRunAt, viewer),
     formatLabels(job.labels),

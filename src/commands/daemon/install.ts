@@ -6,6 +6,7 @@ import { SchedCommand } from '../../cli/base-command.js';
 import { isStoreUrl } from '../../config/keys.js';
 import {
   enableCommands,
+  environmentFileLine,
   renderSystemdUnit,
   SYSTEM_HOME,
   SYSTEM_SOCKET,
@@ -21,6 +22,11 @@ export interface DaemonInstallResult {
   unit: string;
   /** False with --print, or when the same unit was already there. */
   written: boolean;
+  /**
+   * Where the store URL went when it carries a password (mode 0600, read through EnvironmentFile=), so the
+   * unit, which anyone may read, does not hold it; null otherwise. Written unless --print.
+   */
+  environmentFile: string | null;
   /** Run these to start it now and at every boot (or login). */
   commands: string[];
 }
@@ -37,7 +43,8 @@ export default class DaemonInstall extends SchedCommand {
     `database in ${SYSTEM_HOME} and its socket at ${SYSTEM_SOCKET}. The unit runs this node and this copy of ` +
     'sched by absolute path, restarts the daemon when it fails, and lets running jobs finish within --grace ' +
     'when it stops. SCHED_HOME, SCHED_SOCKET and SCHED_CONFIG, when set, are written into a user unit ' +
-    '(SCHED_CONFIG only into a system unit).';
+    '(SCHED_CONFIG only into a system unit). A --store URL with a password goes into sched.env beside the ' +
+    'unit (mode 0600) as SCHED_STORE, which the unit reads with EnvironmentFile=, never into the unit.';
 
   static override examples = [
     { description: 'Install a user unit.', command: '<%= config.bin %> <%= command.id %>' },
@@ -80,6 +87,9 @@ export default class DaemonInstall extends SchedCommand {
           hint: 'Give sqlite:/path/to/sched.db or postgres://user@host/database.',
         },
       );
+    const target = path.join(unitDirectory(scope, process.env), 'sched.service');
+    const secretStore = flags.store !== undefined && hasPassword(flags.store) ? flags.store : undefined;
+    const environmentFile = secretStore === undefined ? null : path.join(path.dirname(target), 'sched.env');
     const unit = renderSystemdUnit({
       scope,
       nodePath: process.execPath,
@@ -87,17 +97,27 @@ export default class DaemonInstall extends SchedCommand {
       grace: formatDuration(graceMs),
       graceMs,
       environment: unitEnvironment(scope, process.env),
-      daemonArgs: flags.store === undefined ? [] : ['--store', flags.store],
+      daemonArgs: flags.store === undefined || secretStore !== undefined ? [] : ['--store', flags.store],
+      environmentFile: environmentFile ?? undefined,
     });
-    const target = path.join(unitDirectory(scope, process.env), 'sched.service');
     const commands = enableCommands(scope, os.userInfo().username);
     const written = flags.print ? false : writeUnit(target, unit, flags.force);
+    if (environmentFile !== null && secretStore !== undefined && !flags.print)
+      writeSecretEnvironment(environmentFile, environmentFileLine('SCHED_STORE', secretStore));
 
     if (!this.jsonEnabled()) {
       if (flags.print) {
         process.stdout.write(unit);
+        if (environmentFile !== null)
+          process.stderr.write(
+            `The store URL has a password, so it is not in the unit: put SCHED_STORE in ${environmentFile} (mode 0600), or run without --print to write it there.\n`,
+          );
       } else {
         this.log(written ? `Wrote ${target}.` : `${target} is already up to date.`);
+        if (environmentFile !== null)
+          this.log(
+            `Wrote the store URL, with its password, to ${environmentFile} (mode 0600, SCHED_STORE), which the unit reads with EnvironmentFile=.`,
+          );
         this.log(`Enable and start it:\n\n${commands.map((command) => `  ${command}`).join('\n')}`);
         if (scope === 'system' && process.env.SCHED_SOCKET === undefined)
           this.log(
@@ -105,7 +125,7 @@ export default class DaemonInstall extends SchedCommand {
           );
       }
     }
-    return { scope, path: target, unit, written, commands };
+    return { scope, path: target, unit, written, environmentFile, commands };
   }
 }
 
@@ -125,6 +145,25 @@ function unitEnvironment(scope: UnitScope, env: NodeJS.ProcessEnv): Record<strin
     if (value) environment[name] = path.resolve(value);
   }
   return environment;
+}
+
+function hasPassword(store: string): boolean {
+  try {
+    return new URL(store).password !== '';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Readable by its owner only from the first byte: a new file made 0600 and renamed over the old one, since
+ * rewriting an existing file would keep whatever mode it had.
+ */
+function writeSecretEnvironment(file: string, content: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const draft = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(draft, content, { mode: 0o600, flag: 'wx' });
+  fs.renameSync(draft, file);
 }
 
 /** Writes the unit unless the same one is there; refuses to replace a different one without --force. */

@@ -73,12 +73,13 @@ export default class DaemonRun extends SchedCommand {
       leaseTtlMs: flags['lease-ttl'] ? parseDuration(flags['lease-ttl'], '--lease-ttl') : undefined,
     };
     checkClusterTimings(cluster.heartbeatIntervalMs ?? 2_000, cluster.leaseTtlMs ?? 10_000);
+    const graceMs = parseDuration(flags.grace, '--grace');
     let stopped: () => void = () => undefined;
     const finished = new Promise<void>((resolve) => (stopped = resolve));
     const daemon = new Daemon({
       locations: { ...resolveLocations(process.env), socketPath: config.socket },
       version: this.config.version,
-      shutdownGraceMs: parseDuration(flags.grace, '--grace'),
+      shutdownGraceMs: graceMs,
       defaultTimezone: config.timezone,
       durability: flags.durability as 'full' | 'relaxed',
       // The default store is the SQLite file in the home, which the daemon finds by itself.
@@ -99,10 +100,16 @@ export default class DaemonRun extends SchedCommand {
     if (!flags.quiet)
       logDaemonEvents(daemon.events, (line) => process.stdout.write(`${line}\n`), config.logLevel);
     await daemon.start();
+    const { stoppingNotice, HURRY_NOTICE } = await import('../../cli/format/stopping-notice.js');
     let signals = 0;
     const onSignal = (signal: NodeJS.Signals) => {
       signals += 1;
-      if (signals > 1) return daemon.hurry();
+      if (signals > 1) {
+        if (signals === 2) process.stderr.write(`${HURRY_NOTICE}\n`);
+        return daemon.hurry();
+      }
+      const again = signal === 'SIGINT' ? 'Press Ctrl-C again' : `Send ${signal} again`;
+      process.stderr.write(`${stoppingNotice(daemon.runningRuns(), graceMs, again)}\n`);
       void daemon.stop(`received ${signal}`).then(() => stopped());
     };
     process.on('SIGTERM', onSignal);

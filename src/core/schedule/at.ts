@@ -56,6 +56,26 @@ export function parseAt(text: string, timezone: string): number {
   return sign === '-' ? wall + offsetMs : wall - offsetMs;
 }
 
+const DATE_PATTERN = /^(\d{4}-\d{2}-\d{2})$/;
+
+/**
+ * Like `parseAt`, but a bare date is also a time: the start of that day in `timezone`. For the ends of
+ * ranges and starting points (`--from`, `--to`, `why --at`); a one-shot job's `--at` stays strict, since
+ * a job set for midnight by a forgotten time would fire at an hour nobody meant.
+ */
+export function parseTimeOrDate(text: string, timezone: string): number {
+  const date = DATE_PATTERN.exec(text.trim())?.[1];
+  if (date === undefined) return parseAt(text, timezone);
+  try {
+    return parseAt(`${date}T00:00`, timezone);
+  } catch (error) {
+    // Reported as what was written, not as the midnight it was read as.
+    if (error instanceof SchedError && error.code === 'INVALID_SCHEDULE')
+      throw invalidAt(text, 'no such date');
+    throw error;
+  }
+}
+
 function invalidAt(text: string, reason: string): SchedError {
   return new SchedError('INVALID_SCHEDULE', `Invalid time "${text}": ${reason}.`, {
     hint: AT_HINT,

@@ -1,5 +1,6 @@
 import { DaemonClient } from '../../client/daemon-client.js';
 import { droppedReason, subscribe, type EventSubscription } from '../../client/event-subscription.js';
+import { listEveryJob } from '../../client/every-job.js';
 import type { Job } from '../../core/job.js';
 import { backoffMs } from '../../core/retry/backoff.js';
 import type { RunSummary } from '../../core/run.js';
@@ -221,15 +222,8 @@ export async function readSnapshot(client: DaemonClient): Promise<Snapshot> {
   return { daemon, jobs, running: running.items, recent: recent.items };
 }
 
-async function readAllJobs(client: DaemonClient): Promise<Job[]> {
-  const jobs: Job[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await client.call('job.list', { states: ['active', 'paused'], limit: JOB_PAGE, cursor });
-    jobs.push(...page.items);
-    cursor = page.nextCursor ?? undefined;
-  } while (cursor);
-  return jobs;
+function readAllJobs(client: DaemonClient): Promise<Job[]> {
+  return listEveryJob(client, { states: ['active', 'done', 'paused'], limit: JOB_PAGE });
 }
 
 /** A few words for the header: `daemon not running (ECONNREFUSED)`, `stream dropped: …`. */

@@ -1,0 +1,35 @@
+import type { Job } from '../core/job.js';
+import { jobStatus, storedStateOf, type JobStatus } from '../core/job-status.js';
+import type { Page, Store } from '../store/store.js';
+
+const SCAN_PAGE = 500;
+
+export interface JobListing {
+  limit: number;
+  cursor?: string;
+  /** Default: live jobs (active, done and paused). */
+  statuses?: JobStatus[];
+  labels?: Record<string, string>;
+}
+
+/**
+ * Lists jobs by status. The store knows stored states only, and a `done` job is stored as active; when a
+ * listing tells the two apart, the store's pages are filtered here, page after page until this one is full
+ * (one more than asked, to know whether another page exists, as the store does).
+ */
+export async function listJobsByStatus(store: Store, listing: JobListing): Promise<Page<Job>> {
+  const { statuses, ...query } = listing;
+  const states = statuses === undefined ? undefined : [...new Set(statuses.map(storedStateOf))];
+  if (statuses === undefined || statuses.includes('active') === statuses.includes('done'))
+    return store.listJobs({ ...query, states });
+  const wanted = new Set(statuses);
+  const kept: Job[] = [];
+  let cursor = query.cursor;
+  do {
+    const page = await store.listJobs({ ...query, states, cursor, limit: SCAN_PAGE });
+    kept.push(...page.items.filter((job) => wanted.has(jobStatus(job))));
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor !== undefined && kept.length <= query.limit);
+  const items = kept.slice(0, query.limit);
+  return { items, nextCursor: kept.length > query.limit ? items.at(-1)!.id : null };
+}
