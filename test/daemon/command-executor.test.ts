@@ -211,8 +211,22 @@ describe('CommandExecutor', () => {
     expect(outcome).toMatchObject({
       state: 'failed',
       exitCode: null,
-      error: 'command not found: nosuchcmd-sched-test (ENOENT)',
+      error: expect.stringMatching(/^nosuchcmd-sched-test: not found on PATH \(.*\) \(ENOENT\)$/),
     });
+  });
+
+  it('Given a relative program missing from the cwd, when it runs, then the error names the directory it looked in', async () => {
+    const executor = await startExecutor();
+    const directory = realpathSync(mkdtempSync(join(tmpdir(), 'sched-cwd-')));
+    try {
+      const outcome = await runToEnd(executor, { argv: ['./backup.sh'], cwd: directory });
+      expect(outcome).toMatchObject({
+        state: 'failed',
+        error: `./backup.sh: not found in ${directory} (cwd) (ENOENT)`,
+      });
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
   });
 
   it('Given a missing cwd, when the command runs, then the run fails naming the directory', async () => {
