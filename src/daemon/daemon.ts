@@ -26,6 +26,7 @@ import { DependencyTrigger } from './dependency-trigger.js';
 import { OccurrenceService } from './occurrence-service.js';
 import { RunGate } from './run-gate.js';
 import { inheritedEnvironment, RunLauncher } from './run-launcher.js';
+import { LiveOutput } from './live-output.js';
 import { RunService } from './run-service.js';
 import { HostScheduler } from './scheduler/host-scheduler.js';
 import { Scheduler } from './scheduler/scheduler.js';
@@ -154,6 +155,7 @@ export class Daemon {
       due: (run) => this.startWaiting(run),
     }));
     let dependencies: DependencyTrigger | null = null;
+    const liveOutput = new LiveOutput();
     const launcher = (this.launcher = new RunLauncher({
       store,
       clock,
@@ -164,6 +166,7 @@ export class Daemon {
       events: this.events,
       commands: await CommandExecutor.start(),
       baseEnv: inheritedEnvironment(),
+      liveOutput,
       waitForRetry: (run) => waitingRuns.add(run),
       extraEnvironment: (run) => dependencies?.environmentFor(run) ?? {},
     }));
@@ -230,6 +233,7 @@ export class Daemon {
       actor,
       node,
       runFence: fence,
+      liveOutput,
       finishedRun: (id, ms) => nextRunEnd(this.events, id, ms),
     });
     const stream = new EventStream(this.events, clock);

@@ -53,7 +53,8 @@ export class ChildRun {
       if (pending.length === 0) continue;
       const data = Buffer.concat(pending).toString('utf8');
       pending.length = 0;
-      this.report({ type: 'output', runId: this.execution.runId, stream, data });
+      const { totalBytes } = stream === 'stdout' ? this.stdoutTail : this.stderrTail;
+      this.report({ type: 'output', runId: this.execution.runId, stream, data, totalBytes });
     }
   }
 
@@ -169,6 +170,8 @@ export class ChildRun {
       error,
       stdoutTail: this.stdoutTail.toString(),
       stderrTail: this.stderrTail.toString(),
+      stdoutBytes: this.stdoutTail.totalBytes,
+      stderrBytes: this.stderrTail.totalBytes,
     };
     this.flushOutput();
     this.report({ type: 'finished', runId: this.execution.runId, outcome });
