@@ -16,6 +16,15 @@ function commonPrefix(a: string, b: string): string {
   return a.slice(0, length);
 }
 
+/** The shortest start of `id` (at least 4 characters) that no other run's id has. */
+async function shortestPrefix(home: string, id: string): Promise<string> {
+  const others = (await sched(home, ['history', '--limit', '1000', '--json'])).json.items
+    .map((item: { id: string }) => item.id)
+    .filter((other: string) => other !== id);
+  const shared = Math.max(4, ...others.map((other: string) => commonPrefix(other, id).length + 1));
+  return id.slice(0, shared);
+}
+
 async function finished(home: string, id: string) {
   return waitFor(async () => {
     const run = (await sched(home, ['logs', id, '--json'])).json;
@@ -35,6 +44,7 @@ describe('sched logs of a running run, of a job, and by a shortened id', () => {
     const talker = `echo first; while [ ! -e ${go} ]; do sleep 0.05; done; echo second`;
     expect((await sched(home, ['add', 'talker', '--every', '1h', '--shell', talker])).code).toBe(0);
     expect((await sched(home, ['add', 'quiet', '--every', '1h', '--', 'echo', 'fine'])).code).toBe(0);
+    expect((await sched(home, ['add', 'broken', '--every', '1h', '--', 'false'])).code).toBe(0);
     const flood = "head -c 100000 /dev/zero | tr '\\0' x";
     expect((await sched(home, ['add', 'flood', '--every', '1h', '--shell', flood])).code).toBe(0);
   });
@@ -76,15 +86,20 @@ describe('sched logs of a running run, of a job, and by a shortened id', () => {
   it('given the first characters of one run id, when its logs are read, then that run is shown', async () => {
     const run = (await sched(home, ['trigger', 'quiet', '--json'])).json;
     await finished(home, run.id);
-    const others = (await sched(home, ['history', '--limit', '1000', '--json'])).json.items
-      .map((item: { id: string }) => item.id)
-      .filter((id: string) => id !== run.id);
-    const shared = Math.max(4, ...others.map((id: string) => commonPrefix(id, run.id).length + 1));
-    const prefix = run.id.slice(0, shared);
+    const prefix = await shortestPrefix(home, run.id);
 
     const result = await sched(home, ['logs', prefix, '--json']);
     expect(result.code).toBe(0);
     expect(result.json.id).toBe(run.id);
+  });
+
+  it('given the first characters of a failed run id, when it is retried, then that run gets its next attempt', async () => {
+    const run = (await sched(home, ['trigger', 'broken', '--json'])).json;
+    await waitFor(async () => (await sched(home, ['logs', run.id, '--json'])).json?.state === 'failed');
+
+    const retried = await sched(home, ['retry', await shortestPrefix(home, run.id), '--json']);
+    expect(retried.code).toBe(0);
+    expect(retried.json).toMatchObject({ jobName: 'broken', attempt: 2, trigger: 'retry' });
   });
 
   it('given a prefix two runs share, when their logs are read, then it fails with exit 2 listing both', async () => {

@@ -163,10 +163,11 @@ describe('CommandExecutor', () => {
     expect(outcome.state).toBe('succeeded');
   });
 
-  it('Given a child printing about 1 MiB, when it ends, then only the last 64 KiB of stdout are kept', async () => {
+  it('Given a child printing about 1 MiB, when it ends, then only the last 64 KiB of stdout are kept, and all it wrote is counted', async () => {
     const executor = await startExecutor();
     const outcome = await runToEnd(executor, { argv: ['seq', '1', '150000'] });
     expect(Buffer.byteLength(outcome.stdoutTail)).toBe(64 * 1024);
+    expect(outcome).toMatchObject({ stdoutBytes: 938_895, stderrBytes: 0 });
     expect(outcome.stdoutTail.endsWith('\n149999\n150000\n')).toBe(true);
   });
 
