@@ -96,7 +96,8 @@ With --idempotency-key, repeating the same command within 24h (say, after a lost
     if (!this.jsonEnabled())
       this.log(`Added job ${job.name} (id ${job.id}), ${describeNextRun(job, this.viewer())}.`);
     // stderr in both modes: it does not disturb the JSON on stdout, and a script's log shows it.
-    if (warning !== null) process.stderr.write(`Warning: ${warning}; its runs will fail until it is there.\n`);
+    if (warning !== null)
+      process.stderr.write(`Warning: ${warning}; its runs will fail until it is there.\n`);
     // Added all the same: the program may be put in place before the first run.
     return warning === null ? job : { ...job, warnings: [warning] };
   }

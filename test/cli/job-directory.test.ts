@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sched, useDaemons, waitFor } from '../support/sched-harness.js';
 
-const daemons = useDaemons((cleanup) => afterEach(cleanup));
+const daemons = useDaemons((cleanup) => afterAll(cleanup));
 
 /** A directory that is neither the daemon's nor this process's, holding an executable script. */
 function scriptDirectory(script: string): string {
@@ -22,9 +22,15 @@ async function finishedRun(home: string, job: string) {
 }
 
 describe('a command job runs in the directory it was added from', () => {
-  it('given ./script.sh added from its directory, when the daemon was started elsewhere, then the run finds it and runs there', async () => {
-    const home = daemons.home();
+  // The daemon runs in this process's directory, never in the directories the jobs are added from.
+  let home: string;
+
+  beforeAll(async () => {
+    home = daemons.home();
     await daemons.start(home);
+  });
+
+  it('given ./script.sh added from its directory, when the daemon was started elsewhere, then the run finds it and runs there', async () => {
     const dir = scriptDirectory('echo "ran in $(pwd)"');
 
     const added = await sched(home, ['add', 'local', '--every', '1h', '--json', '--', './script.sh'], {
@@ -39,8 +45,6 @@ describe('a command job runs in the directory it was added from', () => {
   });
 
   it('given a relative --cwd, when added, then it is resolved against the directory sched ran in', async () => {
-    const home = daemons.home();
-    await daemons.start(home);
     const dir = scriptDirectory('true');
     fs.mkdirSync(path.join(dir, 'sub'));
 
@@ -51,8 +55,6 @@ describe('a command job runs in the directory it was added from', () => {
   });
 
   it('given a program that is not there, when added, then it warns on stderr and in --json but adds the job', async () => {
-    const home = daemons.home();
-    await daemons.start(home);
     const dir = scriptDirectory('true');
 
     const added = await sched(home, ['add', 'missing', '--every', '1h', '--json', '--', './backup.sh'], {
@@ -66,16 +68,12 @@ describe('a command job runs in the directory it was added from', () => {
   });
 
   it('given a bare program name that is on no PATH directory, when added, then it warns naming PATH', async () => {
-    const home = daemons.home();
-    await daemons.start(home);
     const added = await sched(home, ['add', 'nowhere', '--every', '1h', '--', 'no-such-program-sched-test']);
     expect(added.code).toBe(0);
     expect(added.stderr).toContain('Warning: no-such-program-sched-test: not found on PATH (');
   });
 
   it('given a --shell script, when added, then nothing in it is checked', async () => {
-    const home = daemons.home();
-    await daemons.start(home);
     const added = await sched(home, ['add', 'sh', '--every', '1h', '--json', '--shell', './nothing-here.sh']);
     expect(added.code).toBe(0);
     expect(added.json.warnings).toBeUndefined();
@@ -83,8 +81,6 @@ describe('a command job runs in the directory it was added from', () => {
   });
 
   it('given a program missing at run time, when it runs, then the error names the directory it looked in', async () => {
-    const home = daemons.home();
-    await daemons.start(home);
     const dir = scriptDirectory('true');
     await sched(home, ['add', 'gone', '--every', '1h', '--', './backup.sh'], { cwd: dir });
 
@@ -93,8 +89,6 @@ describe('a command job runs in the directory it was added from', () => {
   });
 
   it('given a job, when shown, then its working directory is printed', async () => {
-    const home = daemons.home();
-    await daemons.start(home);
     const dir = scriptDirectory('true');
     await sched(home, ['add', 'shown', '--every', '1h', '--', './script.sh'], { cwd: dir });
 
@@ -103,8 +97,6 @@ describe('a command job runs in the directory it was added from', () => {
   });
 
   it('given a crontab, when imported, then its jobs run in the home directory of the user importing it', async () => {
-    const home = daemons.home();
-    await daemons.start(home);
     const userHome = fs.realpathSync(daemons.home());
     const crontab = path.join(userHome, 'jobs.crontab');
     fs.writeFileSync(crontab, '0 3 * * * ./nightly.sh\n');
