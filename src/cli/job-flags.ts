@@ -187,12 +187,15 @@ export type JobFields = Omit<JobInput, 'name'>;
 /**
  * Turns parsed flags (and the command after `--`) into the fields of a JobInput. Only what the client
  * alone can know is done here: reading @files and resolving the cwd against this shell's directory.
- * Everything else (schedules, zones, durations, JSON) is checked once, by the daemon.
+ * Everything else (schedules, zones, durations, JSON) is checked once, by the daemon. With
+ * `runHere`, a new command job without --cwd runs in `cwd`, so `-- ./backup.sh` means the backup.sh the
+ * user sees, wherever the daemon was started.
  */
 export async function jobFieldsFromFlags(
   flags: JobFlagValues,
   command: string[] | undefined,
   cwd: string,
+  options: { runHere?: boolean } = {},
 ): Promise<JobFields> {
   assertOneTarget(flags, command);
   const fields: JobFields = {
@@ -203,7 +206,7 @@ export async function jobFieldsFromFlags(
     timeout: flags.timeout,
     payload: flags.payload === undefined ? undefined : await readPayloadArgument(flags.payload, cwd),
     env: parseKeyValuePairs(flags.env, 'env'),
-    cwd: flags.cwd === undefined ? undefined : path.resolve(cwd, flags.cwd),
+    cwd: jobDirectory(flags, command, cwd, options.runHere === true),
     labels: parseKeyValuePairs(flags.label, 'label'),
     description: flags.description,
     shell: flags.shell,
@@ -222,6 +225,17 @@ export async function jobFieldsFromFlags(
     ...timePolicyFields(flags),
   };
   return withoutUndefined(fields);
+}
+
+function jobDirectory(
+  flags: JobFlagValues,
+  command: string[] | undefined,
+  cwd: string,
+  runHere: boolean,
+): string | undefined {
+  if (flags.cwd !== undefined) return path.resolve(cwd, flags.cwd);
+  const commandJob = flags.http === undefined && (command !== undefined || flags.shell !== undefined);
+  return runHere && commandJob ? cwd : undefined;
 }
 
 /** A job runs one thing: a command after "--", a --shell script, or a request to an --http URL. */

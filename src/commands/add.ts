@@ -3,8 +3,12 @@ import { SchedCommand } from '../cli/base-command.js';
 import { assertNoStrayArguments, splitAtDoubleDash } from '../cli/command-argv.js';
 import { describeNextRun } from '../cli/format/next-run.js';
 import { idempotencyKeyFlag, jobFieldsFromFlags, jobSpecFlags, scheduleFlags } from '../cli/job-flags.js';
+import { missingProgramWarning } from '../cli/program-check.js';
 import { assertNoRetiredJitterSwitch } from '../cli/time-policy-flags.js';
 import type { Job } from '../core/job.js';
+
+/** The job as stored, with what looked wrong about it when it was added (only when something did). */
+export type AddedJob = Job & { warnings?: string[] };
 
 export default class Add extends SchedCommand {
   static override summary =
@@ -75,12 +79,13 @@ With --idempotency-key, repeating the same command within 24h (say, after a lost
 
   static override flags = { ...scheduleFlags(), ...jobSpecFlags, ...idempotencyKeyFlag };
 
-  async run(): Promise<Job> {
+  async run(): Promise<AddedJob> {
     const { own, command } = splitAtDoubleDash(this.argv);
     assertNoRetiredJitterSwitch(own);
     const { args, argv, flags } = await this.parse(Add, own);
     assertNoStrayArguments(argv, 1, `${this.config.bin} add ${args.name} --every 5m -- echo hi`);
-    const fields = await jobFieldsFromFlags(flags, command, process.cwd());
+    const fields = await jobFieldsFromFlags(flags, command, process.cwd(), { runHere: true });
+    const warning = missingProgramWarning(fields, process.env.PATH);
 
     const client = await this.client();
     const job = await client.call('job.add', {
@@ -90,6 +95,10 @@ With --idempotency-key, repeating the same command within 24h (say, after a lost
 
     if (!this.jsonEnabled())
       this.log(`Added job ${job.name} (id ${job.id}), ${describeNextRun(job, this.viewer())}.`);
-    return job;
+    // stderr in both modes: it does not disturb the JSON on stdout, and a script's log shows it.
+    if (warning !== null)
+      process.stderr.write(`Warning: ${warning}; its runs will fail until it is there.\n`);
+    // Added all the same: the program may be put in place before the first run.
+    return warning === null ? job : { ...job, warnings: [warning] };
   }
 }

@@ -1,4 +1,5 @@
 import { writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import { Flags } from '@oclif/core';
 import { SchedCommand } from '../cli/base-command.js';
 import { parseKeyValuePairs } from '../cli/key-value.js';
@@ -66,7 +67,7 @@ export default class Export extends SchedCommand {
     if (flags.format === 'crontab') {
       const crontab = formatCrontab(
         jobs.map((job) => ({ ...jobDefinitionSchema.parse(job), state: job.state })),
-        { hostTimezone: loadConfig(process.env).timezone },
+        { hostTimezone: loadConfig(process.env).timezone, homeDirectory: os.homedir() },
       );
       result = { format: 'crontab', ...crontab };
       text = crontab.text;

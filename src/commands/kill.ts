@@ -20,7 +20,7 @@ export default class Kill extends SchedCommand {
 
   static override args = {
     run: Args.string({
-      description: 'Id of the run (from `sched history` or `sched trigger`).',
+      description: 'Id of the run, or a unique start of it (from `sched history` or `sched trigger`).',
       required: true,
       ignoreStdin: true,
     }),

@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { chalkStderr } from 'chalk';
 import { SchedCommand } from '../cli/base-command.js';
-import { renderResponseHeaders, renderRunHeadline } from '../cli/format/run-detail.js';
+import { describeCutOutput, renderResponseHeaders, renderRunHeadline } from '../cli/format/run-detail.js';
 import type { DaemonClient } from '../client/daemon-client.js';
 import { subscribe } from '../client/event-subscription.js';
 import { SchedError } from '../core/errors.js';
@@ -11,14 +11,20 @@ export default class Logs extends SchedCommand {
   static override summary = "Print a run's output: its stdout to stdout and its stderr to stderr.";
   static override description = `The streams stay apart so the output can be piped; the line about the run itself goes to stderr.
 
-Only the last 64 KiB of each stream is kept. For an HTTP run, the response status is in that line, the response headers follow it on stderr, and the first 64 KiB of the response body go to stdout.
+RUN is a run id or any unique start of it (at least 4 characters, as git takes commits); a job's name or id shows the job's latest run. A run that is still running shows what it printed so far.
 
-With --follow, a run that has not ended is followed: its output is printed as the run writes it, and the line saying how it ended comes last. With --json, --follow waits for the end and prints the finished run.`;
+Only the last 64 KiB of each stream is kept; when a run wrote more, a line on stderr says how much was cut. For an HTTP run, the response status is in that line, the response headers follow it on stderr, and the first 64 KiB of the response body go to stdout.
+
+With --follow, a run that has not ended is followed: what it printed so far, then its output as the run writes it, and the line saying how it ended comes last. With --json, --follow waits for the end and prints the finished run.`;
 
   static override examples = [
     {
       description: "Show a run's output.",
       command: '<%= config.bin %> <%= command.id %> 01938f6e-7c1a-7cc2-9d3e-5b2f0a6c1d44',
+    },
+    {
+      description: 'Show the latest run of the job nightly, or a run by the start of its id.',
+      command: '<%= config.bin %> <%= command.id %> nightly',
     },
     {
       description: 'Search the stdout of a run.',
@@ -36,7 +42,8 @@ With --follow, a run that has not ended is followed: its output is printed as th
 
   static override args = {
     run: Args.string({
-      description: 'Id of the run (from `sched history` or `sched trigger`).',
+      description:
+        'Id of the run or a unique start of it (from `sched history` or `sched trigger`), or a job whose latest run to show.',
       required: true,
       ignoreStdin: true,
     }),
@@ -45,30 +52,23 @@ With --follow, a run that has not ended is followed: its output is printed as th
   static override flags = {
     follow: Flags.boolean({
       char: 'f',
-      summary: 'Print the output live until the run ends, then how it ended.',
+      summary: 'Print the output so far, then live until the run ends, then how it ended.',
     }),
   };
 
   async run(): Promise<Run> {
     const { args, flags } = await this.parse(Logs);
     const client = await this.client();
-    if (flags.follow) return this.follow(client, args.run);
-    const run = await client.call('run.get', { id: args.run });
-
-    if (!this.jsonEnabled()) {
-      this.logToStderr(renderRunHeadline(run, Date.now(), chalkStderr));
-      if (run.responseHeaders !== null && Object.keys(run.responseHeaders).length > 0)
-        this.logToStderr(renderResponseHeaders(run.responseHeaders));
-      process.stdout.write(endWithNewline(run.stdoutTail));
-      process.stderr.write(endWithNewline(run.stderrTail));
-    }
+    const run = await client.call('run.get', { id: args.run, orJob: true });
+    if (flags.follow && !isFinalRunState(run.state)) return this.follow(client, run.id);
+    if (!this.jsonEnabled()) this.printRun(run);
     return run;
   }
 
   /**
-   * Subscribes first, then reads the run, so no output falls between the two; prints what the daemon
-   * kept, then live chunks as they come, then how the run ended. Output the daemon sent no live chunks
-   * for is printed from the end state instead.
+   * Subscribes first, then reads the run: the daemon numbers each chunk of output and says which ones the
+   * tail it answers with holds, so the chunks after it are printed and the others dropped: no gap and no
+   * repeat. A stream that showed nothing live prints its kept tail at the end (an HTTP body, say).
    */
   private async follow(client: DaemonClient, id: string): Promise<Run> {
     const events = subscribe(client, {
@@ -80,18 +80,22 @@ With --follow, a run that has not ended is followed: its output is printed as th
     const first = await client.call('run.get', { id });
     if (isFinalRunState(first.state)) {
       await events.return();
-      if (human) this.printEnded(first);
+      if (human) this.printRun(first);
       return first;
     }
-    if (human) this.logToStderr(renderRunHeadline(first, Date.now(), chalkStderr));
-    const write = (stream: NodeJS.WriteStream) => (text: string) => void (human && stream.write(text));
-    const echoes = {
-      stdout: new StreamEcho(first.stdoutTail, write(process.stdout)),
-      stderr: new StreamEcho(first.stderrTail, write(process.stderr)),
-    };
+    const shown = { stdout: first.stdoutTail !== '', stderr: first.stderrTail !== '' };
+    if (human) {
+      this.logToStderr(renderRunHeadline(first, Date.now(), chalkStderr));
+      this.printCut(first);
+      process.stdout.write(first.stdoutTail);
+      process.stderr.write(first.stderrTail);
+    }
+    const seenUpTo = first.outputSeq ?? 0;
     for await (const event of events) {
       if (event.type === 'run:output') {
-        echoes[event.data.stream].chunk(event.data.data);
+        if (event.data.seq <= seenUpTo) continue;
+        shown[event.data.stream] = true;
+        if (human) (event.data.stream === 'stdout' ? process.stdout : process.stderr).write(event.data.data);
         continue;
       }
       const ended = event.type === 'run:finished' || event.type === 'run:lost' || event.type === 'run:dead';
@@ -99,13 +103,8 @@ With --follow, a run that has not ended is followed: its output is printed as th
       await events.return();
       const run = event.data;
       if (human) {
-        const missed = [echoes.stdout.finish(run.stdoutTail), echoes.stderr.finish(run.stderrTail)];
-        (['stdout', 'stderr'] as const).forEach((stream, index) => {
-          if (missed[index]! > 0)
-            this.logToStderr(
-              `(${missed[index]} bytes of ${stream} came before following began; \`${this.config.bin} logs ${id}\` shows all that was kept)`,
-            );
-        });
+        if (!shown.stdout) process.stdout.write(endWithNewline(run.stdoutTail));
+        if (!shown.stderr) process.stderr.write(endWithNewline(run.stderrTail));
         this.logToStderr(renderRunHeadline(run, Date.now(), chalkStderr));
       }
       return run;
@@ -115,80 +114,18 @@ With --follow, a run that has not ended is followed: its output is printed as th
     });
   }
 
-  /** A run that had already ended prints as `sched logs` prints it. */
-  private printEnded(run: Run): void {
+  private printRun(run: Run): void {
     this.logToStderr(renderRunHeadline(run, Date.now(), chalkStderr));
     if (run.responseHeaders !== null && Object.keys(run.responseHeaders).length > 0)
       this.logToStderr(renderResponseHeaders(run.responseHeaders));
+    this.printCut(run);
     process.stdout.write(endWithNewline(run.stdoutTail));
     process.stderr.write(endWithNewline(run.stderrTail));
   }
-}
 
-/** What is remembered of a followed stream, to compare with what the daemon kept: more than it keeps. */
-const SHOWN_LIMIT = 128 * 1024;
-
-/**
- * One output stream of a followed run. The daemon's first answer may already hold the first live chunks
- * (when it keeps a tail while a run runs); those are held back until it is clear whether they are the
- * tail's last bytes, and dropped if so. At the end, the kept tail shows what never came live.
- */
-export class StreamEcho {
-  private pending: string[] | null;
-  private shown = '';
-
-  constructor(
-    private readonly initialTail: string,
-    private readonly write: (text: string) => void,
-  ) {
-    this.pending = initialTail === '' ? null : [];
-    this.print(initialTail);
+  private printCut(run: Run): void {
+    for (const line of describeCutOutput(run)) this.logToStderr(line);
   }
-
-  chunk(data: string): void {
-    if (this.pending === null) return this.print(data);
-    this.pending.push(data);
-    if (this.initialTail.endsWith(this.pending.join(''))) return;
-    const fresh = this.pending.slice(chunksInTail(this.initialTail, this.pending));
-    this.pending = null;
-    for (const text of fresh) this.print(text);
-  }
-
-  /**
-   * At the end, the kept tail is what the run printed before following began, then what was shown,
-   * then what had not come live yet (the daemon may report the end before the last chunk). Prints the
-   * last part, or the whole tail when nothing came live; returns the size of the first part, or 0.
-   */
-  finish(finalTail: string): number {
-    if (this.pending !== null) this.pending = null; // all of it was in the first answer
-    if (this.shown === '') {
-      this.print(endWithNewline(finalTail));
-      return 0;
-    }
-    const at = finalTail.lastIndexOf(this.shown);
-    if (at === -1) return 0;
-    this.print(finalTail.slice(at + this.shown.length));
-    return Buffer.byteLength(finalTail.slice(0, at));
-  }
-
-  private print(text: string): void {
-    if (text === '') return;
-    this.write(text);
-    this.shown = (this.shown + text).slice(-SHOWN_LIMIT);
-  }
-}
-
-/**
- * Chunks that reached us before `run.get` answered may already be in the tail it returned (when the
- * daemon keeps a live tail). They are the tail's last bytes, so the leading chunks that the tail ends
- * with were printed with it.
- */
-export function chunksInTail(tail: string, chunks: readonly string[]): number {
-  if (tail === '') return 0;
-  for (let count = chunks.length; count > 0; count -= 1) {
-    if (tail.endsWith(chunks.slice(0, count).join(''))) return count;
-  }
-  return 0;
 }
 
 function endWithNewline(text: string): string {

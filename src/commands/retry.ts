@@ -20,7 +20,7 @@ export default class Retry extends SchedCommand {
 
   static override args = {
     run: Args.string({
-      description: 'Id of the run to retry (from `sched history`).',
+      description: 'Id of the run to retry, or a unique start of it (from `sched history`).',
       required: true,
       ignoreStdin: true,
     }),

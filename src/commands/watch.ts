@@ -38,14 +38,19 @@ A reader that falls too far behind is dropped by the daemon, which never waits f
       multiple: true,
       multipleNonGreedy: true,
     })(),
-    run: Flags.string({ summary: 'Only the events of this run (its output too).', helpValue: 'RUN' }),
+    run: Flags.string({
+      summary: 'Only the events of this run (its output too); a unique start of its id will do.',
+      helpValue: 'RUN',
+    }),
     count: Flags.integer({ char: 'n', summary: 'Stop after this many events.', min: 1 }),
   };
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Watch);
     const client = await this.client();
-    const events = subscribe(client, { types: flags.type, runId: flags.run });
+    // A shortened run id names a run only once the daemon has resolved it; the stream filters by full id.
+    const runId = flags.run === undefined ? undefined : (await client.call('run.get', { id: flags.run })).id;
+    const events = subscribe(client, { types: flags.type, runId });
     await events.ready;
     // `sched watch | head -1` closes the pipe: that is the reader being done, not a failure.
     process.stdout.on('error', (error: NodeJS.ErrnoException) => {

@@ -9,6 +9,8 @@ export const ERROR_CODES = {
   AT_IN_PAST: 2,
   PAYLOAD_TOO_LARGE: 2,
   EMPTY_COMMAND: 2,
+  /** A shortened run id that more than one run's id starts with. */
+  RUN_ID_AMBIGUOUS: 2,
   JOB_NOT_FOUND: 3,
   RUN_NOT_FOUND: 3,
   NAME_TAKEN: 4,

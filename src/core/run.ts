@@ -64,6 +64,17 @@ export interface Run extends RunSummary {
   stdoutTail: string;
   stderrTail: string;
   responseHeaders: Record<string, string> | null;
+  /**
+   * How many bytes a command wrote to each stream in all, so a reader can tell how much the tail left
+   * out; null (or absent) for HTTP runs and for runs recorded before sched counted.
+   */
+  stdoutBytes?: number | null;
+  stderrBytes?: number | null;
+  /**
+   * Only on a running run read from the daemon that runs it: how many `run:output` chunks its tails
+   * already hold. A follower prints the chunks numbered above it, so nothing is missed or shown twice.
+   */
+  outputSeq?: number;
 }
 
 /** How a finished run ended, as the executor reports it. */
@@ -76,6 +87,9 @@ export interface RunOutcome {
   error: string | null;
   stdoutTail: string;
   stderrTail: string;
+  /** Every byte a command wrote to each stream, the part beyond the tail included. */
+  stdoutBytes?: number;
+  stderrBytes?: number;
   responseHeaders?: Record<string, string> | null;
 }
 

@@ -28,6 +28,7 @@ import { DependencyTrigger } from './dependency-trigger.js';
 import { OccurrenceService } from './occurrence-service.js';
 import { RunGate } from './run-gate.js';
 import { inheritedEnvironment, RunLauncher } from './run-launcher.js';
+import { LiveOutput } from './live-output.js';
 import { RunService } from './run-service.js';
 import { HostScheduler } from './scheduler/host-scheduler.js';
 import { Scheduler } from './scheduler/scheduler.js';
@@ -165,6 +166,7 @@ export class Daemon {
       due: (run) => this.startWaiting(run),
     }));
     let dependencies: DependencyTrigger | null = null;
+    const liveOutput = new LiveOutput();
     const launcher = (this.launcher = new RunLauncher({
       store,
       clock,
@@ -175,6 +177,7 @@ export class Daemon {
       events: this.events,
       commands: await CommandExecutor.start({ journalDir: journal.dir }),
       baseEnv: inheritedEnvironment(),
+      liveOutput,
       waitForRetry: (run) => waitingRuns.add(run),
       extraEnvironment: (run) => dependencies?.environmentFor(run) ?? {},
     }));
@@ -241,6 +244,7 @@ export class Daemon {
       actor,
       node,
       runFence: fence,
+      liveOutput,
       finishedRun: (id, ms) => nextRunEnd(this.events, id, ms),
     });
     const stream = new EventStream(this.events, clock);

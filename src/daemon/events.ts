@@ -16,7 +16,8 @@ export interface DaemonEventMap {
   'job:cancelled': [Job];
   'run:fired': [Run];
   'run:started': [{ runId: string; jobId: string; pid: number | null; at: number }];
-  'run:output': [{ runId: string; stream: 'stdout' | 'stderr'; data: string }];
+  /** `seq` numbers a run's chunks from 1, in order (see LiveOutput). */
+  'run:output': [{ runId: string; stream: 'stdout' | 'stderr'; data: string; seq: number }];
   'run:finished': [Run];
   'run:lost': [Run];
   'run:retry-scheduled': [Run];

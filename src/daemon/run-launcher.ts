@@ -8,6 +8,7 @@ import type { DaemonEvents } from './events.js';
 import type { CommandExecutor } from './executor/command-executor.js';
 import type { HttpExecutor } from './executor/http-executor.js';
 import type { RunExecutor } from './executor/run-executor.js';
+import type { LiveOutput } from './live-output.js';
 
 /** The daemon's own environment, which every command job starts from. */
 export function inheritedEnvironment(): Record<string, string> {
@@ -42,6 +43,8 @@ export interface RunLauncherOptions {
   /** The fencing token stamped on the runs it creates (retries). */
   runFence: () => number;
   baseEnv: Record<string, string>;
+  /** Where the output of running runs is kept until their end is stored. */
+  liveOutput: LiveOutput;
   /** Where a retry that must wait goes. */
   waitForRetry: (run: Run) => void;
   /** Variables a run gets beyond the standard ones (`SCHED_UPSTREAM_RUN` of a dependency's run). */
@@ -70,12 +73,19 @@ export class RunLauncher {
         }),
       );
       executor.on('finished', (runId, outcome) =>
-        this.write(runId, () => persistently(() => this.finish(runId, outcome), options.events)),
+        this.write(runId, () =>
+          persistently(() => this.finish(runId, outcome), options.events).finally(() =>
+            options.liveOutput.forget(runId),
+          ),
+        ),
       );
     }
-    options.commands.on('output', (runId, stream, data) =>
-      options.events.emit('run:output', { runId, stream, data }),
-    );
+    // Kept and numbered in the same turn as it is published, so a tail read later holds exactly the
+    // chunks numbered up to its outputSeq.
+    options.commands.on('output', (runId, stream, data, totalBytes) => {
+      const seq = options.liveOutput.record(runId, stream, data, totalBytes);
+      options.events.emit('run:output', { runId, stream, data, seq });
+    });
   }
 
   /** Starts a run that is already `running` in the store. */

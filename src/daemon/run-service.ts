@@ -7,6 +7,7 @@ import type { Clock } from './clock.js';
 import type { DaemonEvents } from './events.js';
 import type { IdempotencyGuard } from './idempotency-guard.js';
 import type { JobLookup } from './job-lookup.js';
+import type { LiveOutput } from './live-output.js';
 import type { RunGate } from './run-gate.js';
 import type { RunLauncher } from './run-launcher.js';
 
@@ -23,9 +24,14 @@ export interface RunServiceDeps {
   node: string;
   /** The fencing token stamped on the runs it creates. */
   runFence: () => number;
+  liveOutput: LiveOutput;
   /** Resolves with the run once its end is recorded, or null after `timeoutMs`. */
   finishedRun: (runId: string, timeoutMs: number) => Promise<Run | null>;
 }
+
+/** Fewer characters would match runs by the minute they were made in, not by who they are. */
+const MIN_RUN_ID_PREFIX = 4;
+const CANDIDATES_SHOWN = 10;
 
 /** What each request does to runs: trigger, kill, retry and the history. */
 export class RunService {
@@ -62,19 +68,54 @@ export class RunService {
     return this.deps.store.listRuns({ ...query, cursor, jobId });
   }
 
-  async get({ id }: ParsedParams<'run.get'>): Promise<Run> {
-    const run = await this.deps.store.findRun(id);
-    if (!run) {
-      throw new SchedError('RUN_NOT_FOUND', `No run with id ${id}.`, {
-        hint: 'List runs with `sched history [JOB]`.',
-        details: { id },
-      });
+  /** A running run comes with what it printed so far, numbered so a follower can go on from there. */
+  async get({ id, orJob }: ParsedParams<'run.get'>): Promise<Run> {
+    const run = await this.find(id, orJob);
+    if (run.state !== 'running') return run;
+    const live = this.deps.liveOutput.tailOf(run.id);
+    if (live !== null) return { ...run, ...live };
+    // Its tail is forgotten only once its end is stored: a run that has just ended reads as ended.
+    const again = await this.deps.store.findRun(run.id);
+    return again !== null && again.state !== 'running' ? again : { ...run, outputSeq: 0 };
+  }
+
+  /** A run by its id or, as git takes commits, any unique prefix of it; with `orJob`, a job's latest run. */
+  private async find(ref: string, orJob = false): Promise<Run> {
+    const exact = await this.deps.store.findRun(ref);
+    if (exact) return exact;
+    if (orJob) {
+      const job = await this.deps.store.findJob(ref, { includeCancelledNames: true });
+      if (job) return this.latestRunOf(job.id, job.name);
     }
-    return run;
+    const ids =
+      ref.length >= MIN_RUN_ID_PREFIX
+        ? await this.deps.store.findRunIdsByPrefix(ref.toLowerCase(), CANDIDATES_SHOWN + 1)
+        : [];
+    const only = ids.length === 1 ? await this.deps.store.findRun(ids[0]!) : null;
+    if (only) return only;
+    if (ids.length > 1) throw ambiguousRunId(ref, ids);
+    throw new SchedError(
+      'RUN_NOT_FOUND',
+      orJob ? `No run or job matches "${ref}".` : `No run with id ${ref}.`,
+      {
+        hint: `Give a run id, or its first ${MIN_RUN_ID_PREFIX} or more characters${orJob ? ', or a job name' : ''}; \`sched history [JOB]\` lists runs.`,
+        details: { id: ref },
+      },
+    );
+  }
+
+  private async latestRunOf(jobId: string, jobName: string): Promise<Run> {
+    const [latest] = (await this.deps.store.listRuns({ jobId, limit: 1 })).items;
+    const run = latest === undefined ? null : await this.deps.store.findRun(latest.id);
+    if (run) return run;
+    throw new SchedError('RUN_NOT_FOUND', `Job ${jobName} has no runs yet.`, {
+      hint: `Run it now with \`sched trigger ${jobName}\`, or see when it runs with \`sched show ${jobName}\`.`,
+      details: { jobId },
+    });
   }
 
   async kill({ id }: ParsedParams<'run.kill'>): Promise<Run> {
-    const run = await this.get({ id });
+    const run = await this.find(id);
     const reason = `killed by ${this.deps.actor} with sched kill`;
     if (run.state !== 'running' || !this.deps.launcher.kill(run.id, reason)) {
       throw new SchedError(
@@ -97,7 +138,7 @@ export class RunService {
 
   /** Redrives a run that ended without success: a new attempt of the same instant, now. */
   async retry({ id }: ParsedParams<'run.retry'>): Promise<Run> {
-    const failed = await this.get({ id });
+    const failed = await this.find(id);
     if (failed.state === 'succeeded' || failed.state === 'running' || failed.state === 'scheduled') {
       throw new SchedError(
         'INVALID_STATE',
@@ -162,4 +203,17 @@ export class RunService {
       after,
     });
   }
+}
+
+function ambiguousRunId(ref: string, ids: string[]): SchedError {
+  const listed = ids.slice(0, CANDIDATES_SHOWN);
+  const count = ids.length > CANDIDATES_SHOWN ? `More than ${CANDIDATES_SHOWN}` : String(ids.length);
+  return new SchedError(
+    'RUN_ID_AMBIGUOUS',
+    `${count} runs have an id starting with ${ref}: ${listed.join(', ')}.`,
+    {
+      hint: 'Give more of the run id, enough to name one run.',
+      details: { ref, candidates: listed },
+    },
+  );
 }

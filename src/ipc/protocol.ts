@@ -39,7 +39,11 @@ export const requestSchemas = {
     states: z.array(z.enum(RUN_STATES)).optional(),
     labels: labelsSchema.optional(),
   }),
-  'run.get': z.object({ id: z.string().min(1) }),
+  /**
+   * A run by its id or a unique prefix of it; with `orJob`, a job's name or id answers its latest run.
+   * A running run comes with its output so far (see Run.outputSeq).
+   */
+  'run.get': z.object({ id: z.string().min(1), orJob: z.boolean().default(false) }),
   'run.kill': z.object({ id: z.string().min(1) }),
   'run.retry': z.object({ id: z.string().min(1) }),
   'audit.list': z.object({ ...pageParams, jobRef: z.string().optional() }),
@@ -223,7 +227,8 @@ export interface StreamEvents {
   'job:cancelled': Job;
   'run:fired': Run;
   'run:started': { runId: string; jobId: string; pid: number | null; at: number };
-  'run:output': { runId: string; stream: 'stdout' | 'stderr'; data: string };
+  /** `seq` numbers a run's chunks from 1; a run read while running says which it holds (`outputSeq`). */
+  'run:output': { runId: string; stream: 'stdout' | 'stderr'; data: string; seq: number };
   'run:finished': Run;
   'run:lost': Run;
   'run:retry-scheduled': Run;

@@ -7,6 +7,14 @@ let nextInPool = POOL_IDS;
 const clock = { msecs: -Infinity, seq: 0 };
 
 /**
+ * The ids that start with `prefix` are those in [from, to): ids are ASCII and compared byte by byte
+ * (SQLite's BINARY, PostgreSQL's "C" collation), so the range is served by the primary key's index.
+ */
+export function idPrefixRange(prefix: string): { from: string; to: string } {
+  return { from: prefix, to: `${prefix}\u007f` };
+}
+
+/**
  * A UUIDv7: time-ordered, so ids sort by creation and index inserts stay at the right edge. Ids made in
  * the same millisecond count up (as uuid's own v7 does), so they sort in the order they were made.
  * The random bytes come from a pool filled 4 KiB at a time: one getRandomValues call per id was 6% of

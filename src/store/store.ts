@@ -196,6 +196,8 @@ export interface Store {
   /** Waiting runs due at or before `until`, earliest first. */
   dueRuns(until: number, limit: number): Promise<Run[]>;
   findRun(id: string): Promise<Run | null>;
+  /** Ids of the runs whose id starts with `prefix`, in id order, at most `limit` (a shortened run id). */
+  findRunIdsByPrefix(prefix: string, limit: number): Promise<string[]>;
   listRuns(query: RunQuery): Promise<Page<RunSummary>>;
 
   appendAudit(entry: AuditEntry): Promise<void>;

@@ -20,7 +20,12 @@ describe('sched add, in process', () => {
     );
     expect(result).toEqual(storedJob);
     expect(client.calls.map((call) => call.method)).toEqual(['job.add']);
-    expect(addParams(client).input).toEqual({ name: 'tick', every: '1s', argv: ['sh', '-c', 'echo hi'] });
+    expect(addParams(client).input).toEqual({
+      name: 'tick',
+      every: '1s',
+      argv: ['sh', '-c', 'echo hi'],
+      cwd: process.cwd(),
+    });
   });
 
   it('given flags after "--", when run, then they belong to the job and not to sched', async () => {
@@ -30,6 +35,7 @@ describe('sched add, in process', () => {
       name: 'tick',
       every: '1s',
       argv: ['ls', '--every', '-l', '1s'],
+      cwd: process.cwd(),
     });
   });
 
@@ -87,6 +93,7 @@ describe('sched add, in process', () => {
       name: 'tick',
       every: '1m',
       argv: ['true'],
+      cwd: process.cwd(),
       retries: 3,
       backoff: '30s',
       backoffFactor: 1.5,
@@ -181,9 +188,15 @@ describe('sched add, in process', () => {
       client,
     );
     expect(client.calls[0]?.params).toEqual({
-      input: { name: 'tick', every: '1m', argv: ['true'] },
+      input: { name: 'tick', every: '1m', argv: ['true'], cwd: process.cwd() },
       idempotencyKey: 'deploy-42',
     });
+  });
+
+  it('given an HTTP job, when run, then no working directory is sent', async () => {
+    const client = new FakeDaemonClient({ 'job.add': storedJob });
+    await runCommand(Add, ['hook', '--every', '1m', '--http', 'https://example.com/', '--json'], client);
+    expect(addParams(client).input.cwd).toBeUndefined();
   });
 
   it('given two schedules, when run, then it fails before calling the daemon', async () => {

@@ -89,6 +89,13 @@ describe('formatCrontab', () => {
     );
   });
 
+  it('notes a working directory cron would not use, but not the home directory cron runs jobs in', () => {
+    const jobs = [define({ name: 'home', cwd: '/home/me' }), define({ name: 'elsewhere', cwd: '/srv/app' })];
+    expect(formatCrontab(jobs, { hostTimezone: 'UTC', homeDirectory: '/home/me' }).text).toBe(
+      '0 * * * * date\n# elsewhere: cron ignores its working directory (/srv/app)\n0 * * * * date\n',
+    );
+  });
+
   it('empties a variable that the next job does not have, since cron cannot unset one', () => {
     const jobs = [define({ name: 'a', env: { A: '1' } }), define({ name: 'b' })];
     expect(formatCrontab(jobs, { hostTimezone: 'UTC' }).text).toBe(

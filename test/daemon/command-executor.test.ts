@@ -163,10 +163,11 @@ describe('CommandExecutor', () => {
     expect(outcome.state).toBe('succeeded');
   });
 
-  it('Given a child printing about 1 MiB, when it ends, then only the last 64 KiB of stdout are kept', async () => {
+  it('Given a child printing about 1 MiB, when it ends, then only the last 64 KiB of stdout are kept, and all it wrote is counted', async () => {
     const executor = await startExecutor();
     const outcome = await runToEnd(executor, { argv: ['seq', '1', '150000'] });
     expect(Buffer.byteLength(outcome.stdoutTail)).toBe(64 * 1024);
+    expect(outcome).toMatchObject({ stdoutBytes: 938_895, stderrBytes: 0 });
     expect(outcome.stdoutTail.endsWith('\n149999\n150000\n')).toBe(true);
   });
 
@@ -211,8 +212,22 @@ describe('CommandExecutor', () => {
     expect(outcome).toMatchObject({
       state: 'failed',
       exitCode: null,
-      error: 'command not found: nosuchcmd-sched-test (ENOENT)',
+      error: expect.stringMatching(/^nosuchcmd-sched-test: not found on PATH \(.*\) \(ENOENT\)$/),
     });
+  });
+
+  it('Given a relative program missing from the cwd, when it runs, then the error names the directory it looked in', async () => {
+    const executor = await startExecutor();
+    const directory = realpathSync(mkdtempSync(join(tmpdir(), 'sched-cwd-')));
+    try {
+      const outcome = await runToEnd(executor, { argv: ['./backup.sh'], cwd: directory });
+      expect(outcome).toMatchObject({
+        state: 'failed',
+        error: `./backup.sh: not found in ${directory} (cwd) (ENOENT)`,
+      });
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
   });
 
   it('Given a missing cwd, when the command runs, then the run fails naming the directory', async () => {

@@ -27,14 +27,18 @@ describe('EventStream', () => {
     const connection = fakeConnection(() => 0);
     stream.subscribe(7, connection, { runId: 'run-1' });
 
-    events.emit('run:output', { runId: 'run-2', stream: 'stdout', data: 'other' });
-    events.emit('run:output', { runId: 'run-1', stream: 'stdout', data: 'mine' });
+    events.emit('run:output', { runId: 'run-2', stream: 'stdout', data: 'other', seq: 1 });
+    events.emit('run:output', { runId: 'run-1', stream: 'stdout', data: 'mine', seq: 2 });
 
     expect(connection.sent).toEqual([
       {
         kind: 'event',
         subscription: 7,
-        event: { type: 'run:output', at: 1_000, data: { runId: 'run-1', stream: 'stdout', data: 'mine' } },
+        event: {
+          type: 'run:output',
+          at: 1_000,
+          data: { runId: 'run-1', stream: 'stdout', data: 'mine', seq: 2 },
+        },
       },
     ]);
   });

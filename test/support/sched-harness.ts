@@ -20,7 +20,7 @@ export interface CliResult {
 export function sched(
   home: string,
   args: string[],
-  options: { env?: Record<string, string>; input?: string } = {},
+  options: { env?: Record<string, string>; input?: string; cwd?: string } = {},
 ): Promise<CliResult> {
   return new Promise((resolve) => {
     const child = execFile(
@@ -28,6 +28,7 @@ export function sched(
       [schedBin, ...args],
       {
         env: { ...process.env, SCHED_HOME: home, NO_COLOR: '1', ...options.env },
+        cwd: options.cwd,
         timeout: 60_000,
         maxBuffer: 16 * 1024 * 1024,
       },

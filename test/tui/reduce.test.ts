@@ -248,18 +248,41 @@ describe('reduce: the run view', () => {
 
   it('given a run opened while it runs, when output arrives and then the run loads with empty tails, then all the output shows', () => {
     let state = reduce(loaded([alpha], { running: [running] }), { type: 'open-run', runId: running.id });
-    state = apply(state, event('run:output', { runId: running.id, stream: 'stdout', data: 'one\n' }));
+    state = apply(state, event('run:output', { runId: running.id, stream: 'stdout', data: 'one\n', seq: 1 }));
     state = reduce(state, { type: 'run-loaded', run: running });
-    state = apply(state, event('run:output', { runId: running.id, stream: 'stderr', data: 'two\n' }));
+    state = apply(state, event('run:output', { runId: running.id, stream: 'stderr', data: 'two\n', seq: 2 }));
     expect(state.output?.live.map((chunk) => chunk.data)).toEqual(['one\n', 'two\n']);
   });
 
   it('given the daemon keeps a live tail, when the run loads, then chunks it already holds are not shown twice', () => {
     let state = reduce(loaded([alpha], { running: [running] }), { type: 'open-run', runId: running.id });
-    state = apply(state, event('run:output', { runId: running.id, stream: 'stdout', data: 'one\n' }));
+    state = apply(state, event('run:output', { runId: running.id, stream: 'stdout', data: 'one\n', seq: 3 }));
     state = reduce(state, { type: 'run-loaded', run: { ...running, stdoutTail: 'zero\none\n' } });
     expect(state.output?.base).toEqual([{ stream: 'stdout', data: 'zero\none\n' }]);
     expect(state.output?.live).toEqual([]);
+  });
+
+  it('given a run opened while it runs, when the daemon answers with its tail so far, then the view starts with it and shows later chunks once', () => {
+    let state = reduce(loaded([alpha], { running: [running] }), { type: 'open-run', runId: running.id });
+    state = apply(state, event('run:output', { runId: running.id, stream: 'stdout', data: 'two\n', seq: 2 }));
+    state = apply(
+      state,
+      event('run:output', { runId: running.id, stream: 'stdout', data: 'three\n', seq: 3 }),
+    );
+    state = reduce(state, {
+      type: 'run-loaded',
+      run: { ...running, stdoutTail: 'one\ntwo\n', stderrTail: 'warn\n', outputSeq: 2 },
+    });
+    state = apply(
+      state,
+      event('run:output', { runId: running.id, stream: 'stderr', data: 'four\n', seq: 4 }),
+    );
+
+    expect(state.output?.base).toEqual([
+      { stream: 'stdout', data: 'one\ntwo\n' },
+      { stream: 'stderr', data: 'warn\n' },
+    ]);
+    expect(state.output?.live.map((chunk) => chunk.data)).toEqual(['three\n', 'four\n']);
   });
 
   it('given the run view scrolled up, when Esc is pressed, then the output is dropped and the table is back', () => {
@@ -318,7 +341,10 @@ describe('reduce: a run view opened mid-run', () => {
     const running = makeRun(alpha, { state: 'running', finishedAt: null, exitCode: null });
     let state = reduce(loaded([alpha], { running: [running] }), { type: 'open-run', runId: running.id });
     state = reduce(state, { type: 'run-loaded', run: running });
-    state = apply(state, event('run:output', { runId: running.id, stream: 'stdout', data: 'late\n' }));
+    state = apply(
+      state,
+      event('run:output', { runId: running.id, stream: 'stdout', data: 'late\n', seq: 4 }),
+    );
     state = apply(
       state,
       event('run:finished', {
@@ -338,7 +364,7 @@ describe('reduce: a run view opened mid-run', () => {
     const running = makeRun(alpha, { state: 'running', finishedAt: null, exitCode: null });
     let state = reduce(loaded([alpha], { running: [running] }), { type: 'open-run', runId: running.id });
     state = reduce(state, { type: 'run-loaded', run: running });
-    state = apply(state, event('run:output', { runId: running.id, stream: 'stdout', data: 'all\n' }));
+    state = apply(state, event('run:output', { runId: running.id, stream: 'stdout', data: 'all\n', seq: 5 }));
     state = apply(
       state,
       event('run:finished', {
@@ -349,6 +375,6 @@ describe('reduce: a run view opened mid-run', () => {
         stdoutTail: 'all\n',
       }),
     );
-    expect(state.output?.live).toEqual([{ stream: 'stdout', data: 'all\n' }]);
+    expect(state.output?.live).toEqual([{ stream: 'stdout', data: 'all\n', seq: 5 }]);
   });
 });

@@ -254,9 +254,12 @@ describe('the run view', () => {
     expect(screenOf(state)).toContain('(no output yet)');
     state = apply(
       state,
-      event('run:output', { runId: tickRunning.id, stream: 'stdout', data: 'step 1\nstep 2' }),
+      event('run:output', { runId: tickRunning.id, stream: 'stdout', data: 'step 1\nstep 2', seq: 1 }),
     );
-    state = apply(state, event('run:output', { runId: tickRunning.id, stream: 'stdout', data: ' done\n' }));
+    state = apply(
+      state,
+      event('run:output', { runId: tickRunning.id, stream: 'stdout', data: ' done\n', seq: 2 }),
+    );
     expect(screenOf(state)).toContain('  step 1\n  step 2 done');
   });
 

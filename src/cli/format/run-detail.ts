@@ -1,6 +1,6 @@
 import type { ChalkInstance } from 'chalk';
 import { formatDuration } from '../../core/duration.js';
-import type { RunState, RunSummary } from '../../core/run.js';
+import type { Run, RunState, RunSummary } from '../../core/run.js';
 import { colourRunState } from './state.js';
 import { formatRelative } from './time.js';
 
@@ -52,4 +52,29 @@ export function renderResponseHeaders(headers: Record<string, string>): string {
   return Object.entries(headers)
     .map(([name, value]) => `${name}: ${value}`)
     .join('\n');
+}
+
+/**
+ * `… 12,345 bytes of stdout cut (kept the last 64 KiB)`, one line for each stream whose tail left out
+ * the start of what the run wrote; none when all was kept or the run predates the count.
+ */
+export function describeCutOutput(
+  run: Pick<Run, 'stdoutTail' | 'stderrTail' | 'stdoutBytes' | 'stderrBytes'>,
+): string[] {
+  const lines: string[] = [];
+  for (const [stream, tail, total] of [
+    ['stdout', run.stdoutTail, run.stdoutBytes],
+    ['stderr', run.stderrTail, run.stderrBytes],
+  ] as const) {
+    const cut = (total ?? 0) - Buffer.byteLength(tail);
+    if (cut > 0)
+      lines.push(
+        `… ${cut.toLocaleString('en-US')} bytes of ${stream} cut (kept the last ${formatKiB(Buffer.byteLength(tail))})`,
+      );
+  }
+  return lines;
+}
+
+function formatKiB(bytes: number): string {
+  return `${Math.round(bytes / 1024)} KiB`;
 }

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline/promises';
@@ -243,7 +244,7 @@ export default class ImportCrontab extends JobImportCommand {
   static override summary = 'Turn a crontab into sched jobs, after showing what will happen.';
   static override description = `Reads FILE, - for standard input, or your crontab (crontab -l). Each job line becomes a job that runs its command with /bin/sh -c (or with SHELL, when the crontab sets one), in CRON_TZ's zone, with the variables set above it; text after % is its standard input, as in cron. The jobs are labelled source=crontab and named after what they do, so importing the same crontab again adds only the lines that are new.
 
-Lines that cannot become jobs are listed, never dropped silently: @reboot, MAILTO (sched keeps each run's output instead), and anything that does not parse. /etc/crontab and /etc/cron.d files have a user field; it is read as such for those paths, or with --system-format. The jobs run as the daemon's user.`;
+Lines that cannot become jobs are listed, never dropped silently: @reboot, MAILTO (sched keeps each run's output instead), and anything that does not parse. /etc/crontab and /etc/cron.d files have a user field; it is read as such for those paths, or with --system-format. The jobs run as the daemon's user, in your home directory (as cron runs them).`;
 
   static override examples = [
     { description: 'Import your crontab, after confirming.', command: '<%= config.bin %> <%= command.id %>' },
@@ -288,7 +289,8 @@ Lines that cannot become jobs are listed, never dropped silently: @reboot, MAILT
     const parsed = parseCrontab(text, { systemFormat, userNames: systemUserNames() });
     const items: ImportItem[] = crontabJobs(parsed.entries, { timezone: flags.tz }).map((job) => ({
       name: job.name,
-      input: job.input,
+      // cron starts a user's jobs in their home directory; relative paths in the line mean the same here.
+      input: { ...job.input, cwd: os.homedir() },
       idempotencyKey: job.idempotencyKey,
       line: job.entry.line,
       schedule:

@@ -24,7 +24,7 @@ const SHELL_PATH = /^\/[^\s]*\/(sh|bash|dash|zsh|ksh|mksh|ash|fish)$/;
  */
 export function formatCrontab(
   jobs: readonly ExportedJob[],
-  options: { hostTimezone: string },
+  options: { hostTimezone: string; homeDirectory?: string },
 ): CrontabExport {
   const lines: string[] = [];
   const skipped: CrontabExport['skipped'] = [];
@@ -37,7 +37,7 @@ export function formatCrontab(
       continue;
     }
     lines.push(...switchContext(context, { timezone: job.timezone, shell: line.shell, env: line.env }));
-    const lost = lostSettings(job);
+    const lost = lostSettings(job, options.homeDirectory);
     if (lost.length > 0) lines.push(`# ${job.name}: cron ignores its ${lost.join(', ')}`);
     const entry = `${line.schedule} ${line.field}`;
     lines.push(job.state === 'paused' ? `# paused: ${entry}` : entry);
@@ -99,9 +99,10 @@ function quoteValue(value: string): string {
   return value !== value.trim() || /^(["']).*\1$/.test(value) || value === '' ? `"${value}"` : value;
 }
 
-function lostSettings(job: ExportedJob): string[] {
+/** `home`: cron runs a user's jobs in their home directory, so a job that runs there loses nothing. */
+function lostSettings(job: ExportedJob, home: string | undefined): string[] {
   const lost: string[] = [];
-  if (job.target.kind === 'command' && job.target.cwd !== null)
+  if (job.target.kind === 'command' && job.target.cwd !== null && job.target.cwd !== home)
     lost.push(`working directory (${job.target.cwd})`);
   if (job.timeoutMs !== null) lost.push('timeout');
   if (job.retry.maxRetries > 0) lost.push('retries');

@@ -56,7 +56,8 @@ export class ChildRun {
       if (pending.length === 0) continue;
       const data = Buffer.concat(pending).toString('utf8');
       pending.length = 0;
-      this.report({ type: 'output', runId: this.execution.runId, stream, data });
+      const { totalBytes } = stream === 'stdout' ? this.stdoutTail : this.stderrTail;
+      this.report({ type: 'output', runId: this.execution.runId, stream, data, totalBytes });
     }
   }
 
@@ -75,14 +76,14 @@ export class ChildRun {
         stdio: [stdin === null ? 'ignore' : 'pipe', 'pipe', 'pipe'],
       });
     } catch (error) {
-      return this.failBeforeStart(describeSpawnError(file, error));
+      return this.failBeforeStart(describeSpawnError(file, error, this.execution));
     }
     this.child = child;
     if (child.pid !== undefined) this.journalChild(child.pid);
     this.report({ type: 'started', runId, pid: child.pid ?? null, startedAt: Date.now() });
     // A failed spawn emits 'error' and never 'exit'; later errors of a live child are not the run's end.
     child.on('error', (error) => {
-      if (child.pid === undefined) this.finishFailed(describeSpawnError(file, error));
+      if (child.pid === undefined) this.finishFailed(describeSpawnError(file, error, this.execution));
     });
     child.stdout?.on('data', (chunk: Buffer) => this.onOutput('stdout', chunk)).on('error', ignore);
     child.stderr?.on('data', (chunk: Buffer) => this.onOutput('stderr', chunk)).on('error', ignore);
@@ -192,6 +193,8 @@ export class ChildRun {
       error,
       stdoutTail: this.stdoutTail.toString(),
       stderrTail: this.stderrTail.toString(),
+      stdoutBytes: this.stdoutTail.totalBytes,
+      stderrBytes: this.stderrTail.totalBytes,
     };
     this.flushOutput();
     this.report({ type: 'finished', runId: this.execution.runId, outcome });
@@ -210,10 +213,16 @@ function checkWorkingDirectory(cwd: string | null): string | null {
   }
 }
 
-function describeSpawnError(command: string, error: unknown): string {
+/** Names where the program was looked for: a path with a slash is relative to the run's directory. */
+function describeSpawnError(command: string, error: unknown, execution: CommandExecution): string {
   const code = errorCode(error);
-  if (code === 'ENOENT') return `command not found: ${command} (ENOENT)`;
-  if (code === 'EACCES') return `permission denied: ${command} (EACCES)`;
+  const where = !command.includes('/')
+    ? `on PATH (${execution.env.PATH ?? ''})`
+    : execution.cwd !== null
+      ? `in ${execution.cwd} (cwd)`
+      : `in ${process.cwd()} (the daemon's working directory: the job has no cwd)`;
+  if (code === 'ENOENT') return `${command}: not found ${where} (ENOENT)`;
+  if (code === 'EACCES') return `${command}: permission denied ${where} (EACCES)`;
   const detail = code ?? (error instanceof Error ? error.message : String(error));
   return `could not start ${command} (${detail})`;
 }

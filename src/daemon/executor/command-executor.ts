@@ -16,8 +16,11 @@ export interface ExecutorEvents {
   /** Always precedes `finished`; pid is null when the command could not be started. */
   started: (runId: string, pid: number | null, startedAt: number) => void;
   finished: (runId: string, outcome: RunOutcome) => void;
-  /** Live output, a batch at a time (at most every 100 ms per run), always before `finished`. */
-  output: (runId: string, stream: 'stdout' | 'stderr', data: string) => void;
+  /**
+   * Live output, a batch at a time (at most every 100 ms per run), always before `finished`;
+   * `totalBytes` is all the stream has written so far (a batch over 64 KiB loses its start).
+   */
+  output: (runId: string, stream: 'stdout' | 'stderr', data: string, totalBytes: number) => void;
 }
 
 export const DEFAULT_KILL_GRACE_MS = 2_000;
@@ -162,7 +165,7 @@ export class CommandExecutor {
   private onWorkerMessage(message: Exclude<FromWorkerMessage, { type: 'ready' }>): void {
     if (!this.running.has(message.runId)) return;
     if (message.type === 'output') {
-      this.signals.emit('output', message.runId, message.stream, message.data);
+      this.signals.emit('output', message.runId, message.stream, message.data, message.totalBytes);
       return;
     }
     this.unstarted.delete(message.runId);

@@ -4,12 +4,15 @@ export const OUTPUT_TAIL_BYTES = 64 * 1024;
 export class OutputTail {
   private readonly chunks: Buffer[] = [];
   private bytes = 0;
+  /** Every byte pushed, the dropped ones included: what was cut is `totalBytes` less the tail's size. */
+  private total = 0;
 
   constructor(private readonly limitBytes = OUTPUT_TAIL_BYTES) {}
 
   push(chunk: Buffer): void {
     this.chunks.push(chunk);
     this.bytes += chunk.length;
+    this.total += chunk.length;
     for (
       let first = this.chunks[0];
       first && this.bytes - first.length >= this.limitBytes;
@@ -18,6 +21,10 @@ export class OutputTail {
       this.chunks.shift();
       this.bytes -= first.length;
     }
+  }
+
+  get totalBytes(): number {
+    return this.total;
   }
 
   toString(): string {

@@ -30,5 +30,5 @@ export type ToWorkerMessage =
 export type FromWorkerMessage =
   | { type: 'ready' }
   | { type: 'started'; runId: string; pid: number | null; startedAt: number }
-  | { type: 'output'; runId: string; stream: 'stdout' | 'stderr'; data: string }
+  | { type: 'output'; runId: string; stream: 'stdout' | 'stderr'; data: string; totalBytes: number }
   | { type: 'finished'; runId: string; outcome: RunOutcome };

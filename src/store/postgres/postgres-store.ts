@@ -22,6 +22,7 @@ import type {
   Store,
   StoreCapabilities,
 } from '../store.js';
+import { idPrefixRange } from '../ids.js';
 import { openPostgresPool } from './connection.js';
 import type { PostgresConnectionOptions } from './connection.js';
 import { changeJob, insertJob, recordIdempotentResponse } from './job-writes.js';
@@ -201,6 +202,11 @@ export class PostgresStore implements Store {
   async findRun(id: string): Promise<Run | null> {
     const [row] = await this.statements.runById.execute({ id });
     return row ? rowToRun(row) : null;
+  }
+
+  async findRunIdsByPrefix(prefix: string, limit: number): Promise<string[]> {
+    const rows = await this.statements.runIdsInRange.execute({ ...idPrefixRange(prefix), limit });
+    return rows.map((row) => row.id);
   }
 
   async listRuns(query: RunQuery): Promise<Page<RunSummary>> {

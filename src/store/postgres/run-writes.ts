@@ -46,6 +46,8 @@ export async function finishRunRow(session: Session, runId: string, outcome: Run
     id: runId,
     ...outcome,
     httpStatus: outcome.httpStatus ?? null,
+    stdoutBytes: outcome.stdoutBytes ?? null,
+    stderrBytes: outcome.stderrBytes ?? null,
     error: outcome.error === null ? null : withoutNul(outcome.error),
     responseHeaders: outcome.responseHeaders ? JSON.stringify(outcome.responseHeaders) : null,
   });

@@ -127,6 +127,9 @@ export const runs = pgTable(
     stderrTail: utf8Bytes('stderr_tail')
       .notNull()
       .default(sql`''::bytea`),
+    /** Bytes a command wrote to each stream in all; null for HTTP runs and runs from before the count. */
+    stdoutBytes: bigint('stdout_bytes', { mode: 'number' }),
+    stderrBytes: bigint('stderr_bytes', { mode: 'number' }),
     /** JSON object of an HTTP response's headers, as text (read back as it was written). */
     responseHeaders: text('response_headers'),
     /** The attempt that retries this one. */

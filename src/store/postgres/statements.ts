@@ -121,6 +121,13 @@ export function prepareStatements(db: NodePgDatabase) {
         host: param('host'),
       })
       .prepare('sched_insert_run'),
+    runIdsInRange: db
+      .select({ id: runs.id })
+      .from(runs)
+      .where(and(sql`${runs.id} >= ${param('from')}`, sql`${runs.id} < ${param('to')}`))
+      .orderBy(asc(runs.id))
+      .limit(param('limit'))
+      .prepare('sched_run_ids_in_range'),
     runById: db
       .select(runColumns)
       .from(runs)
@@ -155,6 +162,8 @@ export function prepareStatements(db: NodePgDatabase) {
         error: setParam('error'),
         stdoutTail: setParam('stdoutTail'),
         stderrTail: setParam('stderrTail'),
+        stdoutBytes: setParam('stdoutBytes'),
+        stderrBytes: setParam('stderrBytes'),
         responseHeaders: setParam('responseHeaders'),
       })
       .from(jobs)

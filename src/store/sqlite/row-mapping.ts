@@ -103,6 +103,8 @@ export function newRunToRow(run: NewRun): RunRow {
     error: null,
     stdoutTail: '',
     stderrTail: '',
+    stdoutBytes: null,
+    stderrBytes: null,
     responseHeaders: null,
     retriedBy: null,
     dueAt: run.dueAt,
@@ -147,6 +149,8 @@ export const runColumns = {
   ...runSummaryColumns,
   stdoutTail: runs.stdoutTail,
   stderrTail: runs.stderrTail,
+  stdoutBytes: runs.stdoutBytes,
+  stderrBytes: runs.stderrBytes,
   responseHeaders: runs.responseHeaders,
 };
 

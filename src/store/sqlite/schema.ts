@@ -91,6 +91,9 @@ export const runs = sqliteTable(
     error: text('error'),
     stdoutTail: text('stdout_tail').notNull().default(''),
     stderrTail: text('stderr_tail').notNull().default(''),
+    /** Bytes a command wrote to each stream in all; null for HTTP runs and runs from before the count. */
+    stdoutBytes: integer('stdout_bytes'),
+    stderrBytes: integer('stderr_bytes'),
     /** JSON object of an HTTP response's headers. */
     responseHeaders: text('response_headers'),
     /** The attempt that retries this one. */

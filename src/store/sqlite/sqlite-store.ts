@@ -24,6 +24,7 @@ import type {
   Store,
   StoreCapabilities,
 } from '../store.js';
+import { idPrefixRange } from '../ids.js';
 import { openSqliteConnection } from './connection.js';
 import { GroupCommit } from './group-commit.js';
 import type { SqliteConnectionOptions } from './connection.js';
@@ -189,6 +190,8 @@ export class SqliteStore implements Store {
         id: runId,
         ...outcome,
         httpStatus: outcome.httpStatus ?? null,
+        stdoutBytes: outcome.stdoutBytes ?? null,
+        stderrBytes: outcome.stderrBytes ?? null,
         responseHeaders: outcome.responseHeaders ? JSON.stringify(outcome.responseHeaders) : null,
       });
       if (changes === 0) this.throwRunNotChangeable(runId, outcome.state);
@@ -212,6 +215,10 @@ export class SqliteStore implements Store {
   async findRun(id: string): Promise<Run | null> {
     const row = this.statements.runById.get({ id });
     return row ? rowToRun(row) : null;
+  }
+
+  async findRunIdsByPrefix(prefix: string, limit: number): Promise<string[]> {
+    return this.statements.runIdsInRange.all({ ...idPrefixRange(prefix), limit }).map((row) => row.id);
   }
 
   async listRuns(query: RunQuery): Promise<Page<RunSummary>> {

@@ -115,11 +115,20 @@ export function prepareStatements(db: BetterSQLite3Database) {
         error: param('error'),
         stdoutTail: param('stdoutTail'),
         stderrTail: param('stderrTail'),
+        stdoutBytes: param('stdoutBytes'),
+        stderrBytes: param('stderrBytes'),
         responseHeaders: param('responseHeaders'),
         retriedBy: param('retriedBy'),
         dueAt: param('dueAt'),
         host: param('host'),
       })
+      .prepare(),
+    runIdsInRange: db
+      .select({ id: runs.id })
+      .from(runs)
+      .where(and(sql`${runs.id} >= ${param('from')}`, sql`${runs.id} < ${param('to')}`))
+      .orderBy(asc(runs.id))
+      .limit(param('limit'))
       .prepare(),
     runById: db
       .select(runColumns)
@@ -167,6 +176,8 @@ export function prepareStatements(db: BetterSQLite3Database) {
         error: setParam('error'),
         stdoutTail: setParam('stdoutTail'),
         stderrTail: setParam('stderrTail'),
+        stdoutBytes: setParam('stdoutBytes'),
+        stderrBytes: setParam('stderrBytes'),
         responseHeaders: setParam('responseHeaders'),
       })
       .where(and(eq(runs.id, param('id')), UNFINISHED))

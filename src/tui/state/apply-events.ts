@@ -198,7 +198,7 @@ function showsAllOf(output: RunOutput, run: Run): boolean {
 function appendOutput(draft: Draft, runId: string, chunk: OutputChunk): void {
   const output = draft.next.output;
   if (output?.runId !== runId) return;
-  const live = [...output.live, { stream: chunk.stream, data: chunk.data }];
+  const live = [...output.live, { stream: chunk.stream, data: chunk.data, seq: chunk.seq }];
   draft.next.output = { ...output, live: live.slice(-MAX_LIVE_CHUNKS) };
 }
 

@@ -143,8 +143,19 @@ function back(state: DashState): DashState {
  * The daemon's answer to `run.get`. Live chunks that came before it on the same connection are already in
  * its tails, unless the daemon keeps no tail while a run runs (then the tail is empty and they are not).
  */
+/**
+ * The view starts with the tail the daemon kept so far; chunks that came live before it answered stay
+ * only when numbered after the tail (a daemon without numbers: only on a stream whose tail is empty).
+ */
 function withLoadedRun(output: RunOutput, run: NonNullable<RunOutput['run']>): RunOutput {
   const base = tailChunks(run);
-  const live = output.live.filter((chunk) => (chunk.stream === 'stdout' ? !run.stdoutTail : !run.stderrTail));
+  const { outputSeq } = run;
+  const live = output.live.filter((chunk) =>
+    outputSeq !== undefined && chunk.seq !== undefined
+      ? chunk.seq > outputSeq
+      : chunk.stream === 'stdout'
+        ? !run.stdoutTail
+        : !run.stderrTail,
+  );
   return { ...output, run, base, live, error: null };
 }

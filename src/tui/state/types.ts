@@ -66,6 +66,8 @@ export type View =
 export interface OutputChunk {
   stream: 'stdout' | 'stderr';
   data: string;
+  /** The daemon's number for a live chunk (see Run.outputSeq); absent for a kept tail. */
+  seq?: number;
 }
 
 /**

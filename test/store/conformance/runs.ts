@@ -63,6 +63,16 @@ export function describeRunCases(store: CurrentStore): void {
       expect(await store().findRun(run.id)).toEqual(finished);
     });
 
+    it('Given a run that wrote more than its tails keep, when it finishes, then the bytes written per stream are stored', async () => {
+      const job = await createJob(store(), 'nightly');
+      const run = await store().insertRun(newRun(job.id, { state: 'running' }));
+      expect(await store().findRun(run.id)).toMatchObject({ stdoutBytes: null, stderrBytes: null });
+
+      await store().finishRun(run.id, outcome({ stdoutBytes: 5_000_000_000, stderrBytes: 0 }));
+
+      expect(await store().findRun(run.id)).toMatchObject({ stdoutBytes: 5_000_000_000, stderrBytes: 0 });
+    });
+
     it('Given an HTTP run, when it finishes, then its status and response headers are kept', async () => {
       const job = await createJob(store(), 'hook');
       const run = await store().insertRun(newRun(job.id, { state: 'running' }));
@@ -285,6 +295,28 @@ export function describeRunCases(store: CurrentStore): void {
       const page = await store().listRuns({ limit: 10, labels: { env: 'prod' } });
 
       expect(page.items.map((run) => run.id)).toEqual([prodRun!.id]);
+    });
+  });
+
+  describe('run id prefixes', () => {
+    it('Given runs, when looked up by the start of one id, then only the runs whose id starts so come back, in id order', async () => {
+      const job = await createJob(store(), 'nightly');
+      const runs = await insertRuns(store(), job.id, 3);
+      const [first] = runs;
+
+      expect(await store().findRunIdsByPrefix(first!.id, 10)).toEqual([first!.id]);
+      expect(await store().findRunIdsByPrefix(first!.id.slice(0, 4), 10)).toEqual(
+        runs.map((run) => run.id).sort(),
+      );
+      expect(await store().findRunIdsByPrefix(first!.id.slice(0, 4), 2)).toHaveLength(2);
+    });
+
+    it('Given runs, when looked up by a start no id has, then nothing comes back', async () => {
+      const job = await createJob(store(), 'nightly');
+      await insertRuns(store(), job.id, 2);
+
+      expect(await store().findRunIdsByPrefix('zzzz', 10)).toEqual([]);
+      expect(await store().findRunIdsByPrefix('%', 10)).toEqual([]);
     });
   });
 }
