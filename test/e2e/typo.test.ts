@@ -1,31 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  makeHome,
-  removeHome,
-  sched,
-  schedBin,
-  startDaemon,
-  type RunningDaemon,
-} from '../support/sched-harness.js';
+import { sched, schedBin, useDaemons } from '../support/sched-harness.js';
 import { hasTmux, Tmux } from '../support/tmux.js';
 
 describe.skipIf(!hasTmux())('a mistyped command in a real terminal (tmux)', () => {
-  let home: string;
-  let daemon: RunningDaemon;
+  const daemons = useDaemons(afterAll);
   const tmux = new Tmux();
+  let home: string;
 
   beforeAll(async () => {
-    home = makeHome();
-    daemon = await startDaemon(home);
+    home = daemons.home();
+    await daemons.start(home);
     expect((await sched(home, ['add', 'cleanup', '--every', '1h', '--', 'true'])).code).toBe(0);
     await tmux.start(120, 30, { SCHED_HOME: home, NO_COLOR: '1', PS1: '$ ', TZ: 'UTC' });
   });
-
-  afterAll(async () => {
-    await tmux.stop();
-    await daemon.stop();
-    removeHome(home);
-  });
+  afterAll(() => tmux.stop());
 
   it('given a job named cleanup, when `sched run cleanup` is typed and Enter pressed, then it is refused and the job is untouched', async () => {
     // When the typo is typed in a terminal, as a person would
