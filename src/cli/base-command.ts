@@ -1,7 +1,6 @@
 import { Command, Errors, type Interfaces } from '@oclif/core';
-import { chalkStderr } from 'chalk';
 import { DaemonClient } from '../client/daemon-client.js';
-import { classifyFailure, type Failure } from './failure.js';
+import { classifyFailure, renderFailure, toErrorJson } from './failure.js';
 import { hostTimeZone, type Viewer } from './format/time.js';
 
 /**
@@ -48,21 +47,4 @@ export abstract class SchedCommand extends Command {
     this.daemonClient = undefined;
     await super.finally(error);
   }
-}
-
-export function toErrorJson(failure: Failure, at: Date): Record<string, unknown> {
-  return {
-    code: failure.code,
-    message: failure.message,
-    hint: failure.hint ?? null,
-    details: failure.details,
-    timestamp: at.toISOString(),
-  };
-}
-
-function renderFailure(failure: Failure): string {
-  if (failure.kind === 'bug')
-    return `${failure.stack ?? failure.message}\n\n${chalkStderr.bold(failure.hint)}\n`;
-  const hint = failure.hint ? `${chalkStderr.dim('Hint:')} ${failure.hint}\n` : '';
-  return `${chalkStderr.red.bold('Error:')} ${failure.message}\n${hint}`;
 }

@@ -1,4 +1,5 @@
 import { Errors } from '@oclif/core';
+import { chalkStderr } from 'chalk';
 import { ERROR_CODES, type ErrorCode } from '../core/errors.js';
 
 /** How a failed command is reported: a user error (one line and a hint) or a bug (with its stack). */
@@ -90,4 +91,23 @@ export function classifyFailure(error: unknown, usageCommand: string): Failure {
     details: {},
     stack: asError.stack,
   };
+}
+
+/** The `--json` error envelope's `error` object. */
+export function toErrorJson(failure: Failure, at: Date): Record<string, unknown> {
+  return {
+    code: failure.code,
+    message: failure.message,
+    hint: failure.hint ?? null,
+    details: failure.details,
+    timestamp: at.toISOString(),
+  };
+}
+
+/** What a person sees: one line and a hint for a user error, the stack for a bug. */
+export function renderFailure(failure: Failure): string {
+  if (failure.kind === 'bug')
+    return `${failure.stack ?? failure.message}\n\n${chalkStderr.bold(failure.hint)}\n`;
+  const hint = failure.hint ? `${chalkStderr.dim('Hint:')} ${failure.hint}\n` : '';
+  return `${chalkStderr.red.bold('Error:')} ${failure.message}\n${hint}`;
 }

@@ -1,5 +1,6 @@
 import { parse as parseToml, TomlError } from 'smol-toml';
 import { z } from 'zod';
+import { editDistance } from '../core/edit-distance.js';
 import { SchedError } from '../core/errors.js';
 import {
   KEY_SPECS,
@@ -190,19 +191,6 @@ function closestKey(key: string): string | undefined {
     if (distance <= 3 && (best === undefined || distance < best.distance)) best = { key: spec.key, distance };
   }
   return best?.key;
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost);
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
 }
 
 function deepFreeze<T>(value: T): T {

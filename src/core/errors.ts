@@ -11,12 +11,16 @@ export const ERROR_CODES = {
   EMPTY_COMMAND: 2,
   /** A shortened run id that more than one run's id starts with. */
   RUN_ID_AMBIGUOUS: 2,
+  /** `sched lss`: no such command. The nearest ones are named, never run. */
+  UNKNOWN_COMMAND: 2,
   JOB_NOT_FOUND: 3,
   RUN_NOT_FOUND: 3,
   NAME_TAKEN: 4,
   VERSION_CONFLICT: 4,
   IDEMPOTENCY_MISMATCH: 4,
   INVALID_STATE: 4,
+  /** Cancelling a job that others run after (`--after`) would strand them; `--force` does it anyway. */
+  HAS_DEPENDENTS: 4,
   DAEMON_ALREADY_RUNNING: 4,
   /** A node fired from a shard map that a newer one has replaced; the fire was refused. */
   FENCED: 4,

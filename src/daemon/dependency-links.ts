@@ -55,3 +55,20 @@ async function refuseCycle(definition: JobDefinition, selfId: string, store: Sto
   );
   throw cycleError(names);
 }
+
+/** Refuses to cancel a job others run after: their link to it would be dead, and nothing would say so. */
+export function dependentsError(name: string, dependents: readonly { name: string }[]): SchedError {
+  const names = dependents.map((dependent) => dependent.name);
+  const listed = names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+  const verb = names.length === 1 ? 'runs' : 'run';
+  return new SchedError(
+    'HAS_DEPENDENTS',
+    `Job ${name} was not cancelled: ${listed} ${verb} after it and would be left waiting for a job that never runs again.`,
+    {
+      hint:
+        `Cancel ${names.length === 1 ? 'it' : 'them'} first, or have ${names.length === 1 ? 'it' : 'them'} run after another job ` +
+        `(\`sched update ${names[0]} --after OTHER\`); or cancel ${name} anyway with \`sched cancel ${name} --force\`.`,
+      details: { job: name, dependents: names },
+    },
+  );
+}

@@ -5,6 +5,7 @@ import { nextOccurrence } from '../core/schedule/occurrences.js';
 import type {
   AuditRecord,
   BreakerStatus,
+  CancelledJob,
   DaemonStatus,
   JobDetail,
   Page,
@@ -16,7 +17,7 @@ import type { DaemonEvents } from './events.js';
 import type { IdempotencyGuard } from './idempotency-guard.js';
 import { listJobsByStatus } from './job-listing.js';
 import type { JobLookup } from './job-lookup.js';
-import { resolveDependencies } from './dependency-links.js';
+import { dependentsError, resolveDependencies } from './dependency-links.js';
 import type { Scheduler } from './scheduler/scheduler.js';
 
 export interface JobServiceDeps {
@@ -96,8 +97,14 @@ export class JobService {
     return this.changed(updated, 'job:updated');
   }
 
-  async cancel({ ref }: ParsedParams<'job.cancel'>): Promise<Job> {
+  async cancel({ ref, force }: ParsedParams<'job.cancel'>): Promise<CancelledJob> {
     const job = await this.deps.lookup.findLive(ref, 'be cancelled');
+    // A dependent's link names this job's id: once it is cancelled nothing starts them, and a new job of the
+    // same name is a new id, so the loss is silent. It needs saying before, not after.
+    const stranded = (await this.deps.store.listDependents(job.id))
+      .filter((dependent) => dependent.id !== job.id)
+      .map(({ id, name }) => ({ id, name }));
+    if (stranded.length > 0 && force !== true) throw dependentsError(job.name, stranded);
     const now = this.deps.clock.now();
     const cancelled = await this.deps.store.cancelJob(
       job.id,
@@ -105,7 +112,7 @@ export class JobService {
       now,
       this.stamp('job.cancel', now),
     );
-    return this.changed(cancelled, 'job:cancelled');
+    return { ...this.changed(cancelled, 'job:cancelled'), stranded };
   }
 
   async pause({ ref }: ParsedParams<'job.pause'>): Promise<Job> {

@@ -29,7 +29,8 @@ export const requestSchemas = {
     patch: jobPatchSchema,
     ifVersion: z.number().int().optional(),
   }),
-  'job.cancel': z.object({ ref: z.string().min(1) }),
+  /** `force`: cancel even though other jobs run after it (`--after`); the reply names what it strands. */
+  'job.cancel': z.object({ ref: z.string().min(1), force: z.boolean().optional() }),
   'job.pause': z.object({ ref: z.string().min(1) }),
   'job.resume': z.object({ ref: z.string().min(1) }),
   'job.trigger': z.object({ ref: z.string().min(1), idempotencyKey: idempotencyKeySchema.optional() }),
@@ -182,6 +183,11 @@ export interface BackfillResult {
   order: 'parallel' | 'serial';
 }
 
+/** A cancelled job, and the jobs that ran after it (`--after`, `--after-all`) and now never will. */
+export interface CancelledJob extends Job {
+  stranded: { id: string; name: string }[];
+}
+
 export interface AuditRecord {
   id: string;
   at: number;
@@ -198,7 +204,7 @@ export interface Results {
   'job.list': Page<Job>;
   'job.get': JobDetail;
   'job.update': Job;
-  'job.cancel': Job;
+  'job.cancel': CancelledJob;
   'job.pause': Job;
   'job.resume': Job;
   'job.trigger': Run;

@@ -304,6 +304,7 @@ describe('renderLedgerTable', () => {
 
   it('given an instant whose run still runs, when its runs are described, then it says running', () => {
     expect(runsText({ runIds: ['r1', 'r2'], finalState: null })).toBe('r1, r2 running');
+    expect(runsText({ runIds: ['r1'], finalState: null, waiting: true })).toBe('r1 waiting');
     expect(runsText({ runIds: ['r1'], finalState: 'timed_out' })).toBe('r1 timed out');
   });
 });

@@ -69,6 +69,13 @@ describe('mergeLedger', () => {
     ).toBeNull();
   });
 
+  it('marks an instant whose last run has not started yet as waiting, and one that runs as not', () => {
+    const [waiting] = mergeLedger([], [run('r1', T, 1, 'scheduled')]);
+    const [running] = mergeLedger([], [run('r2', T, 1, 'running')]);
+    expect(waiting).toMatchObject({ finalState: null, waiting: true });
+    expect(running).toMatchObject({ finalState: null, waiting: false });
+  });
+
   it('joins a recorded ran entry (a catch-up reason) to its runs and keeps skipped records apart, newest first', () => {
     const entries = mergeLedger(
       [record(T, 'missed-while-down', 'down'), record(T + 1_000, 'ran', 'caught up')],

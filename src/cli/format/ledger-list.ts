@@ -28,8 +28,9 @@ function dueText(entry: LedgerEntry, zone: string): string {
   return formatInstant(entry.scheduledFor, zone);
 }
 
-/** `R1 succeeded`, `R1, R2 failed`, `R1 running`, or `-` when nothing ran. */
-export function runsText(entry: Pick<LedgerEntry, 'runIds' | 'finalState'>): string {
+/** `R1 succeeded`, `R1, R2 failed`, `R1 running`, `R1 waiting` (not started yet), or `-` when nothing ran. */
+export function runsText(entry: Pick<LedgerEntry, 'runIds' | 'finalState' | 'waiting'>): string {
   if (entry.runIds.length === 0) return '-';
-  return `${entry.runIds.join(', ')} ${(entry.finalState ?? 'running').replace('_', ' ')}`;
+  const state = entry.finalState ?? (entry.waiting === true ? 'waiting' : 'running');
+  return `${entry.runIds.join(', ')} ${state.replace('_', ' ')}`;
 }

@@ -1,3 +1,4 @@
+import { editDistance } from '../edit-distance.js';
 import { SchedError } from '../errors.js';
 import { JOB_NAME_PATTERN } from '../job.js';
 import type { RunState } from '../run.js';
@@ -99,17 +100,4 @@ export function triggersOn(outcome: UpstreamRunEnd, on: DependencyOutcome, isFin
   if (!isFinalAttempt) return false;
   if (on === 'always') return true;
   return on === 'failure' && outcome !== 'cancelled';
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
-      current.push(Math.min(substitution, (previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1));
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? Infinity;
 }

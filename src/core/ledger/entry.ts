@@ -22,8 +22,14 @@ export interface LedgerEntry {
   node: string;
   decidedAt: number;
   runIds: string[];
-  /** The state the instant's last run ended in, or null while it runs (or when nothing ran). */
+  /** The state the instant's last run ended in, or null while it runs or waits (or when nothing ran). */
   finalState: string | null;
+  /**
+   * True while the instant's last run has not started: it waits for the job's running run to end
+   * (`--concurrency queue`, a caught-up instant), for a slot under `--max-concurrent`, or for a retry's backoff.
+   * Set on entries that have runs.
+   */
+  waiting?: boolean;
   /**
    * The local wall time the instant stood for, ISO without offset, when it is not simply `scheduledFor` in the
    * job's zone: a wall time the clocks skipped (its `scheduledFor` is the jump). Optional; absent means "read

@@ -63,6 +63,7 @@ function ranEntry(group: readonly RunSummary[], jobName: string): LedgerEntry {
     decidedAt: first.createdAt,
     runIds: attempts.map((run) => run.id),
     finalState: isFinalRunState(last.state) ? last.state : null,
+    waiting: last.state === 'scheduled',
   };
 }
 

@@ -109,9 +109,11 @@ function ranText(entry: LedgerEntry, timezone: string, now: number, runs: readon
     if (entry.runIds.length === 0) return 'ran';
     const ids = entry.runIds.join(', ');
     const ended =
-      entry.finalState === null
-        ? 'which is still running'
-        : `which ended ${entry.finalState.replace('_', ' ')}`;
+      entry.finalState !== null
+        ? `which ended ${entry.finalState.replace('_', ' ')}`
+        : entry.waiting === true
+          ? 'which is waiting to start'
+          : 'which is still running';
     return `ran as run${entry.runIds.length > 1 ? 's' : ''} ${ids}, ${ended}`;
   }
   const failedBefore = own.length - 1;
@@ -146,7 +148,10 @@ function attemptText(run: RunSummary, timezone: string, entry: LedgerEntry, now:
         ? `${attempt} is running`
         : `${attempt} has been running for ${elapsed(Math.max(0, now - run.startedAt))}`;
     case 'scheduled':
-      return `${attempt} is due at ${timeText(run.dueAt, entry.scheduledFor, timezone)}`;
+      // Past its due time it waits for the job's running run or a free slot, not for the clock.
+      return run.dueAt <= now
+        ? `${attempt} was due at ${timeText(run.dueAt, entry.scheduledFor, timezone)} and waits for the job's running run to end or a free slot`
+        : `${attempt} is due at ${timeText(run.dueAt, entry.scheduledFor, timezone)}`;
   }
 }
 

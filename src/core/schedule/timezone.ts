@@ -1,4 +1,5 @@
 import { IANAZone } from 'luxon';
+import { editDistance } from '../edit-distance.js';
 import { SchedError } from '../errors.js';
 
 /**
@@ -68,24 +69,12 @@ function suggestTimezone(tz: string): string | undefined {
   if (sameCity !== undefined) return sameCity;
   let best: { zone: string; distance: number } | undefined;
   for (const zone of zones) {
+    // Beyond two letters' difference in length it cannot be within two edits; skip the full comparison.
+    if (Math.abs(key.length - zone.length) > 2) continue;
     const distance = editDistance(key, zone.toLowerCase());
     if (distance <= 2 && (best === undefined || distance < best.distance)) best = { zone, distance };
   }
   return best?.zone;
-}
-
-function editDistance(a: string, b: string): number {
-  if (Math.abs(a.length - b.length) > 2) return Infinity;
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
-      current.push(Math.min(substitution, (previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1));
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? Infinity;
 }
 
 /** The zone's offset from UTC at an instant, in milliseconds (positive east of Greenwich). */

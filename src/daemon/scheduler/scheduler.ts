@@ -40,6 +40,8 @@ const MAX_MISSED_LISTED = 10_000;
 interface PlannedRun {
   instant: number;
   trigger: RunTrigger;
+  /** What the ledger records as the reason it ran, once it has a run (a caught-up instant says so). */
+  ledgerReason?: string;
 }
 
 /**
@@ -176,10 +178,8 @@ export class Scheduler {
     const flag = `--misfire ${formatMisfire(job.policy.misfire.policy)}`;
     const planned = plan.run.map((at) => {
       const lateBy = formatDuration(Math.max(0, now - at));
-      records.push(
-        this.record(job, at, 'ran', `it fell due ${while_} and was caught up ${lateBy} late (${flag})`, now),
-      );
-      return { instant: at, trigger: 'catchup' as const };
+      const ledgerReason = `it fell due ${while_} and was caught up ${lateBy} late (${flag})`;
+      return { instant: at, trigger: 'catchup' as const, ledgerReason };
     });
     return { planned, nextRunAt };
   }
@@ -231,8 +231,14 @@ export class Scheduler {
     let reserved = 0;
     let toCancel: string[] = [];
     planned.forEach((item, index) => {
+      // The overlap rule may still skip the first instant: only an instant that gets a run is recorded `ran`.
+      const ran = () => {
+        if (item.ledgerReason !== undefined)
+          records.push(this.record(job, item.instant, 'ran', item.ledgerReason, now));
+      };
       if (index > 0) {
         runs.push(this.newRun(job, item, now, 'scheduled'));
+        ran();
         return;
       }
       const { decision, state } = gate.overlap(job);
@@ -242,6 +248,7 @@ export class Scheduler {
         records.push(this.record(job, item.instant, 'skipped-overlap', reason, now));
         return;
       }
+      ran();
       if (decision.action === 'replace') toCancel = decision.cancel;
       if (decision.action !== 'queue' && gate.reserve()) {
         reserved += 1;

@@ -172,11 +172,9 @@ export class DaemonBackend implements DashBackend {
           client.call('job.resume', { ref: effect.jobId }).then(() => `Resumed ${effect.name}.`),
         );
       case 'cancel':
-        return attempt(
-          `cancel ${effect.name}`,
-          client
-            .call('job.cancel', { ref: effect.jobId })
-            .then(() => `Cancelled ${effect.name}; its history stays (sched history ${effect.name}).`),
+        return void client.call('job.cancel', { ref: effect.jobId }).then(
+          () => say(`Cancelled ${effect.name}; its history stays (sched history ${effect.name}).`),
+          (error: Error) => say(cancelRefusal(effect.name, error), 'error'),
         );
       case 'kill':
         return attempt(
@@ -233,4 +231,14 @@ function describeFailure(error: unknown): string {
   const errno = (error as { details?: { errno?: unknown } }).details?.errno;
   if (typeof errno === 'string') return `daemon not running (${errno})`;
   return error instanceof Error ? error.message.replace(/\.$/, '') : String(error);
+}
+
+/** The dashboard never forces a cancel: it says who runs after the job and how to cancel it anyway. */
+function cancelRefusal(name: string, error: Error): string {
+  const { code, details } = error as { code?: unknown; details?: { dependents?: unknown } };
+  const dependents = details?.dependents;
+  if (code !== 'HAS_DEPENDENTS' || !Array.isArray(dependents))
+    return `Could not cancel ${name}: ${error.message}`;
+  const verb = dependents.length === 1 ? 'runs' : 'run';
+  return `Not cancelled: ${dependents.join(', ')} ${verb} after ${name}. To cancel it anyway: sched cancel ${name} --force`;
 }

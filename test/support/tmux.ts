@@ -1,0 +1,81 @@
+import { execFile, execFileSync } from 'node:child_process';
+import { waitFor } from './sched-harness.js';
+
+export function hasTmux(): boolean {
+  try {
+    execFileSync('tmux', ['-V'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A tmux server of our own (its own socket), so the test never touches anyone's sessions, and a session
+ * in it running a plain shell: sched is started from that shell like a person would, in a real terminal
+ * (so the dashboard's raw mode, or anything that would prompt, behaves as it does for people).
+ */
+export class Tmux {
+  readonly socket = `sched-e2e-${process.pid}-${Date.now()}`;
+  readonly session = 'sched';
+
+  run(...args: string[]): Promise<string> {
+    return new Promise((resolve, reject) =>
+      execFile('tmux', ['-L', this.socket, '-f', '/dev/null', ...args], (error, stdout, stderr) =>
+        error ? reject(new Error(`tmux ${args.join(' ')}: ${stderr || error.message}`)) : resolve(stdout),
+      ),
+    );
+  }
+
+  start(columns: number, rows: number, env: Record<string, string>): Promise<string> {
+    const shell = ['env', ...Object.entries(env).map(([key, value]) => `${key}=${value}`), 'sh'];
+    return this.run(
+      'new-session',
+      '-d',
+      '-x',
+      String(columns),
+      '-y',
+      String(rows),
+      '-s',
+      this.session,
+      ...shell,
+    );
+  }
+
+  type(line: string): Promise<string> {
+    return this.run('send-keys', '-t', this.session, '-l', line).then(() => this.keys('Enter'));
+  }
+
+  keys(...keys: string[]): Promise<string> {
+    return this.run('send-keys', '-t', this.session, ...keys);
+  }
+
+  screen(): Promise<string> {
+    return this.run('capture-pane', '-p', '-t', this.session);
+  }
+
+  async flag(name: string): Promise<string> {
+    return (await this.run('display-message', '-p', '-t', this.session, `#{${name}}`)).trim();
+  }
+
+  /** Polls the screen until `check` passes (timeouts in seconds, never a fixed sleep). */
+  async screenWhere(check: (screen: string) => boolean, what: string, timeoutMs = 20_000): Promise<string> {
+    let last = '';
+    try {
+      return await waitFor(
+        async () => {
+          last = await this.screen();
+          return check(last) ? last : null;
+        },
+        timeoutMs,
+        100,
+      );
+    } catch {
+      throw new Error(`the screen never showed ${what}; it showed:\n${last}`);
+    }
+  }
+
+  async stop(): Promise<void> {
+    await this.run('kill-session', '-t', this.session).catch(() => {});
+  }
+}
