@@ -1,5 +1,4 @@
 import { constants } from 'node:buffer';
-import { z } from 'zod';
 import { SchedError } from '../core/errors.js';
 import { FRAME_DELIMITER } from './frame-splitter.js';
 import { nestsDeeperThan } from '../core/json-depth.js';
@@ -24,8 +23,6 @@ export const REPLY_LIMITS: FrameLimits = { maxBytes: constants.MAX_STRING_LENGTH
 
 /** node-ipc's `{ type, data }` message, kept around ours so the bytes on the wire stay as they were. */
 const MESSAGE_TYPE = 'sched';
-const envelopeSchema = z.object({ type: z.literal(MESSAGE_TYPE), data: z.unknown() });
-
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
 export type DecodedFrame = { ok: true; message: unknown } | { ok: false; reason: string };
@@ -46,10 +43,18 @@ export function decodeFrame(frame: Buffer, limits: FrameLimits): DecodedFrame {
   } catch {
     return { ok: false, reason: 'the frame is not JSON' };
   }
-  const envelope = envelopeSchema.safeParse(value);
-  if (!envelope.success)
+  if (!isEnvelope(value))
     return { ok: false, reason: `the frame is not a {"type":"${MESSAGE_TYPE}"} message` };
-  return { ok: true, message: envelope.data.data };
+  return { ok: true, message: value.data };
+}
+
+/**
+ * Checked by hand rather than with a zod schema: every command loads this module to reach the daemon,
+ * and loading zod would add a noticeable part of a command's start-up time.
+ */
+function isEnvelope(value: unknown): value is { type: typeof MESSAGE_TYPE; data: unknown } {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  return Object.hasOwn(value, 'type') && (value as { type: unknown }).type === MESSAGE_TYPE;
 }
 
 /**
