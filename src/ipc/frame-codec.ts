@@ -10,8 +10,8 @@ export interface FrameLimits {
 }
 
 /**
- * What the daemon reads from a client. A job's payload is at most 1 MiB encoded, so any request fits in
- * 2 MiB; a payload may nest about 120 levels below the request around it.
+ * What the daemon reads from a client. A job's payload is at most 1 MiB, so any request fits in 2 MiB; a
+ * payload travels as text, so requests nest only a few levels and 128 leaves ample room.
  */
 export const REQUEST_LIMITS: FrameLimits = { maxBytes: 2 * 1024 * 1024, maxDepth: 128 };
 
@@ -92,6 +92,6 @@ function tooDeep(limits: FrameLimits): SchedError {
   return new SchedError(
     'VALIDATION_FAILED',
     `The request nests objects and arrays more than ${limits.maxDepth} levels deep; the daemon refuses it.`,
-    { hint: 'Flatten the payload.', details: { limit: limits.maxDepth } },
+    { hint: 'Flatten the objects and arrays of the request.', details: { limit: limits.maxDepth } },
   );
 }
