@@ -62,7 +62,13 @@ export class DaemonClient {
     const request: RequestMessage = { kind: 'request', id, method, params };
     return new Promise<Results[M]>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
-      this.connection.send(request);
+      try {
+        this.connection.send(request);
+      } catch (error) {
+        // Refused before it left (too large or too deep for the daemon): the connection stays usable.
+        this.pending.delete(id);
+        reject(error as Error);
+      }
     });
   }
 
@@ -98,7 +104,7 @@ export class DaemonClient {
       this.streams.get(message.subscription)?.event(message.event);
       return;
     }
-    if (message?.kind !== 'response') return;
+    if (message?.kind !== 'response' || typeof message.id !== 'number') return;
     const waiter = this.pending.get(message.id);
     if (!waiter) return;
     this.pending.delete(message.id);

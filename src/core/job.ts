@@ -1,6 +1,8 @@
 import { z } from 'zod';
 
 export const MAX_PAYLOAD_BYTES = 1024 * 1024;
+/** How deep a payload's objects and arrays may nest: validating and serialising it recurse. */
+export const MAX_PAYLOAD_DEPTH = 100;
 export const JOB_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 
 /** When a job fires. Instants are integer milliseconds since the epoch, UTC. */

@@ -1,5 +1,6 @@
 import { inputError } from './input-error.js';
-import { MAX_PAYLOAD_BYTES, type JobDefinition } from './job.js';
+import { MAX_PAYLOAD_BYTES, MAX_PAYLOAD_DEPTH, type JobDefinition } from './job.js';
+import { nestsDeeperThan } from './json-depth.js';
 
 /** Parses the payload text as JSON, refusing more than 1 MiB and saying where broken JSON goes wrong. */
 export function parsePayload(text: string): JobDefinition['payload'] {
@@ -12,8 +13,9 @@ export function parsePayload(text: string): JobDefinition['payload'] {
       { bytes, limit: MAX_PAYLOAD_BYTES },
     );
   }
+  let payload: JobDefinition['payload'];
   try {
-    return JSON.parse(text) as JobDefinition['payload'];
+    payload = JSON.parse(text) as JobDefinition['payload'];
   } catch {
     const offset = jsonErrorOffset(text);
     const before = text.slice(0, offset);
@@ -28,6 +30,15 @@ export function parsePayload(text: string): JobDefinition['payload'] {
       { offset },
     );
   }
+  if (nestsDeeperThan(text, MAX_PAYLOAD_DEPTH)) {
+    throw inputError(
+      'VALIDATION_FAILED',
+      `The payload nests objects and arrays more than ${MAX_PAYLOAD_DEPTH} levels deep.`,
+      'Flatten the payload, or keep deep data in a file and pass its path in the payload.',
+      { limit: MAX_PAYLOAD_DEPTH },
+    );
+  }
+  return payload;
 }
 
 // JSON strings may not hold raw control characters, so the token must refuse them.

@@ -4,7 +4,6 @@ import path from 'node:path';
 import type { Job } from '../core/job.js';
 import type { Run } from '../core/run.js';
 import type { Locations } from '../ipc/locations.js';
-import type { RequestMessage } from '../ipc/protocol.js';
 import { serve, type TransportServer } from '../ipc/transport.js';
 import { newId } from '../store/ids.js';
 import { Federation } from './cluster/federation.js';
@@ -24,6 +23,7 @@ import { JobLookup } from './job-lookup.js';
 import { JobService } from './job-service.js';
 import { EventStream } from './event-stream.js';
 import { createRequestRouter, type DaemonControl } from './request-router.js';
+import { answerSocketRequests } from './socket-requests.js';
 import { DependencyTrigger } from './dependency-trigger.js';
 import { OccurrenceService } from './occurrence-service.js';
 import { RunGate } from './run-gate.js';
@@ -292,15 +292,10 @@ export class Daemon {
     const route = createRequestRouter(jobs, runs, occurrences, control, (error) =>
       this.events.emit('scheduler:error', { error }),
     );
-    this.server = await serve(locations.socketPath, (message, connection) => {
-      const request = message as RequestMessage;
-      if (request?.kind !== 'request') return;
-      void route(request, connection).then((response) => {
-        if (request.method === this.options.crashBeforeReply && response.ok)
-          process.kill(process.pid, 'SIGKILL');
-        connection.send(response);
-      });
-    });
+    this.server = await serve(
+      locations.socketPath,
+      answerSocketRequests(route, this.events, { crashBeforeReply: this.options.crashBeforeReply }),
+    );
     fs.chmodSync(locations.socketPath, 0o600);
     await scheduler.start();
     await waitingRuns.start();

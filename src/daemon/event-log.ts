@@ -117,6 +117,9 @@ export function logDaemonEvents(
       'a run recorded lost ended here later; the record stands',
     ),
   );
+  events.on('socket:refused', (refusal) =>
+    log.warn({ event: 'socket:refused', ...refusal }, `refused a malformed message: ${refusal.reason}`),
+  );
   events.on('scheduler:error', ({ error }) =>
     log.error({ event: 'scheduler:error', err: error }, error.message),
   );

@@ -36,6 +36,8 @@ export interface DaemonEventMap {
   'run:reconciled': [{ run: Run; outcome: RunOutcome }];
   'tick:late': [{ jobId: string; dueAt: number; firedAt: number }];
   'scheduler:error': [{ error: Error }];
+  /** A frame or request from the socket was refused as malformed; `connection` numbers the daemon's connections. */
+  'socket:refused': [{ connection: number; reason: string }];
   'retention:pruned': [{ succeeded: number; failed: number; beyondCap: number; audit: number; jobs: number }];
 }
 

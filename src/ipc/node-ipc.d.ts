@@ -1,12 +1,14 @@
-// node-ipc 12 ships no types; this declares only the surface src/ipc/transport.ts uses.
+// node-ipc 12 ships no types; this declares only the surface src/ipc/transport.ts uses, in raw-buffer mode.
 declare module 'node-ipc' {
   interface IpcEmitter {
     on(event: string, listener: (...args: never[]) => void): void;
-    emit(event: string, data?: unknown): void;
+    /** In raw-buffer mode: writes `frame` to the socket as it is. */
+    emit(frame: Buffer): void;
   }
   interface IpcServer {
     on(event: string, listener: (...args: never[]) => void): void;
-    emit(socket: unknown, event: string, data: unknown): void;
+    /** In raw-buffer mode: writes `frame` to `socket` as it is. */
+    emit(socket: unknown, frame: Buffer): void;
     start(): void;
     stop(): void;
     server: unknown;
@@ -16,6 +18,8 @@ declare module 'node-ipc' {
     config: {
       id: string;
       silent: boolean;
+      rawBuffer: boolean;
+      encoding: BufferEncoding;
       maxConnections: number;
       maxRetries: number;
       stopRetrying: boolean;

@@ -266,7 +266,8 @@ export interface RequestMessage {
 
 export type ResponseMessage =
   | { kind: 'response'; id: number; ok: true; result: unknown }
-  | { kind: 'response'; id: number; ok: false; error: ErrorShape };
+  /** A malformed request is refused with the id it carried when that is a plain number or string. */
+  | { kind: 'response'; id: number | string; ok: false; error: ErrorShape };
 
 export function isMethod(name: string): name is Method {
   return Object.hasOwn(requestSchemas, name);

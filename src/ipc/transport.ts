@@ -1,18 +1,35 @@
-import type { Socket } from 'node:net';
+import type { Server, Socket } from 'node:net';
 import { IPCModule } from 'node-ipc';
+import { decodeFrame, encodeFrame, REPLY_LIMITS, REQUEST_LIMITS } from './frame-codec.js';
+import { FrameSplitter } from './frame-splitter.js';
 
 /**
  * The one place that speaks node-ipc. Everything above sees plain JSON messages on a connection, so the
  * wire library can change without touching the daemon or the client.
+ *
+ * Both ends run node-ipc in raw-buffer mode and frame the bytes themselves (`JSON \f`, as node-ipc
+ * did). node-ipc's own parser buffers without bound and dispatches on the peer's `type` through an event
+ * emitter, so a frame naming `constructor`, or with no type at all, crashed the daemon.
  */
-const MESSAGE_EVENT = 'sched';
+function rawIpc(id: string): IPCModule {
+  const ipc = new IPCModule();
+  ipc.config.id = id;
+  ipc.config.silent = true;
+  ipc.config.rawBuffer = true;
+  // node-ipc decodes each chunk to a string and back to bytes; latin1 maps every byte to itself, so the
+  // bytes sent arrive unchanged and invalid UTF-8 is refused rather than silently replaced.
+  ipc.config.encoding = 'latin1';
+  return ipc;
+}
 
 export interface ServerConnection {
   readonly id: number;
+  /** Throws only when `message` cannot be serialised. */
   send(message: unknown): void;
   onClose(listener: () => void): void;
   /** Bytes queued on the socket that the peer has not read yet: lets the daemon drop slow subscribers. */
   pendingBytes(): number;
+  /** Flushes what is queued and ends the connection; nothing more it sends is read. */
   close(): void;
 }
 
@@ -20,53 +37,105 @@ export interface TransportServer {
   close(): Promise<void>;
 }
 
-export function serve(
-  socketPath: string,
-  onMessage: (message: unknown, connection: ServerConnection) => void,
-): Promise<TransportServer> {
-  const ipc = new IPCModule();
-  ipc.config.id = 'sched-daemon';
-  ipc.config.silent = true;
+export interface ServeHandlers {
+  /** A well-formed frame's message: JSON of bounded size and depth, not yet checked against any schema. */
+  message(message: unknown, connection: ServerConnection): void;
+  /** A frame could not be read (too large, not UTF-8, too deep, not JSON, not ours); its connection was closed. */
+  refused(reason: string, connection: ServerConnection): void;
+  /** Handling a frame threw: a bug. The connection was closed; the daemon and its other connections go on. */
+  fault(error: Error, connection: ServerConnection): void;
+}
+
+interface Peer {
+  connection: ServerConnection;
+  splitter: FrameSplitter;
+  closing: boolean;
+  closeListeners: Array<() => void>;
+}
+
+export function serve(socketPath: string, handlers: ServeHandlers): Promise<TransportServer> {
+  const ipc = rawIpc('sched-daemon');
   ipc.config.maxConnections = 10_000;
-  const connections = new WeakMap<Socket, ServerConnection>();
-  const closeListeners = new WeakMap<Socket, Array<() => void>>();
+  const peers = new WeakMap<Socket, Peer>();
   let nextId = 1;
 
-  const connectionOf = (socket: Socket): ServerConnection => {
-    let connection = connections.get(socket);
-    if (!connection) {
-      const listeners: Array<() => void> = [];
-      closeListeners.set(socket, listeners);
-      connection = {
+  const peerOf = (socket: Socket): Peer => {
+    const known = peers.get(socket);
+    if (known) return known;
+    const peer: Peer = {
+      splitter: new FrameSplitter(REQUEST_LIMITS.maxBytes),
+      closing: false,
+      closeListeners: [],
+      connection: {
         id: nextId++,
         send: (message) => {
-          if (!socket.destroyed) ipc.server.emit(socket, MESSAGE_EVENT, message);
+          const frame = encodeFrame(message, REPLY_LIMITS);
+          if (!socket.destroyed && !socket.writableEnded) ipc.server.emit(socket, frame);
         },
-        onClose: (listener) => listeners.push(listener),
+        onClose: (listener) => peer.closeListeners.push(listener),
         pendingBytes: () => socket.writableLength,
         // end() flushes what is queued (such as a last `stream:dropped`); a peer that never reads is cut off.
         close: () => {
+          peer.closing = true;
           socket.end();
           setTimeout(() => socket.destroy(), 2_000).unref();
         },
-      };
-      connections.set(socket, connection);
+      },
+    };
+    peers.set(socket, peer);
+    return peer;
+  };
+
+  const receive = (peer: Peer, chunk: Buffer): void => {
+    const split = peer.splitter.push(chunk);
+    if (!split.ok) {
+      peer.connection.close();
+      handlers.refused(`a frame passed ${REQUEST_LIMITS.maxBytes} bytes`, peer.connection);
+      return;
     }
-    return connection;
+    for (const frame of split.frames) {
+      if (peer.closing) return;
+      const decoded = decodeFrame(frame, REQUEST_LIMITS);
+      if (!decoded.ok) {
+        peer.connection.close();
+        handlers.refused(decoded.reason, peer.connection);
+        return;
+      }
+      handlers.message(decoded.message, peer.connection);
+    }
   };
 
   return new Promise((resolve, reject) => {
     ipc.serve(socketPath, () => {
-      ipc.server.on(MESSAGE_EVENT, (data: unknown, socket: Socket) => onMessage(data, connectionOf(socket)));
-      ipc.server.on('close', (socket: Socket) => {
-        for (const listener of closeListeners.get(socket) ?? []) listener();
+      ipc.server.on('data', (chunk: Buffer, socket: Socket) => {
+        const peer = peerOf(socket);
+        if (peer.closing) return;
+        // Nothing a peer sends may throw out of here: it would end the daemon and every run in it.
+        try {
+          receive(peer, chunk);
+        } catch (error) {
+          peer.connection.close();
+          handlers.fault(error as Error, peer.connection);
+        }
+      });
+      // node-ipc's own 'close' event carries the socket's hadError flag, not the socket: listen on the socket.
+      ipc.server.on('connect', (socket: Socket) => {
+        const peer = peerOf(socket);
+        socket.once('close', () => {
+          try {
+            if (!peer.closing && peer.splitter.holdsPartialFrame)
+              handlers.refused('the connection closed in the middle of a frame', peer.connection);
+            for (const listener of peer.closeListeners) listener();
+          } catch (error) {
+            handlers.fault(error as Error, peer.connection);
+          }
+        });
       });
       resolve({
         close: () =>
           new Promise<void>((done) => {
-            const server = ipc.server.server as import('node:net').Server;
             for (const socket of ipc.server.sockets as Socket[]) socket.destroy();
-            server.close(() => done());
+            (ipc.server.server as Server).close(() => done());
           }),
       });
     });
@@ -76,6 +145,7 @@ export function serve(
 }
 
 export interface ClientConnection {
+  /** Throws a SchedError when the daemon would refuse the message (too large or too deeply nested). */
   send(message: unknown): void;
   onMessage(listener: (message: unknown) => void): void;
   onClose(listener: () => void): void;
@@ -84,37 +154,47 @@ export interface ClientConnection {
 
 /** Connects once, without node-ipc's endless retry: a missing daemon must be reported at once. */
 export function connect(socketPath: string): Promise<ClientConnection> {
-  const ipc = new IPCModule();
-  ipc.config.id = `sched-client-${process.pid}`;
-  ipc.config.silent = true;
+  const ipc = rawIpc(`sched-client-${process.pid}`);
   ipc.config.maxRetries = 0;
   ipc.config.stopRetrying = true;
   return new Promise((resolve, reject) => {
     let connected = false;
     ipc.connectTo('daemon', socketPath, () => {
       const peer = ipc.of.daemon!;
+      const splitter = new FrameSplitter(REPLY_LIMITS.maxBytes);
       const messageListeners: Array<(message: unknown) => void> = [];
       const closeListeners: Array<() => void> = [];
+      const disconnected = (): void => {
+        if (!connected) return;
+        connected = false;
+        for (const listener of closeListeners) listener();
+      };
       peer.on('connect', () => {
         connected = true;
         resolve({
-          send: (message) => peer.emit(MESSAGE_EVENT, message),
+          send: (message) => peer.emit(encodeFrame(message, REQUEST_LIMITS)),
           onMessage: (listener) => messageListeners.push(listener),
           onClose: (listener) => closeListeners.push(listener),
           close: () => ipc.disconnect('daemon'),
         });
       });
-      peer.on(MESSAGE_EVENT, (data: unknown) => {
-        for (const listener of messageListeners) listener(data);
+      peer.on('data', (chunk: Buffer) => {
+        const split = splitter.push(chunk);
+        const decoded = split.ok ? split.frames.map((frame) => decodeFrame(frame, REPLY_LIMITS)) : [];
+        for (const frame of decoded) {
+          if (!frame.ok) break;
+          for (const listener of messageListeners) listener(frame.message);
+        }
+        // A daemon that sends what cannot be read is treated as gone, so waiting requests fail.
+        if (!split.ok || decoded.some((frame) => !frame.ok)) {
+          disconnected();
+          ipc.disconnect('daemon');
+        }
       });
       peer.on('error', (error: NodeJS.ErrnoException) => {
         if (!connected) reject(error);
       });
-      peer.on('disconnect', () => {
-        if (!connected) return;
-        connected = false;
-        for (const listener of closeListeners) listener();
-      });
+      peer.on('disconnect', disconnected);
     });
   });
 }

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ErrorShape } from '../../src/core/errors.js';
 import type { ClusterStatus, RequestMessage, ResponseMessage } from '../../src/ipc/protocol.js';
-import { serve, type TransportServer } from '../../src/ipc/transport.js';
+import { serve, type ServerConnection, type TransportServer } from '../../src/ipc/transport.js';
 import { DaemonBackend } from '../../src/tui/backend/daemon-backend.js';
 import type { Action } from '../../src/tui/state/types.js';
 import { makeHome, removeHome, waitFor } from '../support/sched-harness.js';
@@ -40,7 +40,7 @@ async function scriptedDaemon(cluster: ClusterStatus | ErrorShape): Promise<Scri
     'run.list': { items: [], nextCursor: null },
     'events.subscribe': { subscribed: true, types: null },
   };
-  const server: TransportServer = await serve(socketPath, (message, connection) => {
+  const answer = (message: unknown, connection: ServerConnection): void => {
     const request = message as RequestMessage;
     let response: ResponseMessage = {
       kind: 'response',
@@ -56,6 +56,11 @@ async function scriptedDaemon(cluster: ClusterStatus | ErrorShape): Promise<Scri
           : { kind: 'response', id: request.id, ok: false, error: cluster };
     }
     connection.send(response);
+  };
+  const server: TransportServer = await serve(socketPath, {
+    message: answer,
+    refused: () => undefined,
+    fault: () => undefined,
   });
   cleanups.push(() => server.close());
   return { socketPath, clusterReads: () => clusterReads };
