@@ -32,6 +32,11 @@ export interface DaemonEventMap {
   'cluster:fenced': [{ term: number }];
   /** The cluster loop or job-change listener could not reach the database; it keeps trying. */
   'cluster:error': [{ error: Error }];
+  /**
+   * A run stopped counting as in flight on this node, however it ended: recorded, reconciled, lost,
+   * cancelled, never started, or its outcome could not be written. What counts runs in flight listens here.
+   */
+  'run:released': [{ runId: string; jobId: string | null }];
   /** A run this node started ended after another node had recorded it lost: its late outcome, not stored. */
   'run:reconciled': [{ run: Run; outcome: RunOutcome }];
   'tick:late': [{ jobId: string; dueAt: number; firedAt: number }];

@@ -39,6 +39,7 @@ interface Held {
  */
 export class RunGate {
   private readonly runningByJob = new Map<string, Set<string>>();
+  private readonly jobOfRun = new Map<string, string>();
   private readonly held = new Map<string, Held>();
   private active = 0;
   private reserved = 0;
@@ -46,9 +47,9 @@ export class RunGate {
   private pumpAgain = false;
 
   constructor(private readonly options: RunGateOptions) {
-    const ended = (run: Run) => this.ended(run);
-    options.events.on('run:finished', ended);
-    options.events.on('run:lost', ended);
+    // Not run:finished or run:lost: a run can also end reconciled with another node's record of it, or
+    // with its outcome unwritten, and each of those must give its slot back too.
+    options.events.on('run:released', ({ runId }) => this.ended(runId));
   }
 
   /** What the job's overlap policy says about an instant that comes due now. */
@@ -131,13 +132,16 @@ export class RunGate {
       this.active += 1;
     }
     this.runningByJob.set(job.id, runs);
+    this.jobOfRun.set(run.id, job.id);
   }
 
-  private ended(run: Run): void {
-    const runs = this.runningByJob.get(run.jobId);
-    if (runs?.delete(run.id)) {
+  private ended(runId: string): void {
+    const jobId = this.jobOfRun.get(runId);
+    this.jobOfRun.delete(runId);
+    const runs = jobId === undefined ? undefined : this.runningByJob.get(jobId);
+    if (jobId !== undefined && runs?.delete(runId)) {
       this.active = Math.max(0, this.active - 1);
-      if (runs.size === 0) this.runningByJob.delete(run.jobId);
+      if (runs.size === 0) this.runningByJob.delete(jobId);
     }
     this.schedulePump();
   }

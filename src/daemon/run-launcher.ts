@@ -55,10 +55,13 @@ export interface RunLauncherOptions {
 /**
  * Hands runs to the executor for their target and writes what becomes of them: a failed, timed-out or
  * lost attempt gets its retry (a new run row, in the same transaction) while the policy allows one.
- * Store writes are chained per run so a run's pid can never land after its end.
+ * Store writes are chained per run so a run's pid can never land after its end. However a run ends here
+ * (recorded, reconciled with a lost record, never started, or its outcome unwritable), it leaves through
+ * `release`, which emits `run:released` for whatever counts runs in flight.
  */
 export class RunLauncher {
-  private readonly jobsByRun = new Map<string, Job>();
+  /** The runs launched here and not yet released, with their job. */
+  private readonly inFlight = new Map<string, Job>();
   private readonly writes = new Map<string, Promise<void>>();
   private readonly executors: RunExecutor[];
 
@@ -68,17 +71,11 @@ export class RunLauncher {
       executor.on('started', (runId, pid, startedAt) =>
         this.write(runId, async () => {
           if (pid !== null) await options.store.setRunPid(runId, pid);
-          const job = this.jobsByRun.get(runId);
+          const job = this.inFlight.get(runId);
           if (job) options.events.emit('run:started', { runId, jobId: job.id, pid, at: startedAt });
         }),
       );
-      executor.on('finished', (runId, outcome) =>
-        this.write(runId, () =>
-          persistently(() => this.finish(runId, outcome), options.events).finally(() =>
-            options.liveOutput.forget(runId),
-          ),
-        ),
-      );
+      executor.on('finished', (runId, outcome) => this.settle(runId, outcome));
     }
     // Kept and numbered in the same turn as it is published, so a tail read later holds exactly the
     // chunks numbered up to its outputSeq.
@@ -88,9 +85,26 @@ export class RunLauncher {
     });
   }
 
-  /** Starts a run that is already `running` in the store. */
+  /** Starts a run that is already `running` in the store; one that cannot be handed over is recorded failed. */
   launch(run: Run, job: Job): void {
-    this.jobsByRun.set(run.id, job);
+    if (this.inFlight.has(run.id)) return;
+    this.inFlight.set(run.id, job);
+    try {
+      this.hand(run, job);
+    } catch (error) {
+      this.settle(run.id, {
+        state: 'failed',
+        finishedAt: this.options.clock.now(),
+        exitCode: null,
+        signal: null,
+        error: `could not be started: ${(error as Error).message}`,
+        stdoutTail: '',
+        stderrTail: '',
+      });
+    }
+  }
+
+  private hand(run: Run, job: Job): void {
     const target = job.target;
     if (target.kind === 'http') {
       this.options.http.run({
@@ -127,7 +141,6 @@ export class RunLauncher {
     error: string,
     host = '',
   ): Promise<void> {
-    this.jobsByRun.set(runId, job);
     const outcome: RunOutcome = {
       state: 'lost',
       finishedAt: this.options.clock.now(),
@@ -137,12 +150,13 @@ export class RunLauncher {
       stdoutTail: '',
       stderrTail: '',
     };
-    await this.finishWith(runId, outcome, { attempt, scheduledFor, host });
+    await this.released(runId, job.id, () =>
+      this.finishWith(runId, job, outcome, { attempt, scheduledFor, host }),
+    );
   }
 
   /** Records a waiting run that will never start (its job was cancelled) as cancelled. */
   async recordCancelled(runId: string, job: Job, error: string): Promise<void> {
-    this.jobsByRun.set(runId, job);
     const outcome: RunOutcome = {
       state: 'cancelled',
       finishedAt: this.options.clock.now(),
@@ -152,8 +166,10 @@ export class RunLauncher {
       stdoutTail: '',
       stderrTail: '',
     };
-    const current = await this.options.store.findRun(runId);
-    await this.finishWith(runId, outcome, current ?? { attempt: 1, scheduledFor: 0 });
+    await this.released(runId, job.id, async () => {
+      const current = await this.options.store.findRun(runId);
+      await this.finishWith(runId, job, outcome, current ?? { attempt: 1, scheduledFor: 0 });
+    });
   }
 
   kill(runId: string, reason: string): boolean {
@@ -174,26 +190,49 @@ export class RunLauncher {
     while (this.writes.size > 0) await Promise.all([...this.writes.values()]);
   }
 
-  private async finish(runId: string, outcome: RunOutcome): Promise<void> {
+  /** An executor's outcome (or a failure to hand the run over): recorded, then the run is released. */
+  private settle(runId: string, outcome: RunOutcome): void {
+    const job = this.inFlight.get(runId);
+    this.write(runId, () =>
+      this.released(runId, job?.id ?? null, () =>
+        persistently(() => this.finish(runId, job, outcome), this.options.events).finally(() =>
+          this.options.liveOutput.forget(runId),
+        ),
+      ),
+    );
+  }
+
+  private async finish(runId: string, job: Job | undefined, outcome: RunOutcome): Promise<void> {
     const current = await this.options.store.findRun(runId);
     if (!current) return;
     if (current.state !== 'running') {
       // Declared lost meanwhile (this node was paused or cut off past its lease, and the coordinator
       // recorded the run lost and retried it): its outcome is reported, but the record stands.
-      this.jobsByRun.delete(runId);
       this.options.events.emit('run:reconciled', { run: current, outcome });
       return;
     }
-    await this.finishWith(runId, outcome, current);
+    await this.finishWith(runId, job, outcome, current);
+  }
+
+  /**
+   * The one way out for a run ending here: `record` writes its end, and whether that succeeds, finds the
+   * run already ended elsewhere, or fails for good, the run stops counting as in flight.
+   */
+  private async released(runId: string, jobId: string | null, record: () => Promise<void>): Promise<void> {
+    try {
+      await record();
+    } finally {
+      this.inFlight.delete(runId);
+      this.options.events.emit('run:released', { runId, jobId });
+    }
   }
 
   private async finishWith(
     runId: string,
+    job: Job | undefined,
     outcome: RunOutcome,
     attemptOf: { attempt: number; scheduledFor: number; host?: string },
   ): Promise<void> {
-    const job = this.jobsByRun.get(runId);
-    this.jobsByRun.delete(runId);
     const retry = job ? this.retryFor(job, attemptOf, outcome) : undefined;
     const { run, retry: retryRun } = await this.options.store.finishRun(runId, outcome, retry);
     this.options.events.emit(outcome.state === 'lost' ? 'run:lost' : 'run:finished', run);

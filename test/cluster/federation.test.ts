@@ -277,6 +277,67 @@ describe('federation through a shared PostgreSQL', () => {
     await waitFor(async () => (paused.output().includes('run:reconciled') ? true : null), 10_000);
   }, 90_000);
 
+  it('a job pinned to a node fires there again after that node was paused and its run recorded lost', async () => {
+    const database = await postgres.freshDatabase();
+    const { homes, daemons } = await startNodes(database.url, 2, (index) => [
+      '--label',
+      `role=${index === 0 ? 'a' : 'b'}`,
+    ]);
+    const pinned = await sched(homes[1]!, [
+      'add',
+      'pinned',
+      '--every',
+      '4s',
+      '--on',
+      'role=a',
+      '--',
+      'sleep',
+      '2',
+    ]);
+    expect(pinned.code, pinned.stderr).toBe(0);
+    const nodeA = (await clusterStatus(homes[0]!)).node;
+    db = new pg.Client({ connectionString: database.url });
+    await db.connect();
+    const runsOfPinned = async () =>
+      (
+        await db!.query<{ id: string; state: string; node: string; created_at: string }>(
+          `SELECT r.id, r.state, r.node, r.created_at FROM runs r JOIN jobs j ON j.id = r.job_id
+             WHERE j.name = 'pinned' ORDER BY r.created_at`,
+        )
+      ).rows;
+
+    // Paused while a run of it is under way, for longer than it takes the other node to declare it dead.
+    const caught = await waitFor(
+      async () => (await runsOfPinned()).find((run) => run.state === 'running' && run.node === nodeA),
+      30_000,
+      50,
+    );
+    daemons[0]!.process.kill('SIGSTOP');
+    await sleep(6_000);
+    daemons[0]!.process.kill('SIGCONT');
+    const resumedAt = Date.now();
+    await waitFor(
+      async () => (await runsOfPinned()).find((run) => run.id === caught.id && run.state === 'lost'),
+      10_000,
+    );
+
+    // Its run ended on its own while the node was paused; the node takes note and fires the job again.
+    const fresh = await waitFor(async () => {
+      const later = (await runsOfPinned()).filter(
+        (run) => run.node === nodeA && Number(run.created_at) > resumedAt && run.state === 'succeeded',
+      );
+      return later.length >= 2 ? later : null;
+    }, 40_000);
+    await waitFor(async () => (daemons[0]!.output().includes('run:reconciled') ? true : null), 10_000);
+    // No instant after it fired again was skipped for the run that was no longer running.
+    const skips = await db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM occurrences WHERE outcome = 'skipped-overlap' AND reason LIKE $1
+         AND decided_at >= $2`,
+      [`%${caught.id}%`, Number(fresh[0]!.created_at)],
+    );
+    expect(skips.rows[0]!.n).toBe(0);
+  }, 120_000);
+
   it('runs an every-host job on each live node and keeps an --on job to the nodes with that label', async () => {
     const database = await postgres.freshDatabase();
     const { homes, daemons } = await startNodes(database.url, 2, (index) => [

@@ -55,14 +55,23 @@ export default class DaemonRun extends SchedCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(DaemonRun);
-    const [{ Daemon }, { resolveLocations }, { parseDuration }, { logDaemonEvents }, { loadConfig }] =
-      await Promise.all([
-        import('../../daemon/daemon.js'),
-        import('../../ipc/locations.js'),
-        import('../../core/duration.js'),
-        import('../../daemon/event-log.js'),
-        import('../../config/load.js'),
-      ]);
+    const [
+      { Daemon },
+      { resolveLocations },
+      { parseDuration },
+      { logDaemonEvents },
+      { loadConfig },
+      { logFatalErrors },
+    ] = await Promise.all([
+      import('../../daemon/daemon.js'),
+      import('../../ipc/locations.js'),
+      import('../../core/duration.js'),
+      import('../../daemon/event-log.js'),
+      import('../../config/load.js'),
+      import('../../daemon/observability/fatal-log.js'),
+    ]);
+    // Even with --quiet: a daemon that dies must say why in its log.
+    logFatalErrors((line) => process.stdout.write(`${line}\n`));
     const config = loadConfig(process.env, configFlagValues(flags));
     const { parseKeyValuePairs } = await import('../../cli/key-value.js');
     const cluster = {

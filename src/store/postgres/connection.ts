@@ -30,6 +30,8 @@ export async function migratePostgres(url: string, applicationName: string): Pro
   const config = { migrationsFolder: MIGRATIONS_FOLDER, ...MIGRATIONS_TABLE };
   const newest = Math.max(...readMigrationFiles(config).map((migration) => migration.folderMillis));
   const client = new pg.Client({ connectionString: url, application_name: applicationName });
+  // A server going away mid-migration fails the query in progress; the event alone must not end the process.
+  client.on('error', () => undefined);
   await client.connect();
   try {
     // The usual start finds the schema current and needs neither the lock nor DDL rights, so daemons
@@ -73,5 +75,10 @@ export async function openPostgresPool(
   // An idle connection that the server closes (restart, idle timeout) is dropped by the pool and the
   // next query opens a new one; without a listener its 'error' event would crash the daemon.
   pool.on('error', () => undefined);
+  // pg-pool listens for a connection's 'error' only while it is idle. One the server ends while it is
+  // checked out (a restart between two statements of a transaction, on a loaded host) emits 'error' with
+  // no listener, and that ends the process. Nothing is lost by listening: the holder's pending and later
+  // queries fail with the error, and the pool discards the connection when it is released.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 }
