@@ -3,6 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ChildJournal } from '../../src/daemon/orphans/child-journal.js';
+import { stopOrphanedRuns } from '../../src/daemon/orphans/orphan-sweep.js';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const schedBin = path.join(repoRoot, 'bin', 'run.js');
@@ -138,13 +140,21 @@ export function isAlive(pid: number): boolean {
 
 /**
  * Temp homes and daemons for one test file, all cleaned up after each test (daemons by SIGKILL, by the
- * pid we started).
+ * pid we started, and then what their jobs left running).
  */
 export function useDaemons(register: (cleanup: () => Promise<void>) => void) {
   const daemons: RunningDaemon[] = [];
   const homes: string[] = [];
   register(async () => {
-    for (const daemon of daemons.splice(0)) await daemon.stop('SIGKILL');
+    for (const daemon of daemons.splice(0)) {
+      await daemon.stop('SIGKILL');
+      // A SIGKILLed daemon cannot end its jobs: stop what it left running, as the next daemon would.
+      await stopOrphanedRuns({
+        journal: new ChildJournal(path.join(daemon.home, 'children')),
+        leftoverRunIds: [],
+        graceMs: 500,
+      });
+    }
     for (const dir of homes.splice(0)) removeHome(dir);
   });
   return {
