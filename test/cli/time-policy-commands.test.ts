@@ -114,6 +114,7 @@ describe('sched add with time-policy flags, in process', () => {
         dstRepeat: 'both',
         spread: '5m',
         fireJitter: '30s',
+        cwd: process.cwd(),
       },
       idempotencyKey: undefined,
     });
@@ -144,6 +145,7 @@ describe('sched add with time-policy flags, in process', () => {
       argv: ['./publish.sh'],
       after: ['backup:failure', 'lint'],
       afterAll: ['a', 'b'],
+      cwd: process.cwd(),
     });
   });
 
