@@ -53,7 +53,7 @@ describe('a mistyped command', () => {
     const result = await sched(home, ['daemon', 'stats', 'now']);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('Unknown command "daemon stats".');
-    expect(result.stderr).toContain('Did you mean `sched daemon status`?');
+    expect(result.stderr).toContain('Did you mean `sched daemon status`');
   });
 
   it.each([

