@@ -380,6 +380,8 @@ export class Daemon {
     this.scheduler?.stop();
     this.hostScheduler?.stop();
     this.waitingRuns?.stop();
+    this.gate?.close();
+    await this.gate?.settled();
     await this.stopWatchingJobs?.();
     await this.retention?.stop();
     await this.observability?.close();

@@ -45,6 +45,7 @@ export class RunGate {
   private reserved = 0;
   private pumping: Promise<void> | null = null;
   private pumpAgain = false;
+  private closed = false;
 
   constructor(private readonly options: RunGateOptions) {
     // Not run:finished or run:lost: a run can also end reconciled with another node's record of it, or
@@ -96,6 +97,7 @@ export class RunGate {
 
   /** A `scheduled` run that starts once the policy and the limit allow. */
   hold(run: Run, job: Job): void {
+    if (this.closed) return;
     this.held.set(run.id, { run, job });
     this.schedulePump();
   }
@@ -111,6 +113,15 @@ export class RunGate {
 
   get waiting(): number {
     return this.held.size;
+  }
+
+  /**
+   * Starts nothing more: the daemon is stopping. Held runs stay `scheduled` in the store for the next
+   * daemon; were they started now, a run ending under the shutdown would hand its slot to a new one.
+   */
+  close(): void {
+    this.closed = true;
+    this.held.clear();
   }
 
   /** Resolves once no start is in progress. */
@@ -147,6 +158,7 @@ export class RunGate {
   }
 
   private schedulePump(): void {
+    if (this.closed) return;
     if (this.pumping) {
       this.pumpAgain = true;
       return;
@@ -169,6 +181,7 @@ export class RunGate {
       dueAt: held.run.dueAt,
     }));
     for (const candidate of admitInDueOrder(candidates, 0, null)) {
+      if (this.closed) return;
       if (maxConcurrent !== null && this.active + this.reserved >= maxConcurrent) return;
       const { run, job } = candidate;
       const serial = SERIAL_TRIGGERS.has(run.trigger) && job.policy.concurrency !== 'allow';

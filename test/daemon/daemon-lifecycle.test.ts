@@ -119,6 +119,25 @@ describe('the daemon process', () => {
     expect(run.json.stdoutTail).toBe('done\n');
   });
 
+  it('stops on SIGTERM with a queued run waiting, and leaves that run for the next daemon instead of starting it', async () => {
+    const dir = home();
+    const daemon = await start(dir, ['--grace', '1s']);
+    await sched(dir, ['add', 'q', '--every', '2s', '--concurrency', 'queue', '--', 'sleep', '25']);
+    const queued = await waitFor(
+      async () =>
+        (
+          (await sched(dir, ['history', 'q', '--json'])).json?.items as Array<{ id: string; state: string }>
+        )?.find((run) => run.state === 'scheduled'),
+      30_000,
+    );
+    expect(await daemon.stop('SIGTERM')).toBe(0);
+    expect(daemon.output()).not.toContain('could not be started');
+
+    await start(dir, ['--grace', '1s']);
+    const run = await sched(dir, ['logs', queued.id, '--json']);
+    expect(['scheduled', 'running']).toContain(run.json.state);
+  });
+
   it('kills and records a job that outlives the grace period, with its children', async () => {
     const dir = home();
     const daemon = await start(dir, ['--grace', '1s']);
