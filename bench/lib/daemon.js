@@ -39,7 +39,17 @@ export async function startDaemon({
   const child = trackChild(
     spawn(
       process.execPath,
-      [...DAEMON_NODE_ARGS, SCHED_BIN, 'daemon', 'run', '--grace', grace, ...(quiet ? ['--quiet'] : []), ...args, ...DAEMON_ARGS],
+      [
+        ...DAEMON_NODE_ARGS,
+        SCHED_BIN,
+        'daemon',
+        'run',
+        '--grace',
+        grace,
+        ...(quiet ? ['--quiet'] : []),
+        ...args,
+        ...DAEMON_ARGS,
+      ],
       {
         env: { ...process.env, SCHED_HOME: home },
         stdio: ['ignore', 'pipe', 'pipe'],
