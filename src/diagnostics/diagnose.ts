@@ -1,0 +1,39 @@
+import { hostDefaults, loadConfig } from '../config/load.js';
+import { isSchedError } from '../core/errors.js';
+import { failure, pass, type Check, type DoctorReport } from './check.js';
+import { clockCheck } from './clock-check.js';
+import { daemonCheck, daemonStatus } from './daemon-check.js';
+import { socketCheck } from './socket-check.js';
+import { storeCheck } from './store-check.js';
+import { timezoneCheck } from './timezone-check.js';
+
+/**
+ * What `sched doctor` checks on this host, in order. It lives outside src/commands because it reads
+ * files, the store's database and timedatectl, which a command does not reach by itself.
+ */
+export async function diagnose(
+  env: Readonly<Record<string, string | undefined>>,
+  cliVersion: string,
+): Promise<DoctorReport> {
+  const checks: Check[] = [];
+  let { socket, store } = hostDefaults(env);
+  try {
+    const config = loadConfig(env);
+    ({ socket, store } = config);
+    checks.push(
+      pass('config', config.file === null ? 'no config file; defaults and environment' : config.file),
+    );
+  } catch (error) {
+    if (!isSchedError(error)) throw error;
+    checks.push(failure('config', error.message, error.hint ?? 'Fix the config file.'));
+  }
+  const status = await daemonStatus(socket);
+  checks.push(daemonCheck(status, cliVersion));
+  checks.push(socketCheck(socket));
+  checks.push(
+    await storeCheck(typeof status === 'string' ? store : status.store, typeof status !== 'string'),
+  );
+  checks.push(await clockCheck());
+  checks.push(timezoneCheck());
+  return { ok: checks.every((check) => check.status !== 'fail'), checks };
+}
