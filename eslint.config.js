@@ -1,5 +1,16 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { layerImports } from './lint/layer-imports.js';
+
+const schedPlugin = { rules: { 'layer-imports': layerImports } };
+
+/** What commands and the dashboard may not reach: they talk to the daemon through src/client only. */
+const surfaceBoundary = {
+  layer: 'a command or the dashboard',
+  why: 'Commands and the dashboard reach the daemon through src/client, never a store or the daemon inside.',
+  forbiddenPaths: ['src/store', 'src/daemon', 'src/cluster'],
+  forbiddenPackages: ['better-sqlite3', 'drizzle-orm', 'pg', 'node-ipc'],
+};
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'drizzle/**', 'coverage/**'] },
@@ -35,23 +46,16 @@ export default tseslint.config(
   {
     // The core is pure: it is handed time and randomness and never touches I/O.
     files: ['src/core/**/*.ts'],
+    plugins: { sched: schedPlugin },
     rules: {
-      'no-restricted-imports': [
+      'sched/layer-imports': [
         'error',
         {
-          patterns: [
-            'node:*',
-            'fs',
-            'child_process',
-            'net',
-            'better-sqlite3',
-            'drizzle-orm',
-            'drizzle-orm/*',
-            'node-ipc',
-            '../store/*',
-            '../daemon/*',
-            '../ipc/*',
-          ],
+          layer: 'the core',
+          why: 'The core is pure: it is handed time, randomness and data, and never reaches I/O.',
+          confinedTo: 'src/core',
+          // Pure libraries only: a new one here is a decision, made by adding it to this list.
+          allowedPackages: ['zod', 'luxon', 'cron-parser'],
         },
       ],
       'no-restricted-syntax': [
@@ -67,6 +71,28 @@ export default tseslint.config(
         {
           selector: "CallExpression[callee.object.name='Math'][callee.property.name='random']",
           message: 'core is handed randomness',
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/commands/**/*.{ts,tsx}', 'src/tui/**/*.{ts,tsx}'],
+    plugins: { sched: schedPlugin },
+    rules: { 'sched/layer-imports': ['error', surfaceBoundary] },
+  },
+  {
+    // `sched daemon run` is the daemon process itself: it builds the daemon, through its entry modules only.
+    files: ['src/commands/daemon/run.ts'],
+    rules: {
+      'sched/layer-imports': [
+        'error',
+        {
+          ...surfaceBoundary,
+          allowedPaths: [
+            'src/daemon/daemon.ts',
+            'src/daemon/event-log.ts',
+            'src/daemon/observability/fatal-log.ts',
+          ],
         },
       ],
     },
