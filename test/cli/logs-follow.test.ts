@@ -12,6 +12,7 @@ import {
   waitFor,
   type RunningDaemon,
 } from '../support/sched-harness.js';
+import { childEnv } from '../support/child-env.js';
 
 /** Waits for a flag file (so the test can start following first), then talks for about 2.5 s. */
 const slowTalker = (flag: string) =>
@@ -29,7 +30,7 @@ interface Followed {
 function follow(home: string, args: string[]): { stderr: () => string; done: Promise<Followed> } {
   const started = performance.now();
   const child = spawn(process.execPath, [schedBin, 'logs', '--follow', ...args], {
-    env: { ...process.env, SCHED_HOME: home, NO_COLOR: '1' },
+    env: childEnv({ SCHED_HOME: home, NO_COLOR: '1' }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const result: Followed = { code: null, stdout: '', stderr: '', arrivals: [], exitedAt: 0 };

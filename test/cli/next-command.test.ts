@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { childEnv } from '../support/child-env.js';
 
 const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
 const bin = path.join(projectRoot, 'bin', 'run.js');
@@ -15,14 +16,12 @@ interface CliResult {
   stderr: string;
 }
 
-function sched(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', ...env };
-  delete childEnv.SCHED_SOCKET;
+function sched(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       [bin, ...args],
-      { cwd: projectRoot, env: childEnv, timeout: 30_000 },
+      { cwd: projectRoot, env: childEnv({ NO_COLOR: '1', ...env }), timeout: 30_000 },
       (error, stdout, stderr) => {
         const exitCode = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
         resolve({ exitCode, stdout, stderr });

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeHome, removeHome, repoRoot, sched } from '../support/sched-harness.js';
+import { childEnv } from '../support/child-env.js';
 
 const homes: string[] = [];
 afterEach(() => {
@@ -17,7 +18,7 @@ function home(): string {
 
 function hasSystemdAnalyze(): boolean {
   try {
-    execFileSync('systemd-analyze', ['--version'], { stdio: 'ignore' });
+    execFileSync('systemd-analyze', ['--version'], { stdio: 'ignore', env: childEnv() });
     return true;
   } catch {
     return false;
@@ -26,7 +27,7 @@ function hasSystemdAnalyze(): boolean {
 
 function verify(unitFile: string): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
-    execFile('systemd-analyze', ['verify', unitFile], (error, stdout, stderr) => {
+    execFile('systemd-analyze', ['verify', unitFile], { env: childEnv() }, (error, stdout, stderr) => {
       resolve({ code: error ? Number(error.code ?? 1) : 0, output: `${stdout}${stderr}` });
     });
   });

@@ -9,6 +9,7 @@ import {
   waitFor,
   type RunningDaemon,
 } from '../support/sched-harness.js';
+import { childEnv } from '../support/child-env.js';
 
 /** `sched watch …` as a running process whose output lines the test reads as they come. */
 interface Watcher {
@@ -20,7 +21,7 @@ interface Watcher {
 
 function watch(home: string, args: string[]): Watcher {
   const child = spawn(process.execPath, [schedBin, 'watch', ...args], {
-    env: { ...process.env, SCHED_HOME: home, NO_COLOR: '1' },
+    env: childEnv({ SCHED_HOME: home, NO_COLOR: '1' }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: string[] = [];

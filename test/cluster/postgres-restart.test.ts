@@ -5,6 +5,7 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { isAlive, sched, sleep, useDaemons, waitFor } from '../support/sched-harness.js';
 import { startEmbeddedPostgres, type RunningServer } from '../support/postgres-server.js';
+import { childEnv } from '../support/child-env.js';
 
 async function count(url: string, query: string, params: unknown[] = []): Promise<number> {
   const client = new pg.Client({ connectionString: url });
@@ -24,6 +25,7 @@ function startCpuHogs(count: number, ms: number): { stop: () => void } {
   const hogs = Array.from({ length: count }, () =>
     spawn(process.execPath, ['-e', `const end = Date.now() + ${ms}; while (Date.now() < end);`], {
       stdio: 'ignore',
+      env: childEnv(),
     }),
   );
   return {

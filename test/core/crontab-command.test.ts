@@ -7,6 +7,7 @@ import {
   toShellScript,
   type CronCommand,
 } from '../../src/core/crontab/command.js';
+import { childEnv } from '../support/child-env.js';
 
 describe('decodeCronCommand', () => {
   it('cuts at the first unescaped % and turns the other % into newlines', () => {
@@ -65,7 +66,9 @@ describe('toShellScript', () => {
   it('feeds the input to the whole command, unexpanded, as cron does', () => {
     const stdin = 'first $HOME `id`\nSCHED_CRON_STDIN\nlast\n';
     const script = toShellScript({ command: 'cat; echo done', stdin });
-    expect(execFileSync('/bin/sh', ['-c', script], { encoding: 'utf8' })).toBe(`${stdin}done\n`);
+    expect(execFileSync('/bin/sh', ['-c', script], { encoding: 'utf8', env: childEnv() })).toBe(
+      `${stdin}done\n`,
+    );
   });
 
   it('is read back by fromShellScript', () => {

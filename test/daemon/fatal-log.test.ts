@@ -3,6 +3,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../support/sched-harness.js';
+import { childEnv } from '../support/child-env.js';
 
 const FATAL_LOG = pathToFileURL(path.join(repoRoot, 'dist/daemon/observability/fatal-log.js')).href;
 
@@ -16,7 +17,7 @@ function dieWith(failure: string): Promise<{ code: number | null; stdout: string
     const child = execFile(
       process.execPath,
       ['--input-type=module', '-e', program],
-      { timeout: 30_000 },
+      { timeout: 30_000, env: childEnv() },
       (_error, stdout, stderr) => resolve({ code: child.exitCode, stdout, stderr }),
     );
   });

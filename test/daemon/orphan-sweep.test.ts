@@ -7,6 +7,7 @@ import { ChildJournal } from '../../src/daemon/orphans/child-journal.js';
 import { stopOrphanedRuns } from '../../src/daemon/orphans/orphan-sweep.js';
 import { readProcStat } from '../../src/daemon/orphans/process-table.js';
 import { isAlive, makeHome, removeHome, waitFor } from '../support/sched-harness.js';
+import { childEnv } from '../support/child-env.js';
 
 const RUN = '0193a0b1-0000-7000-8000-0000000000aa';
 const LEFTOVER_RUN = '0193a0b1-0000-7000-8000-0000000000bb';
@@ -25,7 +26,7 @@ describe('stopping what a dead daemon’s runs left running', () => {
     const child = spawn('/bin/sh', ['-c', script], {
       detached: true,
       stdio: 'ignore',
-      env: { ...process.env, ...env },
+      env: childEnv(env),
     });
     children.push(child);
     await waitFor(async () => readProcStat(child.pid!) !== null);

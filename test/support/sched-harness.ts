@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ChildJournal } from '../../src/daemon/orphans/child-journal.js';
 import { stopOrphanedRuns } from '../../src/daemon/orphans/orphan-sweep.js';
+import { childEnv } from './child-env.js';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const schedBin = path.join(repoRoot, 'bin', 'run.js');
@@ -29,7 +30,7 @@ export function sched(
       process.execPath,
       [schedBin, ...args],
       {
-        env: { ...process.env, SCHED_HOME: home, NO_COLOR: '1', ...options.env },
+        env: childEnv({ SCHED_HOME: home, NO_COLOR: '1', ...options.env }),
         cwd: options.cwd,
         timeout: 60_000,
         maxBuffer: 16 * 1024 * 1024,
@@ -74,7 +75,7 @@ export async function startDaemon(
   env: Record<string, string> = {},
 ): Promise<RunningDaemon> {
   const child = spawn(process.execPath, [schedBin, 'daemon', 'run', ...extraArgs], {
-    env: { ...process.env, SCHED_HOME: home, ...env },
+    env: childEnv({ SCHED_HOME: home, ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
