@@ -8,12 +8,12 @@ import {
   waitFor,
   type RunningDaemon,
 } from '../support/sched-harness.js';
-import { hasTmux, Tmux } from '../support/tmux.js';
+import { Tmux } from '../support/tmux.js';
 
 const row = (screen: string, name: string) =>
   screen.split('\n').find((line) => line.slice(2).startsWith(`${name} `)) ?? '';
 
-describe.skipIf(!hasTmux())('sched dash in a real terminal (tmux)', () => {
+describe('sched dash in a real terminal (tmux)', () => {
   let home: string;
   let daemon: RunningDaemon;
   const tmux = new Tmux();

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sched, schedBin, useDaemons } from '../support/sched-harness.js';
-import { hasTmux, Tmux } from '../support/tmux.js';
+import { Tmux } from '../support/tmux.js';
 
-describe.skipIf(!hasTmux())('a mistyped command in a real terminal (tmux)', () => {
+describe('a mistyped command in a real terminal (tmux)', () => {
   const daemons = useDaemons(afterAll);
   const tmux = new Tmux();
   let home: string;

@@ -1,12 +1,19 @@
 import { execFile, execFileSync } from 'node:child_process';
+import { childEnv } from './child-env.js';
 import { waitFor } from './sched-harness.js';
 
-export function hasTmux(): boolean {
+/**
+ * The dashboard's end-to-end tests need tmux. Without it they fail, never skip: a skipped test reads as
+ * green in CI, and .ci/run installs tmux on a fresh machine.
+ */
+function requireTmux(): void {
   try {
-    execFileSync('tmux', ['-V'], { stdio: 'ignore' });
-    return true;
+    execFileSync('tmux', ['-V'], { stdio: 'ignore', env: childEnv() });
   } catch {
-    return false;
+    throw new Error(
+      'tmux is not installed (or not on PATH): the tests of sched in a real terminal need it. ' +
+        'Install it (apt-get install tmux, brew install tmux) and run the tests again.',
+    );
   }
 }
 
@@ -21,13 +28,19 @@ export class Tmux {
 
   run(...args: string[]): Promise<string> {
     return new Promise((resolve, reject) =>
-      execFile('tmux', ['-L', this.socket, '-f', '/dev/null', ...args], (error, stdout, stderr) =>
-        error ? reject(new Error(`tmux ${args.join(' ')}: ${stderr || error.message}`)) : resolve(stdout),
+      execFile(
+        'tmux',
+        ['-L', this.socket, '-f', '/dev/null', ...args],
+        // The tmux server, and so the shell in its session, gets the allow-listed environment only.
+        { env: childEnv() },
+        (error, stdout, stderr) =>
+          error ? reject(new Error(`tmux ${args.join(' ')}: ${stderr || error.message}`)) : resolve(stdout),
       ),
     );
   }
 
   start(columns: number, rows: number, env: Record<string, string>): Promise<string> {
+    requireTmux();
     const shell = ['env', ...Object.entries(env).map(([key, value]) => `${key}=${value}`), 'sh'];
     return this.run(
       'new-session',
