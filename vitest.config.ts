@@ -8,6 +8,8 @@ export default defineConfig({
     pool: 'forks',
     // One PostgreSQL server per run, started only when a test file asks for it.
     globalSetup: ['./test/support/postgres-server.ts'],
+    // The runner's own SCHED_* variables never reach a test (processes a test starts: child-env.ts).
+    setupFiles: ['./test/support/runner-env.ts'],
     reporters: ['default', './test/support/summary-reporter.ts'],
   },
 });

@@ -45,6 +45,14 @@ describe('childEnv', () => {
   });
 });
 
+describe('the test process itself', () => {
+  it('starts without the SCHED_* variables of the shell that ran the suite, except the suite settings', () => {
+    const names = Object.keys(process.env).filter((name) => name.startsWith('SCHED_'));
+
+    expect(names.filter((name) => !name.startsWith('SCHED_TEST_'))).toEqual([]);
+  });
+});
+
 describe('processes started by tests, with stray variables in the runner', () => {
   const daemons = useDaemons(afterEach);
   const saved: Record<string, string | undefined> = {};
