@@ -54,6 +54,9 @@ const FORBIDDEN: Array<[string, string]> = [
   ['src/tui/components/JobTable.tsx', '../../daemon/events.js'],
   ['src/tui/state/deep/new.ts', '../../../store/sqlite/connection.js'],
   ['src/tui/backend/daemon-backend.ts', 'node-ipc'],
+  ['src/cli/format/job-list.ts', '../../store/store.js'],
+  ['src/cli/base-command.ts', 'better-sqlite3'],
+  ['src/client/daemon-client.ts', '../daemon/request-router.js'],
   ['src/commands/daemon/run.ts', '../../daemon/scheduler/scheduler.js'],
   ['src/commands/daemon/run.ts', '../../store/store.js'],
   ['src/commands/daemon/run.ts', 'better-sqlite3'],
@@ -76,6 +79,8 @@ const ALLOWED: Array<[string, string]> = [
   ['src/commands/a/b/new.ts', '../../../config/load.js'],
   ['src/tui/components/JobTable.tsx', '../../client/daemon-client.js'],
   ['src/tui/components/JobTable.tsx', 'ink'],
+  ['src/cli/format/job-list.ts', '../../core/job.js'],
+  ['src/client/daemon-client.ts', '../ipc/protocol.js'],
   ['src/commands/daemon/run.ts', '../../daemon/daemon.js'],
   ['src/commands/daemon/run.ts', '../../daemon/observability/fatal-log.js'],
 ];
