@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ClusterMember } from '../../src/cluster/cluster-member.js';
+import { systemClock } from '../../src/daemon/clock.js';
 import type { MembershipStore } from '../../src/cluster/membership-store.js';
 import type { ClusterNode, ClusterNodeInfo, CoordinatorLease } from '../../src/core/cluster/membership.js';
 import type { ShardAssignment, ShardMap } from '../../src/core/cluster/shard-map.js';
@@ -83,7 +84,8 @@ beforeEach(async () => {
     heartbeatIntervalMs: 100,
     leaseTtlMs: TTL,
     deadAfterMs: 300,
-    clock: { now: () => Date.now() },
+    // The fake timers move Date.now(), which then stands for monotonic time too.
+    clock: { ...systemClock, monotonic: () => Date.now() },
   });
   events = [];
   member.on('coordinator:acquired', ({ term }) => events.push({ name: 'acquired', term, at: Date.now() }));
@@ -212,6 +214,7 @@ describe('ClusterMember options', () => {
       () =>
         new ClusterMember({
           store,
+          clock: systemClock,
           node: NODE,
           heartbeatIntervalMs: 100,
           leaseTtlMs: TTL,
@@ -223,10 +226,24 @@ describe('ClusterMember options', () => {
 
   it('given only a heartbeat interval and TTL, defaults deadAfterMs to three intervals', () => {
     expect(
-      () => new ClusterMember({ store, node: NODE, heartbeatIntervalMs: 2_000, leaseTtlMs: 10_000 }),
+      () =>
+        new ClusterMember({
+          store,
+          clock: systemClock,
+          node: NODE,
+          heartbeatIntervalMs: 2_000,
+          leaseTtlMs: 10_000,
+        }),
     ).not.toThrow();
     expect(
-      () => new ClusterMember({ store, node: NODE, heartbeatIntervalMs: 400, leaseTtlMs: 1_000 }),
+      () =>
+        new ClusterMember({
+          store,
+          clock: systemClock,
+          node: NODE,
+          heartbeatIntervalMs: 400,
+          leaseTtlMs: 1_000,
+        }),
     ).toThrow(/deadAfterMs \(1200\)/);
   });
 });

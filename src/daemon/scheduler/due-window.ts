@@ -1,5 +1,5 @@
 import { MinHeap } from '../../core/min-heap.js';
-import type { Clock } from '../clock.js';
+import { wallTimer, type CancelTimer, type Clock } from '../clock.js';
 
 export interface DueWindowOptions<T> {
   clock: Clock;
@@ -36,7 +36,7 @@ export class DueWindow<T> {
   /** The window's truth: a heap entry whose dueAt differs from its item here is stale and skipped. */
   private readonly items = new Map<string, T>();
   private windowEnd = 0;
-  private timer: NodeJS.Timeout | null = null;
+  private timer: CancelTimer | null = null;
   private armedFor = Infinity;
   private busy = false;
   private stopped = true;
@@ -54,7 +54,7 @@ export class DueWindow<T> {
 
   stop(): void {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
+    this.timer?.();
     this.timer = null;
     this.armedFor = Infinity;
   }
@@ -134,13 +134,13 @@ export class DueWindow<T> {
     const refillAt = this.refilling ? Infinity : this.refillAt();
     const wakeAt = Math.min(this.peekLive()?.dueAt ?? Infinity, Math.max(refillAt, this.options.clock.now()));
     if (this.timer && wakeAt >= this.armedFor) return;
-    if (this.timer) clearTimeout(this.timer);
+    this.timer?.();
     this.timer = null;
     this.armedFor = Infinity;
     // Nothing to wait for while a load is in flight and nothing is held: the load re-arms when it ends.
     if (wakeAt === Infinity) return;
     this.armedFor = wakeAt;
-    this.timer = setTimeout(() => void this.wake(), Math.max(0, wakeAt - this.options.clock.now()));
+    this.timer = wallTimer(this.options.clock, wakeAt, () => void this.wake());
   }
 
   private async wake(): Promise<void> {
