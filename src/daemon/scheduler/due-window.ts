@@ -1,3 +1,20 @@
+/*
+ * WHEN THE WALL CLOCK STEPS (design rule; tested in test/daemon/virtual-wall-clock.test.ts)
+ *
+ * Due times are wall instants (what users schedule and what the store holds), but timers run on
+ * monotonic time, so a step of the wall clock (NTP, an operator, a VM resumed) is seen only when a
+ * timer wakes and reads the wall clock again (see `wallTimer`). The scheduler then behaves so:
+ *
+ * - Jump forward: the instants passed over are late, exactly as if the daemon had been down; each job
+ *   fires once and its misfire policy decides what the missed instants become (skip, latest, all,
+ *   count:N, each recorded in the ledger). Nothing fires twice: a fire is a compare-and-set on the job's
+ *   next instant, and (job, instant, attempt) is unique. The jump is noticed at the next wake-up, at
+ *   most three quarters of a window (45 s) later, sooner when an item is due before that.
+ * - Step back: nothing that already fired fires again (the job's next instant moved past it when it
+ *   fired). The next instant is kept, not recomputed from the new wall time: timers that wake "early"
+ *   are re-armed from the new wall time, so a job waits until the wall clock reaches its instant again.
+ *   A step back of an hour therefore pauses an every-minute job for that hour, as cron does.
+ */
 import { MinHeap } from '../../core/min-heap.js';
 import { wallTimer, type CancelTimer, type Clock } from '../clock.js';
 
