@@ -32,8 +32,8 @@ describe('concurrency policies in virtual time', () => {
     if (dir) fs.writeFileSync(path.join(dir, 'release'), '');
   });
 
-  async function started(): Promise<VirtualDaemon> {
-    const daemon = await start();
+  async function started(options: { maxConcurrent?: number } = {}): Promise<VirtualDaemon> {
+    const daemon = await start(undefined, undefined, options);
     dir = daemon.home;
     return daemon;
   }
@@ -97,5 +97,24 @@ describe('concurrency policies in virtual time', () => {
     // The waiting instant starts when the running run ends (no virtual time passed), not at its own time.
     expect(ran[1]!.startedAt).toBe(ran[0]!.finishedAt);
     expect(ran[1]!.startedAt! - ran[1]!.scheduledFor).toBeGreaterThanOrEqual(1_000);
+  });
+
+  it('given --max-concurrent 1, starts the second of two runs triggered together only when the first ends', async () => {
+    const daemon = await started({ maxConcurrent: 1 });
+    for (const name of ['first', 'second']) await daemon.add({ name, every: '1h', ...heldOpen(dir) });
+    await Promise.all([daemon.call('job.trigger', { ref: 'first' }), daemon.call('job.trigger', { ref: 'second' })]);
+    await waitFor(async () => daemon.daemon.runningRuns() === 1);
+    await daemon.clock.advance(60_000);
+    expect(daemon.daemon.runningRuns()).toBe(1);
+
+    fs.writeFileSync(path.join(dir, 'release'), '');
+    const runs = await waitFor(async () => {
+      const all = [...(await daemon.runsOf('first')), ...(await daemon.runsOf('second'))];
+      return all.length === 2 && all.every((run) => run.state === 'succeeded') ? all : null;
+    });
+
+    const [a, b] = runs.sort((x, y) => x.startedAt! - y.startedAt!);
+    expect(b!.startedAt).toBeGreaterThanOrEqual(a!.finishedAt!);
+    expect(b!.startedAt! - b!.scheduledFor).toBeGreaterThanOrEqual(60_000);
   });
 });

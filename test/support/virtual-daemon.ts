@@ -1,6 +1,6 @@
 import { DaemonClient } from '../../src/client/daemon-client.js';
 import type { LedgerEntry } from '../../src/core/ledger/entry.js';
-import { Daemon } from '../../src/daemon/daemon.js';
+import { Daemon, type DaemonOptions } from '../../src/daemon/daemon.js';
 import type { DaemonEventMap } from '../../src/daemon/events.js';
 import { resolveLocations } from '../../src/ipc/locations.js';
 import type { Params, Results } from '../../src/ipc/protocol.js';
@@ -24,7 +24,11 @@ export class VirtualDaemon {
     readonly client: DaemonClient,
   ) {}
 
-  static async start(home: string, clock: FakeClock): Promise<VirtualDaemon> {
+  static async start(
+    home: string,
+    clock: FakeClock,
+    options: Partial<DaemonOptions> = {},
+  ): Promise<VirtualDaemon> {
     const locations = resolveLocations({ SCHED_HOME: home });
     const daemon = new Daemon({
       locations,
@@ -32,6 +36,7 @@ export class VirtualDaemon {
       shutdownGraceMs: 0,
       defaultTimezone: 'UTC',
       durability: 'relaxed',
+      ...options,
       clock,
     });
     await daemon.start();
@@ -120,10 +125,14 @@ export function useVirtualDaemons(register: (cleanup: () => Promise<void>) => vo
   });
   return {
     /** Starts a daemon on `clock` in `home` (a new temp home by default). */
-    async start(clock = new FakeClock(), home?: string): Promise<VirtualDaemon> {
+    async start(
+      clock = new FakeClock(),
+      home?: string,
+      options: Partial<DaemonOptions> = {},
+    ): Promise<VirtualDaemon> {
       const dir = home ?? makeHome('sched-virtual-');
       if (home === undefined) homes.push(dir);
-      const daemon = await VirtualDaemon.start(dir, clock);
+      const daemon = await VirtualDaemon.start(dir, clock, options);
       running.add(daemon);
       const stop = daemon.stop.bind(daemon);
       daemon.stop = async () => {
