@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { sched, sleep, useDaemons, waitFor } from '../support/sched-harness.js';
+import { overlaps } from '../support/run-overlaps.js';
 
 interface RunRow {
   id: string;
@@ -46,16 +47,6 @@ async function why(home: string, job: string, at?: number): Promise<string> {
   const result = await sched(home, args);
   expect(result.code, result.stderr).toBe(0);
   return result.stdout.trim();
-}
-
-/** Pairs of runs whose [start, finish] intervals overlap. */
-function overlaps(runs: RunRow[]): number {
-  const ran = runs.filter((run) => run.startedAt !== null && run.finishedAt !== null);
-  let count = 0;
-  for (let i = 0; i < ran.length; i++)
-    for (let j = i + 1; j < ran.length; j++)
-      if (ran[i]!.startedAt! < ran[j]!.finishedAt! && ran[j]!.startedAt! < ran[i]!.finishedAt!) count++;
-  return count;
 }
 
 // Concurrency, misfire, pause and spread behaviours over time are tested in virtual time in
@@ -223,6 +214,4 @@ describe('time policies through the real CLI and daemon', () => {
     expect(after.json.job.version).toBe(before.json.job.version);
     expect(after.json.job.after).toEqual([]);
   }, 60_000);
-
-
 });

@@ -70,7 +70,9 @@ describe('concurrency policies in virtual time', () => {
     await daemon.add({ name: 'replace', every: '1s', concurrency: 'replace', ...heldOpen(dir) });
 
     await everySecond(daemon, 'replace', 5);
-    await waitFor(async () => (await daemon.runsOf('replace')).filter((run) => run.state === 'cancelled').length === 4);
+    await waitFor(
+      async () => (await daemon.runsOf('replace')).filter((run) => run.state === 'cancelled').length === 4,
+    );
 
     const runs = await daemon.runsOf('replace');
     expect(runs).toHaveLength(5);
@@ -86,10 +88,14 @@ describe('concurrency policies in virtual time', () => {
     await everySecond(daemon, 'queue', 4);
     const ledger = await daemon.ledgerOf('queue');
     expect(
-      ledger.some((entry) => entry.outcome === 'skipped-overlap' && /keeps at most one waiting/.test(entry.reason)),
+      ledger.some(
+        (entry) => entry.outcome === 'skipped-overlap' && /keeps at most one waiting/.test(entry.reason),
+      ),
     ).toBe(true);
     fs.writeFileSync(path.join(dir, 'release'), '');
-    await waitFor(async () => (await daemon.runsOf('queue')).filter((run) => run.state === 'succeeded').length === 2);
+    await waitFor(
+      async () => (await daemon.runsOf('queue')).filter((run) => run.state === 'succeeded').length === 2,
+    );
 
     const ran = (await daemon.runsOf('queue')).filter((run) => run.startedAt !== null);
     expect(ran).toHaveLength(2);
@@ -102,7 +108,10 @@ describe('concurrency policies in virtual time', () => {
   it('given --max-concurrent 1, starts the second of two runs triggered together only when the first ends', async () => {
     const daemon = await started({ maxConcurrent: 1 });
     for (const name of ['first', 'second']) await daemon.add({ name, every: '1h', ...heldOpen(dir) });
-    await Promise.all([daemon.call('job.trigger', { ref: 'first' }), daemon.call('job.trigger', { ref: 'second' })]);
+    await Promise.all([
+      daemon.call('job.trigger', { ref: 'first' }),
+      daemon.call('job.trigger', { ref: 'second' }),
+    ]);
     await waitFor(async () => daemon.daemon.runningRuns() === 1);
     await daemon.clock.advance(60_000);
     expect(daemon.daemon.runningRuns()).toBe(1);

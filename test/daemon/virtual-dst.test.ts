@@ -17,7 +17,13 @@ describe('DST in virtual time', () => {
 
   it('given a 02:30 New York job and the spring-forward, skips the wall time that does not exist and says why', async () => {
     const daemon = await start(new FakeClock(Date.parse('2026-03-06T12:00:00Z')));
-    await daemon.add({ name: 'gap', cron: '30 2 * * *', timezone: 'America/New_York', dstGap: 'skip', argv: ['true'] });
+    await daemon.add({
+      name: 'gap',
+      cron: '30 2 * * *',
+      timezone: 'America/New_York',
+      dstGap: 'skip',
+      argv: ['true'],
+    });
 
     await days(daemon, 4);
 
@@ -36,7 +42,13 @@ describe('DST in virtual time', () => {
 
   it('given a 01:30 New York job and the fall-back with --dst-repeat first, runs the repeated wall time once', async () => {
     const daemon = await start(new FakeClock(Date.parse('2026-10-31T12:00:00Z')));
-    await daemon.add({ name: 'fold', cron: '30 1 * * *', timezone: 'America/New_York', dstRepeat: 'first', argv: ['true'] });
+    await daemon.add({
+      name: 'fold',
+      cron: '30 1 * * *',
+      timezone: 'America/New_York',
+      dstRepeat: 'first',
+      argv: ['true'],
+    });
 
     await days(daemon, 2);
 
@@ -47,5 +59,4 @@ describe('DST in virtual time', () => {
     ]);
     expect(runs.every((run) => run.state === 'succeeded')).toBe(true);
   });
-
 });

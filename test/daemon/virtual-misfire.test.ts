@@ -1,29 +1,16 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LedgerEntry } from '../../src/core/ledger/entry.js';
 import { FakeClock } from '../support/fake-clock.js';
-import { makeHome, removeHome } from '../support/sched-harness.js';
-import { useVirtualDaemons, type RunSummary } from '../support/virtual-daemon.js';
-
-/** Pairs of runs whose [start, finish] intervals overlap. */
-function overlaps(runs: RunSummary[]): number {
-  const ran = runs.filter((run) => run.startedAt !== null && run.finishedAt !== null);
-  let count = 0;
-  for (let i = 0; i < ran.length; i++)
-    for (let j = i + 1; j < ran.length; j++)
-      if (ran[i]!.startedAt! < ran[j]!.finishedAt! && ran[j]!.startedAt! < ran[i]!.finishedAt!) count++;
-  return count;
-}
+import { useVirtualDaemons } from '../support/virtual-daemon.js';
+import { overlaps } from '../support/run-overlaps.js';
 
 describe('misfires and pauses in virtual time', () => {
-  const { start } = useVirtualDaemons(afterEach);
-  const homes: string[] = [];
-  afterEach(() => homes.splice(0).forEach(removeHome));
+  const { home, start } = useVirtualDaemons(afterEach);
 
   it('given instants missed while the daemon was down, handles them by each misfire policy and why says what happened', async () => {
     const clock = new FakeClock();
-    const home = makeHome('sched-virtual-');
-    homes.push(home);
-    let daemon = await start(clock, home);
+    const dir = home();
+    let daemon = await start(clock, dir);
     await daemon.add({ name: 'skip', every: '1s', misfire: 'skip', argv: ['true'] });
     await daemon.add({ name: 'latest', every: '1s', misfire: 'latest', argv: ['true'] });
     await daemon.add({ name: 'all', every: '1s', misfire: 'all', argv: ['true'] });
@@ -33,7 +20,7 @@ describe('misfires and pauses in virtual time', () => {
     await daemon.stop();
     const downAt = clock.now();
     await clock.advance(5_000);
-    daemon = await start(clock, home);
+    daemon = await start(clock, dir);
     const upAt = clock.now();
     await daemon.run(4_000);
 
@@ -51,7 +38,9 @@ describe('misfires and pauses in virtual time', () => {
     const latestCatchups = (await daemon.runsOf('latest')).filter((run) => run.trigger === 'catchup');
     expect(latestCatchups).toHaveLength(1);
     expect(
-      missedWhileDown(await daemon.ledgerOf('latest')).filter((entry) => entry.outcome === 'missed-while-down'),
+      missedWhileDown(await daemon.ledgerOf('latest')).filter(
+        (entry) => entry.outcome === 'missed-while-down',
+      ),
     ).toHaveLength(4);
     expect(await daemon.why('latest', latestCatchups[0]!.scheduledFor)).toMatch(
       /ran at .* because it fell due while the scheduler was not running and was caught up .* late \(--misfire latest\)/,
@@ -63,14 +52,20 @@ describe('misfires and pauses in virtual time', () => {
     expect(overlaps(allCatchups)).toBe(0);
     const inOrder = allCatchups.map((run) => run.scheduledFor);
     expect(inOrder).toEqual([...inOrder].sort((a, b) => a - b));
-    expect((await daemon.ledgerOf('all')).filter((entry) => entry.outcome === 'missed-while-down')).toHaveLength(0);
+    expect(
+      (await daemon.ledgerOf('all')).filter((entry) => entry.outcome === 'missed-while-down'),
+    ).toHaveLength(0);
 
     expect((await daemon.runsOf('count2')).filter((run) => run.trigger === 'catchup')).toHaveLength(2);
 
-    const outside = (await daemon.ledgerOf('window')).filter((entry) => entry.outcome === 'outside-catchup-window');
+    const outside = (await daemon.ledgerOf('window')).filter(
+      (entry) => entry.outcome === 'outside-catchup-window',
+    );
     expect(outside.length).toBeGreaterThanOrEqual(2);
     expect(await daemon.why('window', outside[0]!.scheduledFor)).toMatch(/outside the 2s catch-up window/);
-    expect((await daemon.runsOf('window')).filter((run) => run.trigger === 'catchup').length).toBeGreaterThanOrEqual(1);
+    expect(
+      (await daemon.runsOf('window')).filter((run) => run.trigger === 'catchup').length,
+    ).toBeGreaterThanOrEqual(1);
   });
 
   it('given a pause, records the instants it held back and why says so', async () => {
@@ -84,14 +79,15 @@ describe('misfires and pauses in virtual time', () => {
 
     const paused = (await daemon.ledgerOf('held')).filter((entry) => entry.outcome === 'paused');
     expect(paused).toHaveLength(3);
-    expect(await daemon.why('held', paused[0]!.scheduledFor)).toMatch(/did not run: it fell due while the job was paused/);
+    expect(await daemon.why('held', paused[0]!.scheduledFor)).toMatch(
+      /did not run: it fell due while the job was paused/,
+    );
   });
 
   it('given a spread, fires at instant plus a stable offset, the same after a restart', async () => {
     const clock = new FakeClock();
-    const home = makeHome('sched-virtual-');
-    homes.push(home);
-    let daemon = await start(clock, home);
+    const dir = home();
+    let daemon = await start(clock, dir);
     await daemon.add({ name: 'spread', every: '2s', spread: '1500ms', argv: ['true'] });
     const offsets = async () =>
       (await daemon.runsOf('spread'))
@@ -100,7 +96,7 @@ describe('misfires and pauses in virtual time', () => {
     await daemon.run(6_000);
     const before = await offsets();
     await daemon.stop();
-    daemon = await start(clock, home);
+    daemon = await start(clock, dir);
     await daemon.run(4_000);
     const after = await offsets();
 

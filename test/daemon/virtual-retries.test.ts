@@ -2,19 +2,24 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../support/fake-clock.js';
-import { makeHome, removeHome, waitFor } from '../support/sched-harness.js';
+import { waitFor } from '../support/sched-harness.js';
 import { useVirtualDaemons } from '../support/virtual-daemon.js';
 
 describe('retries and timeouts in virtual time', () => {
-  const { start } = useVirtualDaemons(afterEach);
-  const homes: string[] = [];
-  afterEach(() => homes.splice(0).forEach(removeHome));
+  const { home, start } = useVirtualDaemons(afterEach);
 
   it('given a command that fails twice, retries it and records success on attempt 3 with gaps inside the jitter bounds', async () => {
     const daemon = await start();
     const counter = path.join(daemon.home, 'count');
     const script = `n=$(cat ${counter} 2>/dev/null || echo 0); n=$((n+1)); echo $n > ${counter}; [ $n -ge 3 ]`;
-    await daemon.add({ name: 'flaky', every: '1h', retries: 3, backoff: '1s', backoffFactor: 2, shell: script });
+    await daemon.add({
+      name: 'flaky',
+      every: '1h',
+      retries: 3,
+      backoff: '1s',
+      backoffFactor: 2,
+      shell: script,
+    });
 
     await daemon.call('job.trigger', { ref: 'flaky' });
     await daemon.idle();
@@ -39,7 +44,14 @@ describe('retries and timeouts in virtual time', () => {
 
   it('given a backoff without jitter, starts the retry exactly when its backoff is up and not before', async () => {
     const daemon = await start();
-    await daemon.add({ name: 'steady', every: '1h', retries: 1, backoff: '10m', jitter: false, shell: 'exit 3' });
+    await daemon.add({
+      name: 'steady',
+      every: '1h',
+      retries: 1,
+      backoff: '10m',
+      jitter: false,
+      shell: 'exit 3',
+    });
 
     await daemon.call('job.trigger', { ref: 'steady' });
     await daemon.idle();
@@ -56,10 +68,9 @@ describe('retries and timeouts in virtual time', () => {
 
   it('given a waiting retry and a daemon restart, runs the retry at its time', async () => {
     const clock = new FakeClock();
-    const home = makeHome('sched-virtual-');
-    homes.push(home);
-    const marker = path.join(home, 'attempts');
-    let daemon = await start(clock, home);
+    const dir = home();
+    const marker = path.join(dir, 'attempts');
+    let daemon = await start(clock, dir);
     await daemon.add({
       name: 'patient',
       every: '1h',
@@ -74,7 +85,7 @@ describe('retries and timeouts in virtual time', () => {
     await daemon.stop();
     await clock.advance(1_000);
 
-    daemon = await start(clock, home);
+    daemon = await start(clock, dir);
     await daemon.run(2_999, 100);
     expect((await daemon.runsOf('patient')).find((run) => run.id === waiting.id)!.state).toBe('scheduled');
     await daemon.run(100, 100);

@@ -15,17 +15,20 @@ async function started(start: () => Promise<VirtualDaemon>, misfire: string): Pr
   return daemon;
 }
 
+/** An every-1s job that ran 3 s, then the wall clock jumped a minute ahead and 2 s more passed. */
+async function jumpedForwardAMinute(start: () => Promise<VirtualDaemon>, misfire: string) {
+  const daemon = await started(start, misfire);
+  const before = daemon.clock.now();
+  await daemon.clock.setWall(before + 60_000);
+  await daemon.run(2_000);
+  return { daemon, before, runs: await daemon.runsOf('tick') };
+}
+
 describe('the wall clock stepping (see the rule atop src/daemon/scheduler/due-window.ts)', () => {
   const { start } = useVirtualDaemons(afterEach);
 
   it('given a jump forward of a minute and --misfire latest, runs the latest passed instant once and records the others missed', async () => {
-    const daemon = await started(() => start(), 'latest');
-    const before = daemon.clock.now();
-
-    await daemon.clock.setWall(before + 60_000);
-    await daemon.run(2_000);
-
-    const runs = await daemon.runsOf('tick');
+    const { daemon, before, runs } = await jumpedForwardAMinute(() => start(), 'latest');
     expect(new Set(instantsOf(runs)).size).toBe(runs.length);
     // The jump is seen when the timer armed for the next instant wakes, 1 s of monotonic time later.
     const wokeAt = before + 60_000 + 1_000;
@@ -40,15 +43,11 @@ describe('the wall clock stepping (see the rule atop src/daemon/scheduler/due-wi
   });
 
   it('given a jump forward of a minute and --misfire skip, runs none of the passed instants', async () => {
-    const daemon = await started(() => start(), 'skip');
-    const before = daemon.clock.now();
-
-    await daemon.clock.setWall(before + 60_000);
-    await daemon.run(2_000);
-
-    const runs = await daemon.runsOf('tick');
+    const { runs, before } = await jumpedForwardAMinute(() => start(), 'skip');
     expect(runs.filter((run) => run.trigger === 'catchup')).toHaveLength(0);
-    expect(runs.filter((run) => run.scheduledFor > before && run.scheduledFor <= before + 60_000)).toHaveLength(0);
+    expect(
+      runs.filter((run) => run.scheduledFor > before && run.scheduledFor <= before + 60_000),
+    ).toHaveLength(0);
     expect(new Set(instantsOf(runs)).size).toBe(runs.length);
   });
 
@@ -72,7 +71,14 @@ describe('the wall clock stepping (see the rule atop src/daemon/scheduler/due-wi
 
   it('given a step back while a retry waits, starts the retry only when the wall clock reaches its due time again', async () => {
     const daemon = await start();
-    await daemon.add({ name: 'flaky', every: '1h', retries: 1, backoff: '10s', jitter: false, shell: 'exit 1' });
+    await daemon.add({
+      name: 'flaky',
+      every: '1h',
+      retries: 1,
+      backoff: '10s',
+      jitter: false,
+      shell: 'exit 1',
+    });
     await daemon.call('job.trigger', { ref: 'flaky' });
     await daemon.idle();
     const waiting = (await daemon.runsOf('flaky'))[1]!;

@@ -124,6 +124,12 @@ export function useVirtualDaemons(register: (cleanup: () => Promise<void>) => vo
     for (const home of homes.splice(0)) removeHome(home);
   });
   return {
+    /** A temp home removed after the test, for a daemon that restarts in it. */
+    home(): string {
+      const dir = makeHome('sched-virtual-');
+      homes.push(dir);
+      return dir;
+    },
     /** Starts a daemon on `clock` in `home` (a new temp home by default). */
     async start(
       clock = new FakeClock(),
