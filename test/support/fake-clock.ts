@@ -87,7 +87,8 @@ export class FakeClock implements Clock {
   private earliest(): Timer | undefined {
     let best: Timer | undefined;
     for (const timer of this.timers.values())
-      if (best === undefined || timer.at < best.at || (timer.at === best.at && timer.seq < best.seq)) best = timer;
+      if (best === undefined || timer.at < best.at || (timer.at === best.at && timer.seq < best.seq))
+        best = timer;
     return best;
   }
 }
