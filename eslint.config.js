@@ -100,4 +100,22 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // Time in the daemon and the cluster comes from their Clock (src/daemon/clock.ts), so a test can run it
+    // virtually; only systemClock reads the system's time or arms a real timer.
+    files: ['src/daemon/**/*.ts', 'src/cluster/**/*.ts'],
+    ignores: ['src/daemon/clock.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        ...[
+          "CallExpression[callee.object.name='Date'][callee.property.name='now']",
+          "NewExpression[callee.name='Date'][arguments.length=0]",
+          "CallExpression[callee.object.name='performance'][callee.property.name='now']",
+          'CallExpression[callee.name=/^(setTimeout|setInterval)$/]',
+          'CallExpression[callee.object.name=/^(globalThis|global)$/][callee.property.name=/^(setTimeout|setInterval)$/]',
+        ].map((selector) => ({ selector, message: 'read time and arm timers through the Clock' })),
+      ],
+    },
+  },
 );

@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { performance } from 'node:perf_hooks';
+import type { CancelTimer, Clock } from '../core/clock.js';
 import { mayActUntil } from '../core/cluster/lease-timing.js';
 import { liveNodes } from '../core/cluster/liveness.js';
 import type { ClusterNode, ClusterNodeInfo, CoordinatorLease } from '../core/cluster/membership.js';
@@ -20,11 +20,6 @@ export interface ClusterMemberEventMap {
   'member:error': [{ error: Error; step: MemberStep }];
 }
 
-/** A monotonic clock in ms (performance.now()), not wall time: lease windows must not jump with NTP. */
-export interface MonotonicClock {
-  now(): number;
-}
-
 export interface ClusterMemberOptions {
   store: MembershipStore;
   /** This node, or a function read before every heartbeat so its load and labels stay current. */
@@ -39,10 +34,9 @@ export interface ClusterMemberOptions {
    * takes over from a crashed one already sees it dead.
    */
   deadAfterMs?: number;
-  clock?: MonotonicClock;
+  /** Lease windows and rounds are measured on its monotonic reading, so they never jump with the wall clock. */
+  clock: Clock;
 }
-
-const monotonicClock: MonotonicClock = { now: () => performance.now() };
 
 /**
  * One node's part in a Postgres-mode cluster: a single loop that heartbeats, acquires or renews the
@@ -56,16 +50,16 @@ export class ClusterMember extends EventEmitter<ClusterMemberEventMap> {
   private readonly intervalMs: number;
   private readonly ttlMs: number;
   private readonly deadAfterMs: number;
-  private readonly clock: MonotonicClock;
+  private readonly clock: Clock;
 
   private running = false;
-  private nextRound: NodeJS.Timeout | undefined;
+  private cancelNextRound: CancelTimer = () => undefined;
   private round: { round: MemberRound; done: Promise<void> } | undefined;
   private stopping: Promise<void> | undefined;
   /** The term of the lease this node last obtained, and until when (monotonic) it may act on it. */
   private lease: { term: number; actUntil: number } | undefined;
   private announcedTerm: number | undefined;
-  private actingDeadline: NodeJS.Timeout | undefined;
+  private cancelActingDeadline: CancelTimer = () => undefined;
   private highestTerm = 0;
   private map: ShardMap | null = null;
 
@@ -78,7 +72,7 @@ export class ClusterMember extends EventEmitter<ClusterMemberEventMap> {
     this.intervalMs = options.heartbeatIntervalMs ?? 2_000;
     this.ttlMs = options.leaseTtlMs ?? 10_000;
     this.deadAfterMs = options.deadAfterMs ?? 3 * this.intervalMs;
-    this.clock = options.clock ?? monotonicClock;
+    this.clock = options.clock;
     const actingWindowMs = mayActUntil(0, this.ttlMs);
     if (!(this.intervalMs > 0 && this.intervalMs < actingWindowMs)) {
       throw new RangeError(
@@ -114,7 +108,7 @@ export class ClusterMember extends EventEmitter<ClusterMemberEventMap> {
   }
 
   private async leave(cleanly: boolean): Promise<void> {
-    clearTimeout(this.nextRound);
+    this.cancelNextRound();
     if (!cleanly) this.round?.round.abandon();
     // A renewal still in flight would otherwise land after the release and take the lease back.
     await this.round?.done;
@@ -137,7 +131,7 @@ export class ClusterMember extends EventEmitter<ClusterMemberEventMap> {
 
   /** Whether this node may act as coordinator right now: it holds the lease and its window is open. */
   isCoordinator(): boolean {
-    return this.lease !== undefined && this.clock.now() < this.lease.actUntil;
+    return this.lease !== undefined && this.clock.monotonic() < this.lease.actUntil;
   }
 
   /** The highest coordinator term this node has seen; it never goes down. */
@@ -146,8 +140,10 @@ export class ClusterMember extends EventEmitter<ClusterMemberEventMap> {
   }
 
   private async runRound(): Promise<void> {
-    const startedAt = this.clock.now();
-    const round = new MemberRound(this.ttlMs, (error, step) => this.emit('member:error', { error, step }));
+    const startedAt = this.clock.monotonic();
+    const round = new MemberRound(this.clock, this.ttlMs, (error, step) =>
+      this.emit('member:error', { error, step }),
+    );
     const done = this.playRound(round)
       .catch((error: unknown) => {
         // Store failures were reported by the round; anything else is a bug, reported but never let
@@ -160,13 +156,13 @@ export class ClusterMember extends EventEmitter<ClusterMemberEventMap> {
     await done;
     this.round = undefined;
     if (!this.running) return;
-    const elapsed = this.clock.now() - startedAt;
-    this.nextRound = setTimeout(() => void this.runRound(), Math.max(0, this.intervalMs - elapsed));
+    const elapsed = this.clock.monotonic() - startedAt;
+    this.cancelNextRound = this.clock.setTimer(this.intervalMs - elapsed, () => void this.runRound());
   }
 
   private async playRound(round: MemberRound): Promise<void> {
     await round.call('heartbeat', () => this.store.heartbeat(this.describeNode()));
-    const sentAt = this.clock.now();
+    const sentAt = this.clock.monotonic();
     const lease = await round.call('lease', () => this.store.acquireOrRenewLease(this.nodeId, this.ttlMs));
     this.observeLease(lease, sentAt);
     let map = await round.call('map', () => this.store.loadMap());
@@ -206,7 +202,7 @@ export class ClusterMember extends EventEmitter<ClusterMemberEventMap> {
    * coordinator whose renewals hang or fail stops on time even while its round is stuck on the database.
    */
   private syncCoordinatorRole(): void {
-    clearTimeout(this.actingDeadline);
+    this.cancelActingDeadline();
     const acting = this.lease && this.isCoordinator() ? this.lease : undefined;
     if (this.announcedTerm !== undefined && this.announcedTerm !== acting?.term) {
       const term = this.announcedTerm;
@@ -218,8 +214,8 @@ export class ClusterMember extends EventEmitter<ClusterMemberEventMap> {
       this.announcedTerm = acting.term;
       this.emit('coordinator:acquired', { term: acting.term });
     }
-    const remaining = acting.actUntil - this.clock.now();
-    this.actingDeadline = setTimeout(() => this.syncCoordinatorRole(), remaining + 1);
+    const remaining = acting.actUntil - this.clock.monotonic();
+    this.cancelActingDeadline = this.clock.setTimer(remaining + 1, () => this.syncCoordinatorRole());
   }
 }
 

@@ -1,3 +1,5 @@
+import type { CancelTimer, Clock } from '../core/clock.js';
+
 /** Which part of a round failed, for 'member:error'. */
 export type MemberStep = 'heartbeat' | 'lease' | 'map' | 'publish' | 'round' | 'leave';
 
@@ -16,9 +18,10 @@ export class MemberRound {
   private abandoned = false;
   private readonly abandonment: Promise<never>;
   private abandonNow: () => void = () => undefined;
-  private readonly deadline: NodeJS.Timeout;
+  private readonly cancelDeadline: CancelTimer;
 
   constructor(
+    clock: Clock,
     deadlineMs: number,
     private readonly reportError: (error: Error, step: MemberStep) => void,
   ) {
@@ -27,10 +30,10 @@ export class MemberRound {
     });
     // Nothing may be waiting on it when it rejects.
     this.abandonment.catch(() => undefined);
-    this.deadline = setTimeout(() => {
+    this.cancelDeadline = clock.setTimer(deadlineMs, () => {
       this.reportError(new Error(`the round took longer than ${deadlineMs} ms`), 'round');
       this.abandon();
-    }, deadlineMs);
+    });
   }
 
   /** Runs one store call; a failure is reported once and ends the round (as RoundAbandoned). */
@@ -52,6 +55,6 @@ export class MemberRound {
   }
 
   finish(): void {
-    clearTimeout(this.deadline);
+    this.cancelDeadline();
   }
 }

@@ -1,6 +1,64 @@
-/** The daemon's only source of time, so tests can hand it another. */
-export interface Clock {
-  now(): number;
+import { performance } from 'node:perf_hooks';
+import type { CancelTimer, Clock } from '../core/clock.js';
+
+export type { CancelTimer, Clock } from '../core/clock.js';
+
+/** The real clock; the only place in src/daemon and src/cluster that reads the system's time or arms a timer. */
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  monotonic: () => performance.now(),
+  setTimer(delayMs, fire) {
+    const timer = setTimeout(fire, Math.max(0, delayMs));
+    return () => clearTimeout(timer);
+  },
+};
+
+/** Resolves after `delayMs` of monotonic time, or at once when `signal` aborts. */
+export function sleep(clock: Clock, delayMs: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const cancel = clock.setTimer(delayMs, done);
+    signal?.addEventListener('abort', done, { once: true });
+    function done(): void {
+      cancel();
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+  });
 }
 
-export const systemClock: Clock = { now: () => Date.now() };
+/**
+ * Calls `fire` once the wall clock reads `wallMs` or later. Timers run on monotonic time, so one armed
+ * before the wall clock stepped back wakes early: it is re-armed from the new wall time. One armed
+ * before a jump forward wakes when its delay is up, late by the jump, and fires then.
+ */
+export function wallTimer(clock: Clock, wallMs: number, fire: () => void): CancelTimer {
+  let cancel: CancelTimer = () => undefined;
+  let cancelled = false;
+  const arm = (): void => {
+    cancel = clock.setTimer(Math.max(0, wallMs - clock.now()), () => {
+      if (cancelled) return;
+      if (clock.now() >= wallMs) fire();
+      else arm();
+    });
+  };
+  arm();
+  return () => {
+    cancelled = true;
+    cancel();
+  };
+}
+
+/** Resolves once the wall clock reads `wallMs` or later (see `wallTimer`), or at once when `signal` aborts. */
+export function sleepUntil(clock: Clock, wallMs: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const cancel = wallTimer(clock, wallMs, done);
+    signal?.addEventListener('abort', done, { once: true });
+    function done(): void {
+      cancel();
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+  });
+}

@@ -11,7 +11,7 @@ import { followCluster } from './cluster/follow-cluster.js';
 import { singleNodeStatus } from './cluster/single-node-status.js';
 import { openStoreAt, reachPostgres, redactUrl, storeTarget } from './store-target.js';
 import type { Store } from '../store/store.js';
-import { systemClock, type Clock } from './clock.js';
+import { sleep, systemClock, type Clock } from './clock.js';
 import { DaemonEvents, nextRunEnd } from './events.js';
 import { auditDeadRuns } from './dead-run-audit.js';
 import { crashLostReason, recordLostRunsOf, stopLeftoversOf } from './lost-runs.js';
@@ -131,7 +131,7 @@ export class Daemon {
     if (this.options.metricsAddress) {
       const storeLatency = (operation: string, seconds: number) =>
         metrics?.storeLatency.observe({ operation }, seconds);
-      store = instrumentStore(rawStore, storeLatency);
+      store = instrumentStore(rawStore, clock, storeLatency);
     }
     const federation = (this.federation =
       target.kind === 'postgres'
@@ -145,6 +145,7 @@ export class Daemon {
               load: () => this.launcher?.runningCount() ?? 0,
               heartbeatIntervalMs: this.options.cluster?.heartbeatIntervalMs,
               leaseTtlMs: this.options.cluster?.leaseTtlMs,
+              clock,
               onError: (error) => this.events.emit('cluster:error', { error }),
             }),
           )
@@ -155,10 +156,10 @@ export class Daemon {
     const node = federation?.nodeId ?? os.hostname();
     const actor = os.userInfo().username;
     const journal = new ChildJournal(path.join(locations.home, 'children'));
-    const stoppedLeftovers = await stopLeftoversOf(store, node, journal, this.events);
+    const stoppedLeftovers = await stopLeftoversOf(store, node, journal, this.events, clock);
     const lookup = new JobLookup(store);
     const idempotency = new IdempotencyGuard(store, clock);
-    const http = new HttpExecutor({ now: () => clock.now() });
+    const http = new HttpExecutor({ clock });
     const waitingRuns = (this.waitingRuns = new WaitingRuns({
       store,
       clock,
@@ -175,7 +176,7 @@ export class Daemon {
       runFence: fence,
       http,
       events: this.events,
-      commands: await CommandExecutor.start({ journalDir: journal.dir }),
+      commands: await CommandExecutor.start({ journalDir: journal.dir, clock }),
       baseEnv: inheritedEnvironment(),
       liveOutput,
       waitForRetry: (run) => waitingRuns.add(run),
@@ -245,7 +246,7 @@ export class Daemon {
       node,
       runFence: fence,
       liveOutput,
-      finishedRun: (id, ms) => nextRunEnd(this.events, id, ms),
+      finishedRun: (id, ms) => nextRunEnd(this.events, clock, id, ms),
     });
     const stream = new EventStream(this.events, clock);
     const control: DaemonControl = {
@@ -268,12 +269,12 @@ export class Daemon {
             }),
       stop: async ({ graceMs }) => {
         // Answer first: the reply must leave before the socket closes.
-        setTimeout(
+        clock.setTimer(
+          50,
           () =>
             void this.stop('stop requested with sched daemon stop', graceMs).then(() =>
               this.options.onStopped?.(),
             ),
-          50,
         );
         return { stopping: true, pid: process.pid };
       },
@@ -388,9 +389,9 @@ export class Daemon {
     await this.server?.close();
     fs.rmSync(this.options.locations.socketPath, { force: true });
     if (this.launcher) {
-      const deadline = this.clock.now() + graceMs;
-      while (this.launcher.runningCount() > 0 && this.clock.now() < deadline && !this.hurried)
-        await sleep(50);
+      const deadline = this.clock.monotonic() + graceMs;
+      while (this.launcher.runningCount() > 0 && this.clock.monotonic() < deadline && !this.hurried)
+        await sleep(this.clock, 50);
       await this.launcher.stop(SHUTDOWN_REASON);
     }
     // Leaving after the runs are recorded: the shards move on only once nothing here still runs.
@@ -399,8 +400,4 @@ export class Daemon {
     this.databaseLock?.release();
     this.lock?.release();
   }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

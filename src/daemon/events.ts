@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { Job } from '../core/job.js';
 import type { LedgerEntry } from '../core/ledger/entry.js';
 import type { Run, RunOutcome } from '../core/run.js';
+import type { Clock } from './clock.js';
 
 /** The daemon's one observable surface: logs, the socket's subscribe stream and tests all read it. */
 export interface DaemonEventMap {
@@ -49,14 +50,19 @@ export interface DaemonEventMap {
 export class DaemonEvents extends EventEmitter<DaemonEventMap> {}
 
 /** Resolves with the run once its end is recorded, or with null after `timeoutMs`. */
-export function nextRunEnd(events: DaemonEvents, runId: string, timeoutMs: number): Promise<Run | null> {
+export function nextRunEnd(
+  events: DaemonEvents,
+  clock: Clock,
+  runId: string,
+  timeoutMs: number,
+): Promise<Run | null> {
   return new Promise((resolve) => {
-    const timer = setTimeout(() => done(null), timeoutMs);
+    const cancelTimer = clock.setTimer(timeoutMs, () => done(null));
     const onEnd = (run: Run) => {
       if (run.id === runId) done(run);
     };
     const done = (run: Run | null) => {
-      clearTimeout(timer);
+      cancelTimer();
       events.off('run:finished', onEnd);
       resolve(run);
     };

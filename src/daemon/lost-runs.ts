@@ -1,4 +1,5 @@
 import type { Store } from '../store/store.js';
+import type { Clock } from './clock.js';
 import type { DaemonEvents } from './events.js';
 import { DEFAULT_KILL_GRACE_MS } from './executor/command-executor.js';
 import type { ChildJournal } from './orphans/child-journal.js';
@@ -30,11 +31,12 @@ export async function stopLeftoversOf(
   nodeId: string,
   journal: ChildJournal,
   events: DaemonEvents,
+  clock: Clock,
 ): Promise<ReadonlyMap<string, string[]>> {
   const leftoverRunIds = (await store.listRunningRuns())
     .filter((run) => run.node === nodeId)
     .map((run) => run.id);
-  const sweep = await stopOrphanedRuns({ journal, leftoverRunIds, graceMs: DEFAULT_KILL_GRACE_MS });
+  const sweep = await stopOrphanedRuns({ journal, leftoverRunIds, graceMs: DEFAULT_KILL_GRACE_MS, clock });
   if (!sweep.checked) {
     events.emit('orphans:unchecked', { reason: sweep.reason });
     return new Map();

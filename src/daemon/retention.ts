@@ -1,5 +1,5 @@
 import type { Store } from '../store/store.js';
-import type { Clock } from './clock.js';
+import type { CancelTimer, Clock } from './clock.js';
 import type { DaemonEvents } from './events.js';
 
 const DAY_MS = 86_400_000;
@@ -37,7 +37,7 @@ export interface PruneReport {
  * gone. Each step deletes in small batches and yields between them, so firing is never held up.
  */
 export class Retention {
-  private timer: NodeJS.Timeout | null = null;
+  private timer: CancelTimer | null = null;
   private running: Promise<PruneReport> | null = null;
   private stopped = false;
   private readonly policy: Required<RetentionPolicy>;
@@ -57,7 +57,7 @@ export class Retention {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
+    this.timer?.();
     await this.running;
   }
 
@@ -69,13 +69,12 @@ export class Retention {
 
   private schedule(delayMs: number): void {
     if (this.stopped) return;
-    this.timer = setTimeout(() => {
+    this.timer = this.clock.setTimer(delayMs, () => {
       void this.prune()
         .then((report) => this.events.emit('retention:pruned', report))
         .catch((error: Error) => this.events.emit('scheduler:error', { error }))
         .finally(() => this.schedule(this.policy.intervalMs));
-    }, delayMs);
-    this.timer.unref();
+    });
   }
 
   private async pass(): Promise<PruneReport> {

@@ -3,7 +3,7 @@ import type { Job } from '../core/job.js';
 import { backoffMs, shouldRetry } from '../core/retry/backoff.js';
 import type { Run, RunOutcome } from '../core/run.js';
 import type { NewRun, Store } from '../store/store.js';
-import type { Clock } from './clock.js';
+import { sleep, type Clock } from './clock.js';
 import type { DaemonEvents } from './events.js';
 import type { CommandExecutor } from './executor/command-executor.js';
 import type { HttpExecutor } from './executor/http-executor.js';
@@ -195,8 +195,8 @@ export class RunLauncher {
     const job = this.inFlight.get(runId);
     this.write(runId, () =>
       this.released(runId, job?.id ?? null, () =>
-        persistently(() => this.finish(runId, job, outcome), this.options.events).finally(() =>
-          this.options.liveOutput.forget(runId),
+        persistently(() => this.finish(runId, job, outcome), this.options.events, this.options.clock).finally(
+          () => this.options.liveOutput.forget(runId),
         ),
       ),
     );
@@ -289,15 +289,15 @@ const OUTCOME_RETRY_DELAY_MS = 1_000;
  * Retries a write that failed for want of the store (not for a reason it gave, a SchedError), so an outcome
  * reached while the database restarts is recorded once it is back instead of leaving the run `running`.
  */
-async function persistently(write: () => Promise<void>, events: DaemonEvents): Promise<void> {
-  const giveUpAt = Date.now() + OUTCOME_RETRY_LIMIT_MS;
+async function persistently(write: () => Promise<void>, events: DaemonEvents, clock: Clock): Promise<void> {
+  const giveUpAt = clock.monotonic() + OUTCOME_RETRY_LIMIT_MS;
   for (;;) {
     try {
       return await write();
     } catch (error) {
-      if (error instanceof SchedError || Date.now() > giveUpAt) throw error;
+      if (error instanceof SchedError || clock.monotonic() > giveUpAt) throw error;
       events.emit('scheduler:error', { error: error as Error });
-      await new Promise((resolve) => setTimeout(resolve, OUTCOME_RETRY_DELAY_MS));
+      await sleep(clock, OUTCOME_RETRY_DELAY_MS);
     }
   }
 }

@@ -3,52 +3,12 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isAlive, sched, useDaemons, waitFor } from '../support/sched-harness.js';
 
+// Backoff timing, waiting retries across a restart and timeouts are tested in virtual time in
+// test/daemon/virtual-retries.test.ts; these keep retries end to end with real time and real processes.
 describe('retries through the real CLI and daemon', () => {
   const { home, start } = useDaemons(afterEach);
   const runsOf = async (dir: string, job: string) =>
     ((await sched(dir, ['history', job, '--limit', '100', '--json'])).json?.items ?? []).slice().reverse();
-
-  it('retries a command that fails twice and records success on attempt 3 with gaps inside the jitter bounds', async () => {
-    const dir = home();
-    await start(dir);
-    const counter = path.join(dir, 'count');
-    const script = `n=$(cat ${counter} 2>/dev/null || echo 0); n=$((n+1)); echo $n > ${counter}; [ $n -ge 3 ]`;
-    await sched(dir, [
-      'add',
-      'flaky',
-      '--every',
-      '1h',
-      '--retries',
-      '3',
-      '--backoff',
-      '1s',
-      '--backoff-factor',
-      '2',
-      '--shell',
-      script,
-    ]);
-    await sched(dir, ['trigger', 'flaky']);
-
-    const runs = await waitFor(async () => {
-      const all = await runsOf(dir, 'flaky');
-      return all.some((run: { state: string }) => run.state === 'succeeded') ? all : null;
-    }, 30_000);
-
-    expect(runs.map((run: { attempt: number; state: string }) => [run.attempt, run.state])).toEqual([
-      [1, 'failed'],
-      [2, 'failed'],
-      [3, 'succeeded'],
-    ]);
-    expect(new Set(runs.map((run: { scheduledFor: number }) => run.scheduledFor)).size).toBe(1);
-    expect(runs[0].retriedBy).toBe(runs[1].id);
-    const gap1 = runs[1].startedAt - runs[0].finishedAt;
-    const gap2 = runs[2].startedAt - runs[1].finishedAt;
-    // Full jitter: the delay before attempt n+1 lies in [0, backoff * factor^(n-1)], plus scheduling slack.
-    expect(gap1).toBeGreaterThanOrEqual(0);
-    expect(gap1).toBeLessThanOrEqual(1_000 + 500);
-    expect(gap2).toBeGreaterThanOrEqual(0);
-    expect(gap2).toBeLessThanOrEqual(2_000 + 500);
-  });
 
   it('marks a job that always fails dead after its last attempt, audits it, and sched retry runs it again', async () => {
     const dir = home();
@@ -91,42 +51,6 @@ describe('retries through the real CLI and daemon', () => {
     const again = await sched(dir, ['retry', dead.id, '--json']);
     expect(again.code).toBe(4);
     expect(again.json.error.code).toBe('INVALID_STATE');
-  });
-
-  it('keeps a waiting retry across a daemon restart and runs it at its time', async () => {
-    const dir = home();
-    const marker = path.join(dir, 'attempts');
-    const first = await start(dir);
-    await sched(dir, [
-      'add',
-      'patient',
-      '--every',
-      '1h',
-      '--retries',
-      '1',
-      '--backoff',
-      '4s',
-      '--no-backoff-jitter',
-      '--shell',
-      `echo $SCHED_ATTEMPT >> ${marker}; [ $SCHED_ATTEMPT -ge 2 ]`,
-    ]);
-    await sched(dir, ['trigger', 'patient']);
-    const waiting = await waitFor(async () =>
-      (await runsOf(dir, 'patient')).find((run: { state: string }) => run.state === 'scheduled'),
-    );
-    await first.stop('SIGTERM');
-
-    await start(dir);
-    const done = await waitFor(
-      async () =>
-        (await runsOf(dir, 'patient')).find(
-          (run: { id: string; state: string }) => run.id === waiting.id && run.state === 'succeeded',
-        ),
-      20_000,
-    );
-    expect(done.attempt).toBe(2);
-    expect(done.startedAt).toBeGreaterThanOrEqual(waiting.dueAt);
-    expect(fs.readFileSync(marker, 'utf8').trim().split('\n')).toEqual(['1', '2']);
   });
 
   it('retries a run lost to kill -9 after the restart, and the job sees a new SCHED_FENCE', async () => {

@@ -1,5 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ClusterMember } from '../../src/cluster/cluster-member.js';
+import { systemClock } from '../../src/daemon/clock.js';
+import { FakeClock } from '../support/fake-clock.js';
 import type { MembershipStore } from '../../src/cluster/membership-store.js';
 import type { ClusterNode, ClusterNodeInfo, CoordinatorLease } from '../../src/core/cluster/membership.js';
 import type { ShardAssignment, ShardMap } from '../../src/core/cluster/shard-map.js';
@@ -30,12 +32,12 @@ class ScriptedStore implements MembershipStore {
 
   heartbeat(_node: ClusterNodeInfo): Promise<number> {
     this.calls.push('heartbeat');
-    return this.hangHeartbeats ? new Promise<never>(() => undefined) : Promise.resolve(Date.now());
+    return this.hangHeartbeats ? new Promise<never>(() => undefined) : Promise.resolve(clock.now());
   }
   listNodes(): Promise<{ nodes: ClusterNode[]; dbNow: number }> {
     return Promise.resolve({
-      nodes: [{ ...NODE, startedAt: 0, heartbeatAt: Date.now() }],
-      dbNow: Date.now(),
+      nodes: [{ ...NODE, startedAt: 0, heartbeatAt: clock.now() }],
+      dbNow: clock.now(),
     });
   }
   removeNode(id: string): Promise<void> {
@@ -44,10 +46,10 @@ class ScriptedStore implements MembershipStore {
   }
   acquireOrRenewLease(nodeId: string, ttlMs: number): Promise<CoordinatorLease> {
     this.calls.push('acquire');
-    const lease = { term: this.term, expiresAt: Date.now() + ttlMs, dbNow: Date.now() };
+    const lease = { term: this.term, expiresAt: clock.now() + ttlMs, dbNow: clock.now() };
     switch (this.leaseAnswer) {
       case 'grant':
-        this.grantSentAt.push(Date.now());
+        this.grantSentAt.push(clock.now());
         return Promise.resolve({ ...lease, holder: nodeId, acquired: true });
       case 'refuse':
         return Promise.resolve({ ...lease, holder: 'node-b', acquired: false });
@@ -62,7 +64,7 @@ class ScriptedStore implements MembershipStore {
     return Promise.resolve(true);
   }
   publishMap(nodeId: string, term: number, assignment: ShardAssignment): Promise<boolean> {
-    this.map = { term, coordinator: nodeId, publishedAt: Date.now(), ...assignment };
+    this.map = { term, coordinator: nodeId, publishedAt: clock.now(), ...assignment };
     return Promise.resolve(true);
   }
   loadMap(): Promise<ShardMap | null> {
@@ -70,12 +72,13 @@ class ScriptedStore implements MembershipStore {
   }
 }
 
+let clock: FakeClock;
 let store: ScriptedStore;
 let member: ClusterMember;
 let events: { name: string; term?: number; step?: string; at: number }[];
 
 beforeEach(async () => {
-  vi.useFakeTimers();
+  clock = new FakeClock();
   store = new ScriptedStore();
   member = new ClusterMember({
     store,
@@ -83,21 +86,20 @@ beforeEach(async () => {
     heartbeatIntervalMs: 100,
     leaseTtlMs: TTL,
     deadAfterMs: 300,
-    clock: { now: () => Date.now() },
+    clock,
   });
   events = [];
-  member.on('coordinator:acquired', ({ term }) => events.push({ name: 'acquired', term, at: Date.now() }));
+  member.on('coordinator:acquired', ({ term }) => events.push({ name: 'acquired', term, at: clock.now() }));
   member.on('coordinator:lost', ({ term }) => {
     store.calls.push('lost');
-    events.push({ name: 'lost', term, at: Date.now() });
+    events.push({ name: 'lost', term, at: clock.now() });
   });
-  member.on('member:error', ({ step }) => events.push({ name: 'error', step, at: Date.now() }));
+  member.on('member:error', ({ step }) => events.push({ name: 'error', step, at: clock.now() }));
   await member.start();
 });
 
 afterEach(async () => {
   await member.stop({ leave: false });
-  vi.useRealTimers();
 });
 
 function lastGrantSentAt(): number {
@@ -113,12 +115,12 @@ describe('ClusterMember coordinator window', () => {
   });
 
   it('given renewals that hang, stops coordinating when the acting window closes, while the round still waits', async () => {
-    await vi.advanceTimersByTimeAsync(250);
+    await clock.advance(250);
     store.leaseAnswer = 'hang';
-    await vi.advanceTimersByTimeAsync(100);
+    await clock.advance(100);
     const sentAt = lastGrantSentAt();
 
-    await vi.advanceTimersByTimeAsync(ACTING_WINDOW);
+    await clock.advance(ACTING_WINDOW);
 
     const lost = events.find((event) => event.name === 'lost')!;
     expect(lost.term).toBe(1);
@@ -130,11 +132,25 @@ describe('ClusterMember coordinator window', () => {
     expect(events.filter((event) => event.name === 'error')).toEqual([]);
   });
 
+  it('given renewals that hang and the wall clock stepped back an hour, still stops when the window closes', async () => {
+    await clock.advance(250);
+    store.leaseAnswer = 'hang';
+    await clock.advance(100);
+    const sentAtMonotonic = clock.monotonic() - (clock.now() - lastGrantSentAt());
+
+    await clock.setWall(clock.now() - 3_600_000);
+    await clock.advance(ACTING_WINDOW);
+
+    expect(events.find((event) => event.name === 'lost')?.term).toBe(1);
+    expect(member.isCoordinator()).toBe(false);
+    expect(clock.monotonic() - sentAtMonotonic).toBeLessThan(TTL);
+  });
+
   it('given renewals that fail, stops at the end of the window and reports each failure', async () => {
     store.leaseAnswer = 'fail';
     const sentAt = lastGrantSentAt();
 
-    await vi.advanceTimersByTimeAsync(ACTING_WINDOW + 10);
+    await clock.advance(ACTING_WINDOW + 10);
 
     expect(events.filter((event) => event.name === 'error').every((event) => event.step === 'lease')).toBe(
       true,
@@ -146,11 +162,11 @@ describe('ClusterMember coordinator window', () => {
 
   it('given the database answers again with a new term, coordinates again under that term', async () => {
     store.leaseAnswer = 'fail';
-    await vi.advanceTimersByTimeAsync(TTL);
+    await clock.advance(TTL);
     store.leaseAnswer = 'grant';
     store.term = 2;
 
-    await vi.advanceTimersByTimeAsync(150);
+    await clock.advance(150);
 
     expect(events.filter((event) => event.name !== 'error').map(({ name, term }) => [name, term])).toEqual([
       ['acquired', 1],
@@ -164,9 +180,9 @@ describe('ClusterMember coordinator window', () => {
   it('given a renewal refused because another node holds the lease, stops at once', async () => {
     store.leaseAnswer = 'refuse';
     store.term = 2;
-    const before = Date.now();
+    const before = clock.now();
 
-    await vi.advanceTimersByTimeAsync(100);
+    await clock.advance(100);
 
     expect(events.find((event) => event.name === 'lost')?.at).toBeLessThanOrEqual(before + 100);
     expect(member.isCoordinator()).toBe(false);
@@ -175,10 +191,10 @@ describe('ClusterMember coordinator window', () => {
 
   it('given a round stuck on the database for longer than the TTL, abandons it and starts the next', async () => {
     store.hangHeartbeats = true;
-    await vi.advanceTimersByTimeAsync(100);
+    await clock.advance(100);
     const heartbeatsBefore = store.calls.filter((call) => call === 'heartbeat').length;
 
-    await vi.advanceTimersByTimeAsync(TTL + 10);
+    await clock.advance(TTL + 10);
 
     expect(events.filter((event) => event.name === 'error').map((event) => event.step)).toEqual(['round']);
     expect(store.calls.filter((call) => call === 'heartbeat').length).toBe(heartbeatsBefore + 1);
@@ -195,7 +211,7 @@ describe('ClusterMember coordinator window', () => {
     const callsBefore = store.calls.length;
 
     await member.stop({ leave: false });
-    await vi.advanceTimersByTimeAsync(TTL);
+    await clock.advance(TTL);
 
     expect(store.calls.slice(callsBefore)).toEqual(['lost']);
   });
@@ -212,6 +228,7 @@ describe('ClusterMember options', () => {
       () =>
         new ClusterMember({
           store,
+          clock: systemClock,
           node: NODE,
           heartbeatIntervalMs: 100,
           leaseTtlMs: TTL,
@@ -223,10 +240,24 @@ describe('ClusterMember options', () => {
 
   it('given only a heartbeat interval and TTL, defaults deadAfterMs to three intervals', () => {
     expect(
-      () => new ClusterMember({ store, node: NODE, heartbeatIntervalMs: 2_000, leaseTtlMs: 10_000 }),
+      () =>
+        new ClusterMember({
+          store,
+          clock: systemClock,
+          node: NODE,
+          heartbeatIntervalMs: 2_000,
+          leaseTtlMs: 10_000,
+        }),
     ).not.toThrow();
     expect(
-      () => new ClusterMember({ store, node: NODE, heartbeatIntervalMs: 400, leaseTtlMs: 1_000 }),
+      () =>
+        new ClusterMember({
+          store,
+          clock: systemClock,
+          node: NODE,
+          heartbeatIntervalMs: 400,
+          leaseTtlMs: 1_000,
+        }),
     ).toThrow(/deadAfterMs \(1200\)/);
   });
 });

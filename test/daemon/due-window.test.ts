@@ -1,12 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { DueWindow } from '../../src/daemon/scheduler/due-window.js';
+import { systemClock } from '../../src/daemon/clock.js';
 
 interface Item {
   key: string;
   dueAt: number;
 }
 
-const clock = { now: () => Date.now() };
+const clock = systemClock;
 
 describe('DueWindow', () => {
   const windows: DueWindow<Item>[] = [];

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { EventStream } from '../../src/daemon/event-stream.js';
 import { DaemonEvents } from '../../src/daemon/events.js';
+import { systemClock } from '../../src/daemon/clock.js';
 import type { EventMessage } from '../../src/ipc/protocol.js';
 import type { ServerConnection } from '../../src/ipc/transport.js';
 
@@ -17,7 +18,7 @@ function fakeConnection(unread: () => number): ServerConnection & { sent: EventM
   return connection;
 }
 
-const clock = { now: () => 1_000 };
+const clock = { ...systemClock, now: () => 1_000 };
 const run = { id: 'run-1', jobId: 'job-1' };
 
 describe('EventStream', () => {

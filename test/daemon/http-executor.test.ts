@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { HttpTarget } from '../../src/core/job.js';
 import type { RunOutcome } from '../../src/core/run.js';
 import { HttpExecutor, type HttpExecution } from '../../src/daemon/executor/http-executor.js';
+import { systemClock } from '../../src/daemon/clock.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
 
@@ -331,7 +332,7 @@ describe('HttpExecutor circuit breaker', () => {
     server: TestServer,
   ): Promise<{ executor: HttpExecutor; clock: { now: number } }> {
     const clock = { now: T0 };
-    const executor = newExecutor({ now: () => clock.now });
+    const executor = newExecutor({ clock: { ...systemClock, now: () => clock.now } });
     server.handler = respond(500);
     for (let i = 0; i < 5; i++) {
       expect((await runToEnd(executor, execution(server.url, {}, { breaker }))).state).toBe('failed');

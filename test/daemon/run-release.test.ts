@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Job } from '../../src/core/job.js';
 import type { Run, RunOutcome } from '../../src/core/run.js';
+import { systemClock } from '../../src/daemon/clock.js';
 import { DaemonEvents } from '../../src/daemon/events.js';
 import type { CommandExecutor } from '../../src/daemon/executor/command-executor.js';
 import type { HttpExecutor } from '../../src/daemon/executor/http-executor.js';
@@ -61,7 +62,7 @@ describe('a run ending here gives back what counted it', () => {
     store = openSqliteStore(path.join(dir, 'sched.db'));
     events = new DaemonEvents();
     commands = new ScriptedExecutor();
-    const clock = { now: () => T0 + 70_000 };
+    const clock = { ...systemClock, now: () => T0 + 70_000 };
     launcher = new RunLauncher({
       store,
       clock,

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { sched, sleep, useDaemons, waitFor } from '../support/sched-harness.js';
+import { overlaps } from '../support/run-overlaps.js';
 
 interface RunRow {
   id: string;
@@ -48,143 +49,29 @@ async function why(home: string, job: string, at?: number): Promise<string> {
   return result.stdout.trim();
 }
 
-/** Pairs of runs whose [start, finish] intervals overlap. */
-function overlaps(runs: RunRow[]): number {
-  const ran = runs.filter((run) => run.startedAt !== null && run.finishedAt !== null);
-  let count = 0;
-  for (let i = 0; i < ran.length; i++)
-    for (let j = i + 1; j < ran.length; j++)
-      if (ran[i]!.startedAt! < ran[j]!.finishedAt! && ran[j]!.startedAt! < ran[i]!.finishedAt!) count++;
-  return count;
-}
-
+// Concurrency, misfire, pause and spread behaviours over time are tested in virtual time in
+// test/daemon/virtual-*.test.ts; these keep the real CLI, daemon and processes in the loop.
 describe('time policies through the real CLI and daemon', () => {
   const { home, start } = useDaemons(afterEach);
 
-  it('applies forbid, allow, replace and queue to a job that runs longer than its period', async () => {
+  it('applies forbid to a job that runs longer than its period: no overlap, skipped instants say why', async () => {
     const dir = home();
     await start(dir);
-    for (const policy of ['forbid', 'allow', 'replace', 'queue']) {
-      await add(dir, [policy, '--every', '1s', '--concurrency', policy, '--shell', 'sleep 2.5']);
-    }
-    await sleep(7_500);
+    await add(dir, ['forbid', '--every', '1s', '--concurrency', 'forbid', '--shell', 'sleep 2.5']);
+    await waitFor(async () => {
+      const ledger = await ledgerOf(dir, 'forbid');
+      return ledger.filter((entry) => entry.outcome === 'skipped-overlap').length >= 2;
+    }, 30_000);
     await sched(dir, ['pause', 'forbid']);
-    await sched(dir, ['pause', 'allow']);
-    await sched(dir, ['pause', 'replace']);
-    await sched(dir, ['pause', 'queue']);
 
-    const forbid = await runsOf(dir, 'forbid');
-    expect(forbid.length).toBeGreaterThanOrEqual(2);
-    expect(overlaps(forbid)).toBe(0);
-    const forbidLedger = await ledgerOf(dir, 'forbid');
-    const skipped = forbidLedger.filter((entry) => entry.outcome === 'skipped-overlap');
-    expect(skipped.length).toBeGreaterThanOrEqual(3);
+    expect(overlaps(await runsOf(dir, 'forbid'))).toBe(0);
+    const skipped = (await ledgerOf(dir, 'forbid')).filter((entry) => entry.outcome === 'skipped-overlap');
     expect(skipped[0]!.reason).toMatch(/still running \(--concurrency forbid\)/);
     const sentence = await why(dir, 'forbid', skipped[0]!.scheduledFor);
     expect(sentence).toMatch(
       /^forbid was due at .* and was skipped because run \S+ was still running \(--concurrency forbid\)/,
     );
-
-    const allow = await runsOf(dir, 'allow');
-    expect(allow.length).toBeGreaterThanOrEqual(5);
-    expect(overlaps(allow)).toBeGreaterThan(0);
-
-    const replace = await runsOf(dir, 'replace');
-    const replaced = replace.filter((run) => run.state === 'cancelled');
-    expect(replaced.length).toBeGreaterThanOrEqual(3);
-    expect(replaced[0]!.error).toMatch(/replaced it \(--concurrency replace\)/);
-
-    const queue = await runsOf(dir, 'queue');
-    expect(overlaps(queue)).toBe(0);
-    const started = queue.filter((run) => run.startedAt !== null);
-    expect(started.length).toBeGreaterThanOrEqual(2);
-    // The queued instant starts when the previous run ends, not at its own time.
-    expect(started[1]!.startedAt! - started[0]!.finishedAt!).toBeLessThan(1_000);
-    expect(started[1]!.startedAt! - started[1]!.scheduledFor).toBeGreaterThan(1_000);
-    const queueLedger = await ledgerOf(dir, 'queue');
-    expect(
-      queueLedger.some(
-        (entry) => entry.outcome === 'skipped-overlap' && /keeps at most one waiting/.test(entry.reason),
-      ),
-    ).toBe(true);
   }, 60_000);
-
-  it('handles instants missed while the daemon was down by each misfire policy, and why says what happened', async () => {
-    const dir = home();
-    let daemon = await start(dir);
-    await add(dir, ['skip', '--every', '1s', '--misfire', 'skip', '--', 'true']);
-    await add(dir, ['latest', '--every', '1s', '--misfire', 'latest', '--', 'true']);
-    await add(dir, ['all', '--every', '1s', '--misfire', 'all', '--', 'true']);
-    await add(dir, ['count2', '--every', '1s', '--misfire', 'count:2', '--', 'true']);
-    await add(dir, ['window', '--every', '1s', '--misfire', 'all', '--catchup-window', '2s', '--', 'true']);
-    await sleep(1_500);
-    await daemon.stop('SIGTERM');
-    const downAt = Date.now();
-    await sleep(5_000);
-    daemon = await start(dir);
-    const upAt = Date.now();
-    await sleep(4_000);
-
-    const missedWhileDown = (entries: Entry[]) =>
-      entries.filter((entry) => entry.scheduledFor > downAt && entry.scheduledFor < upAt - 1_000);
-
-    const skip = await ledgerOf(dir, 'skip');
-    const skipGap = missedWhileDown(skip);
-    expect(skipGap.length).toBeGreaterThanOrEqual(3);
-    expect(skipGap.every((entry) => entry.outcome === 'missed-while-down')).toBe(true);
-    expect((await runsOf(dir, 'skip')).filter((run) => run.trigger === 'catchup')).toHaveLength(0);
-    expect(await why(dir, 'skip', skipGap[1]!.scheduledFor)).toMatch(
-      /did not run: it fell due while the scheduler was not running and the job is set to --misfire skip/,
-    );
-
-    const latest = await runsOf(dir, 'latest');
-    const latestCatchups = latest.filter((run) => run.trigger === 'catchup');
-    expect(latestCatchups).toHaveLength(1);
-    const latestLedger = await ledgerOf(dir, 'latest');
-    expect(
-      missedWhileDown(latestLedger).filter((entry) => entry.outcome === 'missed-while-down').length,
-    ).toBeGreaterThanOrEqual(3);
-    expect(await why(dir, 'latest', latestCatchups[0]!.scheduledFor)).toMatch(
-      /ran at .* because it fell due while the scheduler was not running and was caught up .* late \(--misfire latest\)/,
-    );
-
-    const all = await runsOf(dir, 'all');
-    const allCatchups = all.filter((run) => run.trigger === 'catchup');
-    expect(allCatchups.length).toBeGreaterThanOrEqual(4);
-    expect(allCatchups.every((run) => run.state === 'succeeded')).toBe(true);
-    expect(overlaps(allCatchups)).toBe(0);
-    const inOrder = allCatchups.map((run) => run.scheduledFor);
-    expect(inOrder).toEqual([...inOrder].sort((a, b) => a - b));
-    expect(
-      (await ledgerOf(dir, 'all')).filter((entry) => entry.outcome === 'missed-while-down'),
-    ).toHaveLength(0);
-
-    expect((await runsOf(dir, 'count2')).filter((run) => run.trigger === 'catchup')).toHaveLength(2);
-
-    const window = await ledgerOf(dir, 'window');
-    const outside = window.filter((entry) => entry.outcome === 'outside-catchup-window');
-    expect(outside.length).toBeGreaterThanOrEqual(2);
-    expect(await why(dir, 'window', outside[0]!.scheduledFor)).toMatch(/outside the 2s catch-up window/);
-    expect(
-      (await runsOf(dir, 'window')).filter((run) => run.trigger === 'catchup').length,
-    ).toBeGreaterThanOrEqual(1);
-  }, 60_000);
-
-  it('records the instants a pause held back and catches up per the policy on resume', async () => {
-    const dir = home();
-    await start(dir);
-    await add(dir, ['held', '--every', '1s', '--misfire', 'skip', '--', 'true']);
-    await sleep(1_200);
-    await sched(dir, ['pause', 'held']);
-    await sleep(3_500);
-    await sched(dir, ['resume', 'held']);
-    await sleep(500);
-    const paused = (await ledgerOf(dir, 'held')).filter((entry) => entry.outcome === 'paused');
-    expect(paused.length).toBeGreaterThanOrEqual(2);
-    expect(await why(dir, 'held', paused[0]!.scheduledFor)).toMatch(
-      /did not run: it fell due while the job was paused/,
-    );
-  }, 30_000);
 
   it('backfills a range: a dry run lists, a real one runs each instant once, in order, and refuses huge ranges', async () => {
     const dir = home();
@@ -326,27 +213,5 @@ describe('time policies through the real CLI and daemon', () => {
     const after = await sched(dir, ['show', 'a', '--json']);
     expect(after.json.job.version).toBe(before.json.job.version);
     expect(after.json.job.after).toEqual([]);
-  }, 60_000);
-
-  it('keeps a job spread offset stable across restarts and fires at instant plus offset', async () => {
-    const dir = home();
-    let daemon = await start(dir);
-    await add(dir, ['spread', '--every', '2s', '--spread', '1500ms', '--', 'true']);
-    const offsetsOf = async () =>
-      (await runsOf(dir, 'spread'))
-        .filter((run) => run.trigger === 'schedule')
-        .map((run) => run.dueAt - run.scheduledFor);
-    await waitFor(async () => ((await offsetsOf()).length >= 2 ? true : null), 15_000);
-    const first = await offsetsOf();
-    await daemon.stop('SIGTERM');
-    daemon = await start(dir);
-    await sleep(4_500);
-    const offsets = await offsetsOf();
-    expect(offsets.length).toBeGreaterThan(first.length);
-    expect(new Set(offsets).size).toBe(1);
-    expect(offsets[0]).toBeGreaterThanOrEqual(0);
-    expect(offsets[0]).toBeLessThan(1_500);
-    const runs = (await runsOf(dir, 'spread')).filter((run) => run.trigger === 'schedule');
-    for (const run of runs) expect(run.startedAt! - run.scheduledFor).toBeGreaterThanOrEqual(offsets[0]!);
   }, 60_000);
 });

@@ -5,6 +5,7 @@ import { loadNodeId } from '../../cluster/node-identity.js';
 import { liveNodes } from '../../core/cluster/liveness.js';
 import { ownerOf, type ShardMap } from '../../core/cluster/shard-map.js';
 import { SHARD_COUNT } from '../../core/cluster/shard.js';
+import type { Clock } from '../../core/clock.js';
 import type { Job } from '../../core/job.js';
 import type { Run } from '../../core/run.js';
 import type { ClusterNodeStatus, ClusterStatus } from '../../ipc/protocol.js';
@@ -23,6 +24,7 @@ export interface FederationOptions {
   load: () => number;
   heartbeatIntervalMs?: number;
   leaseTtlMs?: number;
+  clock: Clock;
   onError: (error: Error) => void;
 }
 
@@ -60,6 +62,7 @@ export class Federation {
     const deadAfterMs = 3 * heartbeatIntervalMs;
     const member = new ClusterMember({
       store,
+      clock: options.clock,
       heartbeatIntervalMs,
       leaseTtlMs: options.leaseTtlMs ?? 10_000,
       deadAfterMs,

@@ -1,10 +1,23 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { statSync } from 'node:fs';
 import type { RunOutcome } from '../../core/run.js';
+import { systemClock, type CancelTimer } from '../clock.js';
 import type { ChildJournal } from '../orphans/child-journal.js';
 import { OutputTail } from './output-tail.js';
 import { signalProcessGroup } from './process-group.js';
-import type { CommandExecution, FromWorkerMessage, TerminationState } from './worker-protocol.js';
+import type {
+  ChildOutcome,
+  CommandExecution,
+  FromWorkerMessage,
+  TerminationState,
+} from './worker-protocol.js';
+
+/**
+ * This file runs in the spawn worker, the children's side of the executor: its timers (output batches,
+ * kill grace, pipe drain) pace real processes in real time, in a thread that cannot share the daemon's
+ * clock object. What the daemon measures (start and end instants, the job's timeout) is on its clock.
+ */
+const clock = systemClock;
 
 /** Live output is sent on at most this often per run, so a chatty child costs few messages. */
 const OUTPUT_FLUSH_MS = 100;
@@ -21,13 +34,13 @@ type ExitStatus = { code: number | null; signal: NodeJS.Signals | null };
 export class ChildRun {
   private readonly stdoutTail = new OutputTail();
   private readonly stderrTail = new OutputTail();
-  private readonly timers: NodeJS.Timeout[] = [];
+  private readonly timers: CancelTimer[] = [];
   private child: ChildProcess | null = null;
   private exit: ExitStatus | null = null;
   private termination: { state: TerminationState; error: string } | null = null;
   private done = false;
   private readonly pendingOutput: { stdout: Buffer[]; stderr: Buffer[] } = { stdout: [], stderr: [] };
-  private outputTimer: NodeJS.Timeout | null = null;
+  private cancelOutputFlush: CancelTimer | null = null;
   private journaled = false;
 
   constructor(
@@ -44,13 +57,13 @@ export class ChildRun {
     pending.push(chunk);
     let held = pending.reduce((sum, part) => sum + part.length, 0);
     while (held > OUTPUT_HOLD_BYTES && pending.length > 1) held -= pending.shift()!.length;
-    this.outputTimer ??= setTimeout(() => this.flushOutput(), OUTPUT_FLUSH_MS);
+    this.cancelOutputFlush ??= clock.setTimer(OUTPUT_FLUSH_MS, () => this.flushOutput());
   }
 
   /** Sends what was printed since the last flush; always before `finished`, so watchers see it all in order. */
   private flushOutput(): void {
-    if (this.outputTimer) clearTimeout(this.outputTimer);
-    this.outputTimer = null;
+    this.cancelOutputFlush?.();
+    this.cancelOutputFlush = null;
     for (const stream of ['stdout', 'stderr'] as const) {
       const pending = this.pendingOutput[stream];
       if (pending.length === 0) continue;
@@ -62,7 +75,7 @@ export class ChildRun {
   }
 
   start(): void {
-    const { runId, argv, shell, cwd, env, stdin, timeoutMs } = this.execution;
+    const { runId, argv, shell, cwd, env, stdin } = this.execution;
     const [file, ...args] = shell !== null ? [SHELL, '-c', shell] : (argv ?? []);
     if (file === undefined) return this.failBeforeStart('nothing to run: neither argv nor shell was given');
     const cwdProblem = checkWorkingDirectory(cwd);
@@ -80,7 +93,7 @@ export class ChildRun {
     }
     this.child = child;
     if (child.pid !== undefined) this.journalChild(child.pid);
-    this.report({ type: 'started', runId, pid: child.pid ?? null, startedAt: Date.now() });
+    this.report({ type: 'started', runId, pid: child.pid ?? null });
     // A failed spawn emits 'error' and never 'exit'; later errors of a live child are not the run's end.
     child.on('error', (error) => {
       if (child.pid === undefined) this.finishFailed(describeSpawnError(file, error, this.execution));
@@ -93,14 +106,6 @@ export class ChildRun {
     }
     child.once('exit', (code, signal) => this.onExit({ code, signal }));
     child.once('close', () => this.finishExited());
-    if (timeoutMs !== null) {
-      this.timers.push(
-        setTimeout(
-          () => this.terminate('timed_out', `timed out after ${formatSeconds(timeoutMs)}`),
-          timeoutMs,
-        ),
-      );
-    }
   }
 
   /** Before anything else, so a daemon killed from here on leaves its successor the child to stop. */
@@ -127,7 +132,7 @@ export class ChildRun {
     if (this.done || this.exit !== null || this.termination !== null || pid === undefined) return;
     this.termination = { state, error };
     signalProcessGroup(pid, 'SIGTERM');
-    this.timers.push(setTimeout(() => signalProcessGroup(pid, 'SIGKILL'), this.killGraceMs));
+    this.timers.push(clock.setTimer(this.killGraceMs, () => signalProcessGroup(pid, 'SIGKILL')));
   }
 
   private onExit(status: ExitStatus): void {
@@ -136,12 +141,12 @@ export class ChildRun {
     // The leader is gone; members of a group we were told to end must not outlive it.
     if (this.termination !== null && pid !== undefined) signalProcessGroup(pid, 'SIGKILL');
     this.timers.push(
-      setTimeout(() => {
+      clock.setTimer(DRAIN_WAIT_MS, () => {
         // A grandchild still holds the pipe open: stop waiting for it.
         this.child?.stdout?.destroy();
         this.child?.stderr?.destroy();
         this.finishExited();
-      }, DRAIN_WAIT_MS),
+      }),
     );
   }
 
@@ -167,7 +172,7 @@ export class ChildRun {
   /** `started` (without a pid) still precedes `finished`, as for a run that got a child. */
   private endBeforeStart(state: 'failed' | 'cancelled', error: string): void {
     if (this.done || this.child !== null) return;
-    this.report({ type: 'started', runId: this.execution.runId, pid: null, startedAt: Date.now() });
+    this.report({ type: 'started', runId: this.execution.runId, pid: null });
     this.finish(state, error, null, null);
   }
 
@@ -183,11 +188,10 @@ export class ChildRun {
   ): void {
     if (this.done) return;
     this.done = true;
-    for (const timer of this.timers) clearTimeout(timer);
+    for (const cancel of this.timers) cancel();
     if (this.journaled) this.forgetChild();
-    const outcome: RunOutcome = {
+    const outcome: ChildOutcome = {
       state,
-      finishedAt: Date.now(),
       exitCode,
       signal,
       error,
@@ -230,8 +234,4 @@ function describeSpawnError(command: string, error: unknown, execution: CommandE
 function errorCode(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? code : undefined;
-}
-
-function formatSeconds(ms: number): string {
-  return ms < 1_000 ? `${ms}ms` : `${Number((ms / 1_000).toFixed(3))}s`;
 }

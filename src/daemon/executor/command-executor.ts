@@ -1,12 +1,15 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import type { RunOutcome } from '../../core/run.js';
+import { systemClock, type CancelTimer, type Clock } from '../clock.js';
 import { ExecutorSignals } from './executor-signals.js';
 import { signalProcessGroup } from './process-group.js';
+import { timedOutAfter } from './timed-out.js';
 import type {
   CommandExecution,
   FromWorkerMessage,
   SpawnWorkerOptions,
+  TerminationState,
   ToWorkerMessage,
 } from './worker-protocol.js';
 
@@ -58,13 +61,19 @@ export class CommandExecutor {
   private readonly running = new Map<string, number | null>();
   /** The runs of `running` without a `started` event yet: most wait in the worker for a free slot. */
   private readonly unstarted = new Set<string>();
-  private readonly signals = new ExecutorSignals();
+  /** The timeout of each started run with one, armed on the daemon's clock. */
+  private readonly timeouts = new Map<string, CancelTimer>();
+  private readonly timeoutMsOf = new Map<string, number>();
+  private readonly signals: ExecutorSignals;
   private stopped: Promise<void> | null = null;
 
   private constructor(
     private readonly workerUrl: URL,
     private readonly options: SpawnWorkerOptions,
-  ) {}
+    private readonly clock: Clock,
+  ) {
+    this.signals = new ExecutorSignals(clock);
+  }
 
   /**
    * Spins up the worker; resolves once it is ready to spawn. `maxAliveChildren` is further capped by
@@ -72,16 +81,20 @@ export class CommandExecutor {
    * next daemon can stop it if this one is killed.
    */
   static async start(
-    options: { killGraceMs?: number; maxAliveChildren?: number; journalDir?: string } = {},
+    options: { killGraceMs?: number; maxAliveChildren?: number; journalDir?: string; clock?: Clock } = {},
   ): Promise<CommandExecutor> {
-    const executor = new CommandExecutor(resolveSpawnWorkerUrl(), {
-      killGraceMs: options.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
-      maxAliveChildren: Math.min(
-        options.maxAliveChildren ?? DEFAULT_MAX_ALIVE_CHILDREN,
-        childSlotsWithinFdLimit(),
-      ),
-      journalDir: options.journalDir ?? null,
-    });
+    const executor = new CommandExecutor(
+      resolveSpawnWorkerUrl(),
+      {
+        killGraceMs: options.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
+        maxAliveChildren: Math.min(
+          options.maxAliveChildren ?? DEFAULT_MAX_ALIVE_CHILDREN,
+          childSlotsWithinFdLimit(),
+        ),
+        journalDir: options.journalDir ?? null,
+      },
+      options.clock ?? systemClock,
+    );
     await executor.launchWorker().ready;
     return executor;
   }
@@ -96,6 +109,7 @@ export class CommandExecutor {
     if (this.running.has(execution.runId)) throw new Error(`run ${execution.runId} is already executing`);
     this.running.set(execution.runId, null);
     this.unstarted.add(execution.runId);
+    if (execution.timeoutMs !== null) this.timeoutMsOf.set(execution.runId, execution.timeoutMs);
     // After a crash the worker is relaunched lazily; messages posted before it is ready are queued.
     const worker = this.worker ?? this.launchWorker().worker;
     worker.postMessage({ type: 'run', execution } satisfies ToWorkerMessage);
@@ -106,9 +120,29 @@ export class CommandExecutor {
    * waiting for a slot is cancelled without ever being spawned (its `started` has no pid).
    */
   kill(runId: string, reason: string): boolean {
+    return this.terminate(runId, 'cancelled', reason);
+  }
+
+  private terminate(runId: string, state: TerminationState, reason: string): boolean {
     if (!this.running.has(runId) || this.worker === null) return false;
-    this.worker.postMessage({ type: 'kill', runId, reason } satisfies ToWorkerMessage);
+    this.worker.postMessage({ type: 'kill', runId, state, reason } satisfies ToWorkerMessage);
     return true;
+  }
+
+  /** Counted from the child's start, not from the wait for a free slot. */
+  private armTimeout(runId: string): void {
+    const timeoutMs = this.timeoutMsOf.get(runId);
+    if (timeoutMs === undefined) return;
+    this.timeouts.set(
+      runId,
+      this.clock.setTimer(timeoutMs, () => this.terminate(runId, 'timed_out', timedOutAfter(timeoutMs))),
+    );
+  }
+
+  private forgetTimeout(runId: string): void {
+    this.timeouts.get(runId)?.();
+    this.timeouts.delete(runId);
+    this.timeoutMsOf.delete(runId);
   }
 
   /** Runs handed over and not finished, whether their child is alive yet or not. */
@@ -171,10 +205,12 @@ export class CommandExecutor {
     this.unstarted.delete(message.runId);
     if (message.type === 'started') {
       this.running.set(message.runId, message.pid);
-      this.signals.emit('started', message.runId, message.pid, message.startedAt);
+      if (message.pid !== null) this.armTimeout(message.runId);
+      this.signals.emit('started', message.runId, message.pid, this.clock.now());
     } else {
       this.running.delete(message.runId);
-      this.signals.emit('finished', message.runId, message.outcome);
+      this.forgetTimeout(message.runId);
+      this.signals.emit('finished', message.runId, { ...message.outcome, finishedAt: this.clock.now() });
       this.signals.notifyIfIdle(this.running.size === 0);
     }
   }
@@ -191,11 +227,12 @@ export class CommandExecutor {
     this.running.clear();
     this.unstarted.clear();
     for (const [runId, pid] of lost) {
+      this.forgetTimeout(runId);
       // Children outlive the worker that spawned them; end them so a retry cannot overlap the original.
       if (pid !== null) signalProcessGroup(pid, 'SIGKILL');
       const outcome: RunOutcome = {
         state: 'lost',
-        finishedAt: Date.now(),
+        finishedAt: this.clock.now(),
         exitCode: null,
         signal: null,
         error,

@@ -1,3 +1,4 @@
+import type { Clock } from '../clock.js';
 import type { ExecutorEvents } from './command-executor.js';
 
 /**
@@ -11,6 +12,8 @@ export class ExecutorSignals {
     output: new Set(),
   };
   private readonly idleWaiters = new Set<() => void>();
+
+  constructor(private readonly clock: Clock) {}
 
   /** Returns a function that removes the listener. */
   on<E extends keyof ExecutorEvents>(event: E, listener: ExecutorEvents[E]): () => void {
@@ -36,11 +39,11 @@ export class ExecutorSignals {
     if (idle) return Promise.resolve();
     return new Promise((resolve) => {
       const done = (): void => {
-        clearTimeout(timer);
+        cancelTimer();
         this.idleWaiters.delete(done);
         resolve();
       };
-      const timer = setTimeout(done, limitMs);
+      const cancelTimer = this.clock.setTimer(limitMs, done);
       this.idleWaiters.add(done);
     });
   }

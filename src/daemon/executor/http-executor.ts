@@ -1,6 +1,7 @@
 import { Agent, request } from 'undici';
 import type { Dispatcher } from 'undici';
 import type { HttpTarget } from '../../core/job.js';
+import { systemClock, type Clock } from '../clock.js';
 import type { RunOutcome } from '../../core/run.js';
 import type { BreakerStatus } from '../../ipc/protocol.js';
 import { BreakerRegistry, type BreakerTicket, type BreakerVerdict } from './breaker-registry.js';
@@ -9,6 +10,7 @@ import { describeExpected, statusMatches } from './expected-status.js';
 import { describeNetworkError, errorCode } from './network-error.js';
 import { flattenHeaders, readBodyHead } from './response-body.js';
 import { ExecutorSignals } from './executor-signals.js';
+import { timedOutAfter } from './timed-out.js';
 
 export interface HttpExecution {
   runId: string;
@@ -20,8 +22,8 @@ export interface HttpExecution {
 }
 
 export interface HttpExecutorOptions {
-  /** The clock for breaker cool-downs and run timestamps. */
-  now?: () => number;
+  /** The clock for breaker cool-downs, run timestamps and timeouts (default the system's). */
+  clock?: Clock;
   /** How long an idle keep-alive connection is kept (the server's `Keep-Alive: timeout` may lower it). */
   keepAliveTimeoutMs?: number;
   /** Connections per origin; null is unbounded, so concurrent runs never queue behind each other. */
@@ -54,14 +56,15 @@ interface Result {
  */
 export class HttpExecutor {
   private readonly agent: Agent;
-  private readonly now: () => number;
+  private readonly clock: Clock;
   private readonly breakers = new BreakerRegistry();
   private readonly running = new Map<string, InFlight>();
-  private readonly signals = new ExecutorSignals();
+  private readonly signals: ExecutorSignals;
   private stopped: Promise<void> | null = null;
 
   constructor(options: HttpExecutorOptions = {}) {
-    this.now = options.now ?? Date.now;
+    this.clock = options.clock ?? systemClock;
+    this.signals = new ExecutorSignals(this.clock);
     this.agent = new Agent({
       keepAliveTimeout: options.keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
       connections: options.connectionsPerOrigin ?? null,
@@ -85,7 +88,7 @@ export class HttpExecutor {
       return;
     }
     // Admission happens now, not after an await, so concurrent runs see the half-open trial taken.
-    const ticket = this.breakers.admit(execution.target.url, execution.target.breaker, this.now());
+    const ticket = this.breakers.admit(execution.target.url, execution.target.breaker, this.clock.now());
     if (!ticket.admitted) {
       this.finishWithoutRequest(runId, 'failed', ticket.reason);
       return;
@@ -135,7 +138,7 @@ export class HttpExecutor {
       this.signals.emit(
         'finished',
         runId,
-        outcomeOf('lost', this.now(), 'executor stopped before the run finished'),
+        outcomeOf('lost', this.clock.now(), 'executor stopped before the run finished'),
       );
     }
     await this.agent.destroy().catch(() => undefined);
@@ -152,13 +155,13 @@ export class HttpExecutor {
     } catch (error) {
       // perform() classifies every request error itself; reaching here is a bug, but the run must still end.
       result = {
-        outcome: outcomeOf('failed', this.now(), `http executor error: ${String(error)}`),
+        outcome: outcomeOf('failed', this.clock.now(), `http executor error: ${String(error)}`),
         verdict: 'none',
       };
     }
     // stop() gave up waiting and already reported this run lost; a second `finished` would contradict it.
     if (this.running.get(execution.runId) !== inFlight) return;
-    this.breakers.record(ticket, result.verdict, execution.target.breaker, this.now());
+    this.breakers.record(ticket, result.verdict, execution.target.breaker, this.clock.now());
     this.running.delete(execution.runId);
     if (!inFlight.started) this.signals.emit('started', execution.runId, null, result.outcome.finishedAt);
     this.signals.emit('finished', execution.runId, result.outcome);
@@ -168,10 +171,10 @@ export class HttpExecutor {
   private async perform(execution: HttpExecution, inFlight: InFlight, origin: string): Promise<Result> {
     const { target, timeoutMs } = execution;
     const ioTimeoutMs = timeoutMs ?? DEFAULT_IO_TIMEOUT_MS;
-    const timer =
+    const cancelTimeout =
       timeoutMs === null
         ? undefined
-        : setTimeout(() => abort(inFlight, { kind: 'timeout', afterMs: timeoutMs }), timeoutMs);
+        : this.clock.setTimer(timeoutMs, () => abort(inFlight, { kind: 'timeout', afterMs: timeoutMs }));
     try {
       await Promise.resolve(); // so `started` never fires inside run()
       const pending = request(target.url, {
@@ -184,7 +187,7 @@ export class HttpExecutor {
         bodyTimeout: ioTimeoutMs,
       });
       inFlight.started = true;
-      this.signals.emit('started', execution.runId, null, this.now());
+      this.signals.emit('started', execution.runId, null, this.clock.now());
       const response = await pending;
       const body = await readBodyHead(response.body);
       const responseHeaders = flattenHeaders(response.headers);
@@ -194,7 +197,7 @@ export class HttpExecutor {
         : `HTTP ${response.statusCode} (expected ${describeExpected(target.expect)})`;
       return {
         outcome: {
-          ...outcomeOf(matched ? 'succeeded' : 'failed', this.now(), error),
+          ...outcomeOf(matched ? 'succeeded' : 'failed', this.clock.now(), error),
           httpStatus: response.statusCode,
           stdoutTail: body,
           responseHeaders,
@@ -204,25 +207,25 @@ export class HttpExecutor {
     } catch (error) {
       return this.classifyError(error, inFlight, origin, ioTimeoutMs);
     } finally {
-      clearTimeout(timer);
+      cancelTimeout?.();
     }
   }
 
   private classifyError(error: unknown, inFlight: InFlight, origin: string, ioTimeoutMs: number): Result {
-    const now = this.now();
+    const now = this.clock.now();
     const cause = inFlight.cause;
     if (cause?.kind === 'kill')
       return { outcome: outcomeOf('cancelled', now, cause.reason), verdict: 'none' };
     if (cause?.kind === 'timeout') {
       return {
-        outcome: outcomeOf('timed_out', now, `timed out after ${formatSeconds(cause.afterMs)}`),
+        outcome: outcomeOf('timed_out', now, timedOutAfter(cause.afterMs)),
         verdict: 'failure',
       };
     }
     const code = errorCode(error);
     if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
       const waitingFor = code === 'UND_ERR_HEADERS_TIMEOUT' ? 'response headers' : 'response body data';
-      const message = `timed out after ${formatSeconds(ioTimeoutMs)} waiting for ${waitingFor}`;
+      const message = `${timedOutAfter(ioTimeoutMs)} waiting for ${waitingFor}`;
       return { outcome: outcomeOf('timed_out', now, message), verdict: 'failure' };
     }
     // A request undici refuses to build (a bad header value, say) is the job's fault, not the origin's.
@@ -235,7 +238,7 @@ export class HttpExecutor {
   /** A run that never reaches the network still reports started then finished, like one that did. */
   private finishWithoutRequest(runId: string, state: 'failed' | 'lost', error: string): void {
     queueMicrotask(() => {
-      const at = this.now();
+      const at = this.clock.now();
       this.signals.emit('started', runId, null, at);
       this.signals.emit('finished', runId, outcomeOf(state, at, error));
     });
@@ -279,8 +282,4 @@ function outcomeOf(state: RunOutcome['state'], finishedAt: number, error: string
     stderrTail: '',
     responseHeaders: null,
   };
-}
-
-function formatSeconds(ms: number): string {
-  return ms < 1_000 ? `${ms}ms` : `${Number((ms / 1_000).toFixed(3))}s`;
 }

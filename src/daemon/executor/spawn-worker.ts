@@ -3,7 +3,12 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { ChildJournal } from '../orphans/child-journal.js';
 import { ChildRun } from './child-run.js';
-import type { FromWorkerMessage, SpawnWorkerOptions, ToWorkerMessage } from './worker-protocol.js';
+import type {
+  FromWorkerMessage,
+  SpawnWorkerOptions,
+  TerminationState,
+  ToWorkerMessage,
+} from './worker-protocol.js';
 
 const port = parentPort;
 if (port === null) throw new Error('spawn-worker.js must be started as a worker thread');
@@ -41,10 +46,10 @@ function accept(message: Extract<ToWorkerMessage, { type: 'run' }>): void {
   scheduleDrain();
 }
 
-function kill(runId: string, reason: string): void {
+function kill(runId: string, state: TerminationState, reason: string): void {
   const queued = waiting.get(runId);
   if (queued !== undefined) return queued.cancelBeforeStart(reason);
-  runs.get(runId)?.terminate('cancelled', reason);
+  runs.get(runId)?.terminate(state, reason);
 }
 
 function scheduleDrain(): void {
@@ -76,7 +81,6 @@ function start(runId: string, run: ChildRun): void {
       runId,
       outcome: {
         state: 'failed',
-        finishedAt: Date.now(),
         exitCode: null,
         signal: null,
         error: `executor error: ${error instanceof Error ? error.message : String(error)}`,
@@ -88,7 +92,7 @@ function start(runId: string, run: ChildRun): void {
 }
 
 port.on('message', (message: ToWorkerMessage) => {
-  if (message.type === 'kill') kill(message.runId, message.reason);
+  if (message.type === 'kill') kill(message.runId, message.state, message.reason);
   else accept(message);
 });
 

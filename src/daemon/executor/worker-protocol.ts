@@ -14,6 +14,9 @@ export interface CommandExecution {
   timeoutMs: number | null;
 }
 
+/** A child's outcome as the worker sees it; the daemon stamps `finishedAt` from its own clock. */
+export type ChildOutcome = Omit<RunOutcome, 'finishedAt'>;
+
 export type TerminationState = Extract<RunOutcome['state'], 'timed_out' | 'cancelled'>;
 
 export interface SpawnWorkerOptions {
@@ -25,10 +28,11 @@ export interface SpawnWorkerOptions {
 }
 
 export type ToWorkerMessage =
-  { type: 'run'; execution: CommandExecution } | { type: 'kill'; runId: string; reason: string };
+  | { type: 'run'; execution: CommandExecution }
+  | { type: 'kill'; runId: string; state: TerminationState; reason: string };
 
 export type FromWorkerMessage =
   | { type: 'ready' }
-  | { type: 'started'; runId: string; pid: number | null; startedAt: number }
+  | { type: 'started'; runId: string; pid: number | null }
   | { type: 'output'; runId: string; stream: 'stdout' | 'stderr'; data: string; totalBytes: number }
-  | { type: 'finished'; runId: string; outcome: RunOutcome };
+  | { type: 'finished'; runId: string; outcome: ChildOutcome };

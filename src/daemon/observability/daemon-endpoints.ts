@@ -21,7 +21,7 @@ export interface DaemonEndpoints {
  */
 export function serveDaemonEndpoints(endpoints: DaemonEndpoints): Promise<ObservabilityServer> {
   const { metrics, store, socketPath, clock, startedAt, version } = endpoints;
-  const context = { now: () => clock.now(), startedAt, version, timeoutMs: 2_000 };
+  const context = { clock, startedAt, version, timeoutMs: 2_000 };
   const loop: HealthCheck = {
     name: 'event_loop',
     check: () => new Promise((resolve) => setImmediate(resolve)),

@@ -1,3 +1,5 @@
+import type { Clock } from '../clock.js';
+
 export type HealthStatus = 'UP' | 'DOWN';
 
 export interface ComponentHealth {
@@ -23,29 +25,31 @@ export interface HealthCheck {
 /** Runs every check (each bounded by `timeoutMs`) and reports DOWN if any one is down. */
 export async function checkHealth(
   checks: HealthCheck[],
-  context: { now: () => number; startedAt: number; version: string; timeoutMs: number },
+  context: { clock: Clock; startedAt: number; version: string; timeoutMs: number },
 ): Promise<HealthReport> {
   const components: Record<string, ComponentHealth> = {};
   await Promise.all(
     checks.map(async ({ name, check }) => {
-      const started = performance.now();
+      const { clock } = context;
+      const started = clock.monotonic();
       try {
         await withTimeout(
+          clock,
           check(),
           context.timeoutMs,
           `${name} did not answer within ${context.timeoutMs} ms`,
         );
-        components[name] = { status: 'UP', latency_ms: round(performance.now() - started) };
+        components[name] = { status: 'UP', latency_ms: round(clock.monotonic() - started) };
       } catch (error) {
         components[name] = {
           status: 'DOWN',
-          latency_ms: round(performance.now() - started),
+          latency_ms: round(clock.monotonic() - started),
           error: (error as Error).message,
         };
       }
     }),
   );
-  const now = context.now();
+  const now = context.clock.now();
   return {
     status: Object.values(components).every((component) => component.status === 'UP') ? 'UP' : 'DOWN',
     timestamp: new Date(now).toISOString(),
@@ -59,10 +63,10 @@ function round(ms: number): number {
   return Math.round(ms * 1000) / 1000;
 }
 
-function withTimeout(promise: Promise<void>, ms: number, message: string): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
+function withTimeout(clock: Clock, promise: Promise<void>, ms: number, message: string): Promise<void> {
+  let cancel = (): void => undefined;
   const timeout = new Promise<void>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(message)), ms);
+    cancel = clock.setTimer(ms, () => reject(new Error(message)));
   });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+  return Promise.race([promise, timeout]).finally(() => cancel());
 }

@@ -1,3 +1,4 @@
+import { sleep, systemClock, type Clock } from '../clock.js';
 import { signalProcessGroup } from '../executor/process-group.js';
 import type { ChildJournal } from './child-journal.js';
 import { describeTarget, isTargetAlive, planOrphanStops, type OrphanTarget } from './orphan-match.js';
@@ -22,8 +23,11 @@ export async function stopOrphanedRuns(options: {
   /** The runs a dead daemon left `running` in the store; their processes are found by their environment. */
   leftoverRunIds: readonly string[];
   graceMs: number;
+  /** Default the system's: the processes waited on live in real time. */
+  clock?: Clock;
 }): Promise<OrphanSweep> {
   const { journal } = options;
+  const clock = options.clock ?? systemClock;
   if (!canReadProcesses()) {
     journal.clear();
     return {
@@ -36,10 +40,10 @@ export async function stopOrphanedRuns(options: {
   const targets = runIds.size === 0 ? [] : planOrphanStops(journaled, readProcessTable(runIds), process.pid);
   if (targets.length > 0) {
     signalAll(targets, 'SIGTERM');
-    const left = await waitUntilGone(targets, options.graceMs);
+    const left = await waitUntilGone(clock, targets, options.graceMs);
     if (left.length > 0) {
       signalAll(left, 'SIGKILL');
-      await waitUntilGone(left, KILL_WAIT_MS);
+      await waitUntilGone(clock, left, KILL_WAIT_MS);
     }
   }
   journal.clear();
@@ -65,13 +69,17 @@ function signalProcess(pid: number, signal: NodeJS.Signals): void {
 }
 
 /** The targets still alive after at most `timeoutMs`. */
-async function waitUntilGone(targets: readonly OrphanTarget[], timeoutMs: number): Promise<OrphanTarget[]> {
-  const deadline = Date.now() + timeoutMs;
+async function waitUntilGone(
+  clock: Clock,
+  targets: readonly OrphanTarget[],
+  timeoutMs: number,
+): Promise<OrphanTarget[]> {
+  const deadline = clock.monotonic() + timeoutMs;
   for (;;) {
     const pids = new Set(targets.flatMap((target) => target.members.map((member) => member.pid)));
     const table = [...pids].map(readProcStat).filter((stat): stat is ProcStat => stat !== null);
     const alive = targets.filter((target) => isTargetAlive(target, table));
-    if (alive.length === 0 || Date.now() >= deadline) return alive;
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    if (alive.length === 0 || clock.monotonic() >= deadline) return alive;
+    await sleep(clock, POLL_MS);
   }
 }

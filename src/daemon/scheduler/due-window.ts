@@ -1,5 +1,22 @@
+/*
+ * WHEN THE WALL CLOCK STEPS (design rule; tested in test/daemon/virtual-wall-clock.test.ts)
+ *
+ * Due times are wall instants (what users schedule and what the store holds), but timers run on
+ * monotonic time, so a step of the wall clock (NTP, an operator, a VM resumed) is seen only when a
+ * timer wakes and reads the wall clock again (see `wallTimer`). The scheduler then behaves so:
+ *
+ * - Jump forward: the instants passed over are late, exactly as if the daemon had been down; each job
+ *   fires once and its misfire policy decides what the missed instants become (skip, latest, all,
+ *   count:N, each recorded in the ledger). Nothing fires twice: a fire is a compare-and-set on the job's
+ *   next instant, and (job, instant, attempt) is unique. The jump is noticed at the next wake-up, at
+ *   most three quarters of a window (45 s) later, sooner when an item is due before that.
+ * - Step back: nothing that already fired fires again (the job's next instant moved past it when it
+ *   fired). The next instant is kept, not recomputed from the new wall time: timers that wake "early"
+ *   are re-armed from the new wall time, so a job waits until the wall clock reaches its instant again.
+ *   A step back of an hour therefore pauses an every-minute job for that hour, as cron does.
+ */
 import { MinHeap } from '../../core/min-heap.js';
-import type { Clock } from '../clock.js';
+import { wallTimer, type CancelTimer, type Clock } from '../clock.js';
 
 export interface DueWindowOptions<T> {
   clock: Clock;
@@ -36,7 +53,7 @@ export class DueWindow<T> {
   /** The window's truth: a heap entry whose dueAt differs from its item here is stale and skipped. */
   private readonly items = new Map<string, T>();
   private windowEnd = 0;
-  private timer: NodeJS.Timeout | null = null;
+  private timer: CancelTimer | null = null;
   private armedFor = Infinity;
   private busy = false;
   private stopped = true;
@@ -54,7 +71,7 @@ export class DueWindow<T> {
 
   stop(): void {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
+    this.timer?.();
     this.timer = null;
     this.armedFor = Infinity;
   }
@@ -134,13 +151,13 @@ export class DueWindow<T> {
     const refillAt = this.refilling ? Infinity : this.refillAt();
     const wakeAt = Math.min(this.peekLive()?.dueAt ?? Infinity, Math.max(refillAt, this.options.clock.now()));
     if (this.timer && wakeAt >= this.armedFor) return;
-    if (this.timer) clearTimeout(this.timer);
+    this.timer?.();
     this.timer = null;
     this.armedFor = Infinity;
     // Nothing to wait for while a load is in flight and nothing is held: the load re-arms when it ends.
     if (wakeAt === Infinity) return;
     this.armedFor = wakeAt;
-    this.timer = setTimeout(() => void this.wake(), Math.max(0, wakeAt - this.options.clock.now()));
+    this.timer = wallTimer(this.options.clock, wakeAt, () => void this.wake());
   }
 
   private async wake(): Promise<void> {

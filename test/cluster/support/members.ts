@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type pg from 'pg';
 import { ClusterMember } from '../../../src/cluster/cluster-member.js';
+import { systemClock } from '../../../src/daemon/clock.js';
 import type { ClusterMemberOptions } from '../../../src/cluster/cluster-member.js';
 import { PostgresClusterStore } from '../../../src/store/postgres/cluster-store.js';
 import type { ShardMap } from '../../../src/core/cluster/shard-map.js';
@@ -33,6 +34,7 @@ export function newMember(
   const store = new PostgresClusterStore(pool);
   const member = new ClusterMember({
     store,
+    clock: systemClock,
     node: { id, hostname: `host-${id.slice(0, 4)}`, address: '', version: '0.1.0', labels: {}, load: 0 },
     ...TIMING,
     ...options,
