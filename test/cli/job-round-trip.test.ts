@@ -12,6 +12,7 @@ import {
   type RunningDaemon,
 } from '../support/sched-harness.js';
 import { runsOf, runWhere } from '../support/daemon-probe.js';
+import { addOneShotSoon } from '../support/one-shot.js';
 
 describe('sched against a real daemon', () => {
   let home: string;
@@ -184,12 +185,11 @@ describe('sched against a real daemon', () => {
   });
 
   it('fires a one-shot at job at its instant and then has no next run', async () => {
-    const at = new Date(Date.now() + 2_000).toISOString();
-    const added = await sched(home, ['add', 'once', '--at', at, '--json', '--', 'true']);
-    expect(added.json.nextRunAt).toBe(Date.parse(at));
-    const run = await waitFor(async () => (await runsOf(home, 'once'))[0], 15_000);
-    expect(run.scheduledFor).toBe(Date.parse(at));
-    expect(run.createdAt).toBeGreaterThanOrEqual(Date.parse(at));
+    const { at, added } = await addOneShotSoon(home, 'once');
+    expect(added.json.nextRunAt).toBe(at);
+    const run = await waitFor(async () => (await runsOf(home, 'once'))[0], 30_000);
+    expect(run.scheduledFor).toBe(at);
+    expect(run.createdAt).toBeGreaterThanOrEqual(at);
     const shown = await sched(home, ['show', 'once', '--json']);
     expect(shown.json.job.nextRunAt).toBeNull();
   });
