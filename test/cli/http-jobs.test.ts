@@ -1,14 +1,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  makeHome,
-  removeHome,
-  sched,
-  startDaemon,
-  waitFor,
-  type RunningDaemon,
-} from '../support/sched-harness.js';
+import { isFinalRunState } from '../../src/core/run.js';
+import { runWhere } from '../support/daemon-probe.js';
+import { makeHome, removeHome, sched, startDaemon, type RunningDaemon } from '../support/sched-harness.js';
 
 interface Seen {
   path: string;
@@ -58,11 +53,7 @@ describe('HTTP jobs against a real local server', () => {
     removeHome(home);
   });
 
-  const finished = (runId: string) =>
-    waitFor(async () => {
-      const run = (await sched(home, ['logs', runId, '--json'])).json;
-      return run && run.state !== 'running' && run.state !== 'scheduled' ? run : null;
-    });
+  const finished = (runId: string) => runWhere(home, runId, (run) => isFinalRunState(run.state));
 
   it('posts the payload with the idempotency and fence headers and keeps status, headers and body', async () => {
     await sched(home, [

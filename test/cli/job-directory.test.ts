@@ -1,7 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sched, useDaemons, waitFor } from '../support/sched-harness.js';
+import { isFinalRunState } from '../../src/core/run.js';
+import { runWhere } from '../support/daemon-probe.js';
+import { sched, useDaemons } from '../support/sched-harness.js';
 
 const daemons = useDaemons((cleanup) => afterAll(cleanup));
 
@@ -15,10 +17,7 @@ function scriptDirectory(script: string): string {
 async function finishedRun(home: string, job: string) {
   const triggered = await sched(home, ['trigger', job, '--json']);
   expect(triggered.code).toBe(0);
-  return waitFor(async () => {
-    const run = (await sched(home, ['logs', triggered.json.id, '--json'])).json;
-    return run?.state !== undefined && run.state !== 'running' && run.state !== 'scheduled' ? run : null;
-  });
+  return runWhere(home, triggered.json.id, (run) => isFinalRunState(run.state));
 }
 
 describe('a command job runs in the directory it was added from', () => {

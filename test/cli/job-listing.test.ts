@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { runsOf } from '../support/daemon-probe.js';
+import { addOneShotSoon } from '../support/one-shot.js';
 import { sched, useDaemons, waitFor } from '../support/sched-harness.js';
 
 describe('sched ls pages and states through the real CLI and daemon', () => {
@@ -51,13 +53,8 @@ describe('sched ls pages and states through the real CLI and daemon', () => {
     const dir = home();
     await start(dir);
     expect((await sched(dir, ['add', 'repeating', '--every', '1h', '--', 'true'])).code).toBe(0);
-    const at = new Date(Date.now() + 3_000).toISOString();
-    expect((await sched(dir, ['add', 'once', '--at', at, '--', 'true'])).code).toBe(0);
-    await waitFor(
-      async () => (await sched(dir, ['history', 'once', '--json'])).json?.items?.[0]?.state === 'succeeded',
-      30_000,
-      250,
-    );
+    expect((await addOneShotSoon(dir, 'once')).added.code).toBe(0);
+    await waitFor(async () => (await runsOf(dir, 'once'))[0]?.state === 'succeeded', 30_000, 250);
 
     const listed = await sched(dir, ['ls', '--json']);
     expect(listed.json.items.map((job: { name: string; state: string }) => [job.name, job.state])).toEqual([

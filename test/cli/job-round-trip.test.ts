@@ -11,6 +11,8 @@ import {
   waitFor,
   type RunningDaemon,
 } from '../support/sched-harness.js';
+import { runsOf, runWhere } from '../support/daemon-probe.js';
+import { addOneShotSoon } from '../support/one-shot.js';
 
 describe('sched against a real daemon', () => {
   let home: string;
@@ -106,12 +108,12 @@ describe('sched against a real daemon', () => {
   it('runs a job every second, keeps its output, and stops firing on cancel while history stays', async () => {
     expect((await sched(home, ['add', 'tick', '--every', '1s', '--', 'sh', '-c', 'echo hi'])).code).toBe(0);
     const succeeded = await waitFor(async () => {
-      const history = await sched(home, ['history', 'tick', '--status', 'succeeded', '--json']);
-      return history.json?.items.length >= 4 ? history.json.items : null;
+      const runs = await runsOf(home, 'tick', ['succeeded']);
+      return runs.length >= 4 ? runs : null;
     }, 30_000);
-    const logs = await sched(home, ['logs', succeeded[0].id]);
+    const logs = await sched(home, ['logs', succeeded[0]!.id]);
     expect(logs.stdout).toBe('hi\n');
-    const run = (await sched(home, ['logs', succeeded[0].id, '--json'])).json;
+    const run = (await sched(home, ['logs', succeeded[0]!.id, '--json'])).json;
     expect(run).toMatchObject({ exitCode: 0, state: 'succeeded', attempt: 1, trigger: 'schedule' });
 
     expect((await sched(home, ['cancel', 'tick'])).code).toBe(0);
@@ -144,14 +146,11 @@ describe('sched against a real daemon', () => {
       ]);
       const triggered = await sched(home, ['trigger', 'env-check', '--json']);
       expect(triggered.json.trigger).toBe('manual');
-      const run = await waitFor(async () => {
-        const result = (await sched(home, ['logs', triggered.json.id, '--json'])).json;
-        return result?.state === 'succeeded' ? result : null;
-      });
+      const run = await runWhere(home, triggered.json.id, (result) => result.state === 'succeeded');
       const [greeting, count, payload] = run.stdoutTail.trim().split('\n');
       expect(greeting).toBe(`hello env-check 1 ${fs.realpathSync(cwd)}`);
       expect(Number(count)).toBeGreaterThanOrEqual(6);
-      expect(JSON.parse(payload)).toEqual({ n: 42 });
+      expect(JSON.parse(payload!)).toEqual({ n: 42 });
     } finally {
       removeHome(cwd);
     }
@@ -169,10 +168,7 @@ describe('sched against a real daemon', () => {
       'sleep 60 & echo $!; sleep 60',
     ]);
     const triggered = await sched(home, ['trigger', 'hang', '--json']);
-    const run = await waitFor(async () => {
-      const result = (await sched(home, ['logs', triggered.json.id, '--json'])).json;
-      return result?.state === 'timed_out' ? result : null;
-    });
+    const run = await runWhere(home, triggered.json.id, (result) => result.state === 'timed_out');
     const grandchild = Number(run.stdoutTail.trim());
     expect(grandchild).toBeGreaterThan(0);
     await waitFor(async () => !isAlive(grandchild), 5_000);
@@ -183,24 +179,17 @@ describe('sched against a real daemon', () => {
   it('records a failing command with its exit code and stderr', async () => {
     await sched(home, ['add', 'broken', '--every', '1h', '--shell', 'echo oops >&2; exit 3']);
     const triggered = await sched(home, ['trigger', 'broken', '--json']);
-    const run = await waitFor(async () => {
-      const result = (await sched(home, ['logs', triggered.json.id, '--json'])).json;
-      return result?.state === 'failed' ? result : null;
-    });
+    const run = await runWhere(home, triggered.json.id, (result) => result.state === 'failed');
     expect(run.exitCode).toBe(3);
     expect(run.stderrTail).toBe('oops\n');
   });
 
   it('fires a one-shot at job at its instant and then has no next run', async () => {
-    const at = new Date(Date.now() + 2_000).toISOString();
-    const added = await sched(home, ['add', 'once', '--at', at, '--json', '--', 'true']);
-    expect(added.json.nextRunAt).toBe(Date.parse(at));
-    const run = await waitFor(
-      async () => (await sched(home, ['history', 'once', '--json'])).json?.items[0],
-      15_000,
-    );
-    expect(run.scheduledFor).toBe(Date.parse(at));
-    expect(run.createdAt).toBeGreaterThanOrEqual(Date.parse(at));
+    const { at, added } = await addOneShotSoon(home, 'once');
+    expect(added.json.nextRunAt).toBe(at);
+    const run = await waitFor(async () => (await runsOf(home, 'once'))[0], 30_000);
+    expect(run.scheduledFor).toBe(at);
+    expect(run.createdAt).toBeGreaterThanOrEqual(at);
     const shown = await sched(home, ['show', 'once', '--json']);
     expect(shown.json.job.nextRunAt).toBeNull();
   });

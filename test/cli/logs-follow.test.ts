@@ -13,6 +13,7 @@ import {
   type RunningDaemon,
 } from '../support/sched-harness.js';
 import { childEnv } from '../support/child-env.js';
+import { runWhere } from '../support/daemon-probe.js';
 
 /** Waits for a flag file (so the test can start following first), then talks for about 2.5 s. */
 const slowTalker = (flag: string) =>
@@ -107,7 +108,7 @@ describe('sched logs --follow', () => {
 
   it('given a finished run, when followed, then it prints like sched logs and exits at once', async () => {
     const run = (await sched(home, ['trigger', 'quiet', '--json'])).json;
-    await waitFor(async () => (await sched(home, ['logs', run.id, '--json'])).json?.state === 'succeeded');
+    await runWhere(home, run.id, (current) => current.state === 'succeeded');
     const followed = await follow(home, [run.id]).done;
     expect(followed.code).toBe(0);
     expect(followed.stdout).toBe('fine\n');

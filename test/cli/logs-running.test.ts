@@ -9,6 +9,7 @@ import {
   waitFor,
   type RunningDaemon,
 } from '../support/sched-harness.js';
+import { runWhere } from '../support/daemon-probe.js';
 
 function commonPrefix(a: string, b: string): string {
   let length = 0;
@@ -25,11 +26,8 @@ async function shortestPrefix(home: string, id: string): Promise<string> {
   return id.slice(0, shared);
 }
 
-async function finished(home: string, id: string) {
-  return waitFor(async () => {
-    const run = (await sched(home, ['logs', id, '--json'])).json;
-    return run?.state === 'succeeded' ? run : null;
-  });
+function finished(home: string, id: string) {
+  return runWhere(home, id, (run) => run.state === 'succeeded');
 }
 
 describe('sched logs of a running run, of a job, and by a shortened id', () => {
@@ -95,7 +93,7 @@ describe('sched logs of a running run, of a job, and by a shortened id', () => {
 
   it('given the first characters of a failed run id, when it is retried, then that run gets its next attempt', async () => {
     const run = (await sched(home, ['trigger', 'broken', '--json'])).json;
-    await waitFor(async () => (await sched(home, ['logs', run.id, '--json'])).json?.state === 'failed');
+    await runWhere(home, run.id, (current) => current.state === 'failed');
 
     const retried = await sched(home, ['retry', await shortestPrefix(home, run.id), '--json']);
     expect(retried.code).toBe(0);

@@ -10,6 +10,7 @@ import {
   type RunningDaemon,
 } from '../support/sched-harness.js';
 import { childEnv } from '../support/child-env.js';
+import { askDaemon } from '../support/daemon-probe.js';
 
 /** `sched watch …` as a running process whose output lines the test reads as they come. */
 interface Watcher {
@@ -47,8 +48,8 @@ async function subscribed(home: string, watcher: Watcher): Promise<void> {
   await waitFor(
     async () => {
       const name = `probe-${probe++}`;
-      await sched(home, ['add', name, '--every', '1h', '--', 'true']);
-      await sched(home, ['cancel', name]);
+      await askDaemon(home, 'job.add', { input: { name, every: '1h', argv: ['true'] } });
+      await askDaemon(home, 'job.cancel', { ref: name });
       return watcher.lines.some((line) => line.includes('probe-'));
     },
     30_000,

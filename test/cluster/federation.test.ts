@@ -130,7 +130,19 @@ describe('federation through a shared PostgreSQL', () => {
     db = new pg.Client({ connectionString: database.url });
     await db.connect();
     const firstRunAt = Date.now();
-    await sleep(20_000);
+    // Steady state before the kill: every job has fired a few times on its owner.
+    await waitFor(
+      async () => {
+        const { rows } = await db!.query<{ jobs: number; fewest: number }>(
+          `SELECT count(*)::int AS jobs, coalesce(min(n), 0)::int AS fewest FROM (
+           SELECT job_id, count(*) AS n FROM runs WHERE created_at > $1 GROUP BY job_id) AS fired`,
+          [firstRunAt],
+        );
+        return rows[0]!.jobs === 300 && rows[0]!.fewest >= 3;
+      },
+      30_000,
+      250,
+    );
 
     const coordinator = before.nodes.find((node) => node.coordinator)!;
     const victimIndex = (await Promise.all(homes.map((dir) => clusterStatus(dir)))).findIndex(
@@ -153,7 +165,8 @@ describe('federation through a shared PostgreSQL', () => {
       return status.nodes.filter((node) => node.shards > 0).length === 2 ? status : null;
     }, 10_000);
     expect(after.term).toBeGreaterThan(before.term);
-    await sleep(Math.max(0, killedAt + 40_000 - Date.now()));
+    // Long enough after the kill for the survivors to fire the moved shards for a while (see byNode below).
+    await sleep(Math.max(0, killedAt + 16_000 - Date.now()));
     const lastRunAt = Date.now();
 
     const doubles = await db.query(
@@ -161,30 +174,40 @@ describe('federation through a shared PostgreSQL', () => {
     );
     expect(doubles.rows).toEqual([]);
     // Every instant of every job from 2 s after the start to 3 s before the end either ran or is in the
-    // ledger with a reason (the failover gap, handled by the misfire policy): nothing silently lost.
-    const covered = await db.query<{ job_id: string; instants: string[] }>(
-      `SELECT job_id, array_agg(DISTINCT scheduled_for::text) AS instants FROM (
-         SELECT job_id, scheduled_for FROM runs
-         UNION ALL SELECT job_id, scheduled_for FROM occurrences
-       ) AS everything GROUP BY job_id`,
-    );
-    expect(covered.rows).toHaveLength(300);
+    // ledger with a reason (the failover gap, handled by the misfire policy): nothing silently lost. On a
+    // loaded machine an instant may still be on its way, so it has a while to show before it counts as lost.
     const jobs = await db.query<{ id: string; definition: { schedule: { anchorMs: number } } }>(
       `SELECT id, definition::json AS definition FROM jobs`,
     );
-    let missing = 0;
-    let checked = 0;
-    for (const job of jobs.rows) {
-      const instants = new Set(covered.rows.find((row) => row.job_id === job.id)!.instants.map(Number));
-      const anchor = job.definition.schedule.anchorMs;
-      const from = anchor + Math.ceil((firstRunAt + 2_000 - anchor) / 1_000) * 1_000;
-      for (let at = from; at <= lastRunAt - 3_000; at += 1_000) {
-        checked += 1;
-        if (!instants.has(at)) missing += 1;
+    const uncovered = async () => {
+      const covered = await db!.query<{ job_id: string; instants: string[] }>(
+        `SELECT job_id, array_agg(DISTINCT scheduled_for::text) AS instants FROM (
+           SELECT job_id, scheduled_for FROM runs
+           UNION ALL SELECT job_id, scheduled_for FROM occurrences
+         ) AS everything GROUP BY job_id`,
+      );
+      const missing: Array<{ job: string; at: number }> = [];
+      let checked = 0;
+      for (const job of jobs.rows) {
+        const row = covered.rows.find((candidate) => candidate.job_id === job.id);
+        const instants = new Set(row?.instants.map(Number));
+        const anchor = job.definition.schedule.anchorMs;
+        const from = anchor + Math.ceil((firstRunAt + 2_000 - anchor) / 1_000) * 1_000;
+        for (let at = from; at <= lastRunAt - 3_000; at += 1_000) {
+          checked += 1;
+          if (!instants.has(at)) missing.push({ job: job.id, at });
+        }
       }
-    }
-    expect(checked).toBeGreaterThan(300 * 50);
-    expect(missing).toBe(0);
+      return { checked, missing };
+    };
+    const coverage = await waitFor(async () => (await uncovered()).missing.length === 0, 30_000, 1_000).then(
+      () => uncovered(),
+      () => uncovered(),
+    );
+    expect(jobs.rows).toHaveLength(300);
+    // The window reaches well past the failover (shards moved within 6.5 s of the kill).
+    expect(coverage.checked).toBeGreaterThan(300 * 10);
+    expect(coverage.missing).toEqual([]);
     // The gap while the shards moved went through the default misfire policy: caught up or recorded.
     const gap = await db.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM runs WHERE "trigger" = 'catchup' AND scheduled_for >= $1`,
@@ -313,13 +336,12 @@ describe('federation through a shared PostgreSQL', () => {
       50,
     );
     daemons[0]!.process.kill('SIGSTOP');
-    await sleep(6_000);
-    daemons[0]!.process.kill('SIGCONT');
-    const resumedAt = Date.now();
     await waitFor(
       async () => (await runsOfPinned()).find((run) => run.id === caught.id && run.state === 'lost'),
-      10_000,
+      20_000,
     );
+    daemons[0]!.process.kill('SIGCONT');
+    const resumedAt = Date.now();
 
     // Its run ended on its own while the node was paused; the node takes note and fires the job again.
     const fresh = await waitFor(async () => {
@@ -365,7 +387,6 @@ describe('federation through a shared PostgreSQL', () => {
     const shown = await sched(homes[0]!, ['show', 'db-hosts']);
     expect(shown.stdout).toMatch(/every host runs each instant/);
     expect(shown.stdout).toMatch(/nodes labelled role=db/);
-    await sleep(5_000);
 
     const nodes = await Promise.all(homes.map(async (dir) => (await clusterStatus(dir)).node));
     db = new pg.Client({ connectionString: database.url });
@@ -378,7 +399,10 @@ describe('federation through a shared PostgreSQL', () => {
           [name],
         )
       ).rows;
-    const everywhere = await byJob('everywhere');
+    const everywhere = await waitFor(async () => {
+      const rows = await byJob('everywhere');
+      return rows.length === nodes.length && rows.every((row) => row.instants >= 3) ? rows : null;
+    }, 30_000);
     expect(everywhere.map((row) => row.node).sort()).toEqual([...nodes].sort());
     for (const row of everywhere) {
       expect(row.host).toBe(row.node);

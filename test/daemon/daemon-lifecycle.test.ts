@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { runsOf, runWhere } from '../support/daemon-probe.js';
 import { isAlive, sched, useDaemons, waitFor } from '../support/sched-harness.js';
 
 describe('the daemon process', () => {
@@ -30,9 +31,7 @@ describe('the daemon process', () => {
     const first = await start(dir);
     await sched(dir, ['add', 'slow', '--every', '1h', '--', 'sleep', '30']);
     const triggered = await sched(dir, ['trigger', 'slow', '--json']);
-    await waitFor(
-      async () => (await sched(dir, ['logs', triggered.json.id, '--json'])).json?.state === 'running',
-    );
+    await runWhere(dir, triggered.json.id, (run) => run.state === 'running');
     // Another spelling of the same file: through a symlink to the first home.
     const other = home();
     fs.symlinkSync(dir, path.join(other, 'link'));
@@ -71,23 +70,20 @@ describe('the daemon process', () => {
     const daemon = await start(dir);
     const added = await sched(dir, ['add', 'slow', '--every', '1s', '--', 'sh', '-c', 'sleep 30']);
     expect(added.code).toBe(0);
-    const running = await waitFor(async () => {
-      const history = await sched(dir, ['history', 'slow', '--json']);
-      return history.json?.items.find((run: { state: string }) => run.state === 'running');
-    });
+    const running = await waitFor(async () =>
+      (await runsOf(dir, 'slow')).find((run) => run.state === 'running'),
+    );
     daemon.process.kill('SIGKILL');
     await daemon.exited;
 
     await start(dir);
     const lost = await sched(dir, ['logs', running.id, '--json']);
     expect(lost.json.state).toBe('lost');
-    await waitFor(async () => {
-      const history = await sched(dir, ['history', 'slow', '--json']);
-      return history.json?.items.some(
-        (run: { id: string; createdAt: number }) =>
-          run.id !== running.id && run.createdAt > lost.json.finishedAt,
-      );
-    });
+    await waitFor(async () =>
+      (await runsOf(dir, 'slow')).some(
+        (run) => run.id !== running.id && run.createdAt > lost.json.finishedAt,
+      ),
+    );
     const jobs = await sched(dir, ['ls', '--json']);
     expect(jobs.json.items.map((job: { name: string }) => job.name)).toEqual(['slow']);
   });
@@ -124,10 +120,7 @@ describe('the daemon process', () => {
     const daemon = await start(dir, ['--grace', '1s']);
     await sched(dir, ['add', 'q', '--every', '2s', '--concurrency', 'queue', '--', 'sleep', '25']);
     const queued = await waitFor(
-      async () =>
-        (
-          (await sched(dir, ['history', 'q', '--json'])).json?.items as Array<{ id: string; state: string }>
-        )?.find((run) => run.state === 'scheduled'),
+      async () => (await runsOf(dir, 'q')).find((run) => run.state === 'scheduled'),
       30_000,
     );
     expect(await daemon.stop('SIGTERM')).toBe(0);
@@ -143,12 +136,9 @@ describe('the daemon process', () => {
     const daemon = await start(dir, ['--grace', '1s']);
     await sched(dir, ['add', 'stubborn', '--every', '1h', '--shell', 'sleep 60 & echo $!; wait']);
     const triggered = await sched(dir, ['trigger', 'stubborn', '--json']);
-    const running = await waitFor(async () => {
-      const run = (await sched(dir, ['logs', triggered.json.id, '--json'])).json;
-      return run?.state === 'running' && run.pid ? run : null;
-    });
+    const running = await runWhere(dir, triggered.json.id, (run) => run.state === 'running' && !!run.pid);
     expect(await daemon.stop('SIGTERM')).toBe(0);
-    expect(isAlive(running.pid)).toBe(false);
+    expect(isAlive(running.pid!)).toBe(false);
 
     await start(dir);
     const run = await sched(dir, ['logs', triggered.json.id, '--json']);
@@ -164,9 +154,7 @@ describe('the daemon process', () => {
     const daemon = await start(dir, ['--grace', '5m']);
     await sched(dir, ['add', 'long', '--every', '1h', '--', 'sleep', '300']);
     const triggered = await sched(dir, ['trigger', 'long', '--json']);
-    await waitFor(
-      async () => (await sched(dir, ['logs', triggered.json.id, '--json'])).json?.state === 'running',
-    );
+    await runWhere(dir, triggered.json.id, (run) => run.state === 'running');
 
     daemon.process.kill('SIGINT');
     await waitFor(async () =>
