@@ -49,7 +49,12 @@ describe('cron expressions, for any input', () => {
   );
 
   it('given "0 9 * * 1-5,MON", then it fires at 09:00 on weekdays, Monday once', () => {
-    const fires = nextFireTimes({ kind: 'cron', expression: '0 9 * * 1-5,MON' }, Date.UTC(2026, 0, 3), 'UTC', 6);
+    const fires = nextFireTimes(
+      { kind: 'cron', expression: '0 9 * * 1-5,MON' },
+      Date.UTC(2026, 0, 3),
+      'UTC',
+      6,
+    );
     expect(fires.map((fire) => new Date(fire).toISOString())).toEqual([
       '2026-01-05T09:00:00.000Z',
       '2026-01-06T09:00:00.000Z',
@@ -80,8 +85,12 @@ describe('cron expressions, for any input', () => {
         for (const fire of nextFireTimes({ kind: 'cron', expression }, after, tz, FIRES)) {
           if (wallTimeMatches(expression, fire, tz)) continue;
           const clocksJumpedHere = offsetAt(tz, fire - 1) < offsetAt(tz, fire);
-          expect({ expression, tz, fire: new Date(fire).toISOString(), shifted: fixedTime && clocksJumpedHere })
-            .toMatchObject({ shifted: true });
+          expect({
+            expression,
+            tz,
+            fire: new Date(fire).toISOString(),
+            shifted: fixedTime && clocksJumpedHere,
+          }).toMatchObject({ shifted: true });
         }
       }),
     );

@@ -1,25 +1,14 @@
 import { DateTime } from 'luxon';
-import { DAY_OF_MONTH, DAY_OF_WEEK, HOUR, MINUTE, MONTH, SECOND } from './cron-arbitraries.js';
-
-type Range = typeof SECOND;
-
-/** The values one field (as `validField` writes it: values, names, ranges, steps, lists) allows. */
-function expandField(text: string, range: Range): Set<number> {
-  const allowed = new Set<number>();
-  const read = (token: string): number => {
-    const named = range.names?.indexOf(token.toUpperCase()) ?? -1;
-    return named >= 0 ? named + range.min : Number(token);
-  };
-  for (const item of text.split(',')) {
-    const [base = '', stepText] = item.split('/');
-    const step = stepText === undefined ? 1 : Number(stepText);
-    const [low, high] =
-      base === '*' ? [range.min, range.max] : base.includes('-') ? base.split('-').map(read) : [read(base), read(base)];
-    const last = stepText !== undefined && !base.includes('-') && base !== '*' ? range.max : high!;
-    for (let value = low!; value <= last; value += step) allowed.add(value);
-  }
-  return allowed;
-}
+import {
+  DAY_OF_MONTH,
+  DAY_OF_WEEK,
+  HOUR,
+  MINUTE,
+  MONTH,
+  SECOND,
+  expandField,
+  type FieldRange as Range,
+} from './cron-arbitraries.js';
 
 /**
  * Whether a wall time matches a cron expression, spelled out from the cron specification rather than from

@@ -34,6 +34,3 @@ fc.configureGlobal({
 export function costlyRuns(suiteRuns: number): number {
   return Math.max(1, Math.round((suiteRuns * fuzzEnv.runs) / SUITE_RUNS));
 }
-
-/** Bounds a whole file's properties: generous, since under `npm run fuzz` a property may run for minutes. */
-export const PROPERTY_TIMEOUT_MS = Math.max(60_000, costlyRuns(60_000));
