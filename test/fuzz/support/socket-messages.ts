@@ -95,26 +95,22 @@ const requestId = fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom(-1, 1.5, Number.MAX_SAFE_INTEGER + 1, 'abc', '9'.repeat(200)) },
 );
 
+/** A request to one of `methods`, its kind sometimes wrong and its id or params sometimes left out. */
+const requestTo = (methods: readonly Method[], params: fc.Arbitrary<unknown>) =>
+  fc.record(
+    {
+      kind: fc.oneof({ weight: 5, arbitrary: fc.constant('request') }, { weight: 1, arbitrary: awkwardJson }),
+      id: requestId,
+      method: fc.constantFrom(...methods),
+      params,
+    },
+    { requiredKeys: ['kind', 'method'] },
+  );
+
 /** A request message (`data`): real methods and made-up ones, right and wrong ids, kinds and params. */
 const requestMessage: fc.Arbitrary<unknown> = fc.oneof(
-  fc.record(
-    {
-      kind: fc.oneof({ weight: 5, arbitrary: fc.constant('request') }, { weight: 1, arbitrary: awkwardJson }),
-      id: requestId,
-      method: fc.constantFrom(...READS),
-      params: readParams,
-    },
-    { requiredKeys: ['kind', 'method'] },
-  ),
-  fc.record(
-    {
-      kind: fc.oneof({ weight: 5, arbitrary: fc.constant('request') }, { weight: 1, arbitrary: awkwardJson }),
-      id: requestId,
-      method: fc.constantFrom(...WRITES),
-      params: writeParams,
-    },
-    { requiredKeys: ['kind', 'method'] },
-  ),
+  requestTo(READS, readParams),
+  requestTo(WRITES, writeParams),
   fc.record({
     kind: fc.constant('request'),
     id: requestId,
