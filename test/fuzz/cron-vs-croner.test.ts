@@ -56,7 +56,8 @@ const nearAClockChange = fc
     timezone: fc.constantFrom(...DST_ZONES),
     year: fc.integer({ min: 2000, max: 2039 }),
     which: fc.nat(),
-    before: fc.integer({ min: 1, max: 2 * 86_400_000 }),
+    // 1 ms before the jump on its own: next.ts once missed the shifted run from there.
+    before: fc.oneof(fc.constant(1), fc.integer({ min: 1, max: 2 * 86_400_000 })),
   })
   // Some zones kept one offset all year in some years (Chile in 2015).
   .filter(({ timezone, year }) => clockChanges(timezone, year).length > 0)
@@ -129,4 +130,24 @@ describe('sched and croner, for any expression both accept', () => {
       RUNS,
     );
   });
+
+  it.each([
+    ['America/New_York', '30 2 * * *', '2026-03-08T07:00:00.000Z'],
+    ['Europe/Berlin', '0 2 * * *', '2026-03-29T01:00:00.000Z'],
+    ['Australia/Lord_Howe', '15 2 * * *', '2026-10-03T15:30:00.000Z'],
+  ])(
+    'given %s, "%s" and an instant 1 ms before the spring-forward jump, then both fire at the jump (found by the property above)',
+    (timezone, expression, jump) => {
+      const after = Date.parse(jump) - 1;
+      const ours = nextFireTimes({ kind: 'cron', expression }, after, timezone, 2);
+      expect(ours[0]).toBe(Date.parse(jump));
+      expectSameFires(
+        expression,
+        timezone,
+        after,
+        ours,
+        cronerFires(expression, timezone, after)!.slice(0, 2),
+      );
+    },
+  );
 });
