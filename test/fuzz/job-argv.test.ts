@@ -97,7 +97,7 @@ describe('sched add and sched update, given random argv', () => {
         expectUserError(outcome);
         expect(await stored()).toEqual(before);
       }),
-      { numRuns: costlyRuns(60) },
+      { numRuns: costlyRuns(30) },
     );
   });
 
@@ -114,7 +114,7 @@ describe('sched add and sched update, given random argv', () => {
         expect(await stored()).toEqual(before);
         await client.call('job.cancel', { ref: target.id, force: true });
       }),
-      { numRuns: costlyRuns(60) },
+      { numRuns: costlyRuns(30) },
     );
   });
 
@@ -135,7 +135,7 @@ describe('sched add and sched update, given random argv', () => {
         expect(await stored()).toEqual(before);
       }),
       // Each run starts node twice (~200 ms each on an idle machine): few in the suite, many under npm run fuzz.
-      { numRuns: costlyRuns(5) },
+      { numRuns: costlyRuns(3) },
     );
   });
 });
