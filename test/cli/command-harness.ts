@@ -28,11 +28,16 @@ interface CommandClass {
   new (argv: string[], config: Config): { run(): Promise<unknown> };
 }
 
-/** Runs a command class in this process with a fake daemon client, returning what `run()` returns. */
+/** What a command needs of its daemon connection: a FakeDaemonClient, or a real DaemonClient on a live daemon. */
+export type CommandClient = Pick<FakeDaemonClient, 'close'> & {
+  call(method: Method, params: never): Promise<unknown>;
+};
+
+/** Runs a command class in this process with the given daemon client, returning what `run()` returns. */
 export async function runCommand(
   command: CommandClass,
   argv: string[],
-  client: FakeDaemonClient,
+  client: CommandClient,
 ): Promise<unknown> {
   config ??= await Config.load(projectRoot);
   const instance = new command(argv, config);

@@ -131,12 +131,12 @@ describe('with the default DST policy, nextOccurrence fires exactly when nextFir
       (expression) => {
         const schedule = { kind: 'cron' as const, expression };
         for (const transition of transitions) {
-          // Starts on and between minutes, before, inside and after the changed hour; not 1 ms before the jump,
-          // where next.ts misses the shifted occurrence (see occurrences.test.ts).
+          // Starts on and between minutes, before, inside and after the changed hour, and 1 ms before the jump.
           const starts = [-95, -61, -60, -31, -1, 0, 1, 29, 30, 31, 59, 60, 61, 95].flatMap((minutes) => [
             transition + minutes * MINUTE,
             transition + minutes * MINUTE + 7,
           ]);
+          starts.push(transition - 1);
           for (const start of starts) {
             expect(
               nextOccurrence(schedule, start, zone, DEFAULT_DST_POLICY).fire?.at ?? null,

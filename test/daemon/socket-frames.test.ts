@@ -1,51 +1,9 @@
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DaemonClient } from '../../src/client/daemon-client.js';
+import { exchange } from '../support/raw-socket.js';
 import { isAlive, sched, useDaemons, waitFor, type RunningDaemon } from '../support/sched-harness.js';
-
-/** What the daemon did with raw bytes written on a connection of their own. */
-interface RawExchange {
-  replies: unknown[];
-  closed: boolean;
-}
-
-/**
- * Writes `bytes` on a new connection (ending it afterwards when `endAfter`) and collects the frames that
- * come back until the daemon closes the connection, `expectReplies` frames arrived, or 10 s passed.
- */
-function exchange(
-  socketPath: string,
-  bytes: Buffer,
-  { endAfter = false, expectReplies = 0 }: { endAfter?: boolean; expectReplies?: number } = {},
-): Promise<RawExchange> {
-  return new Promise((resolve) => {
-    const socket = net.connect(socketPath);
-    const replies: unknown[] = [];
-    let pending = Buffer.alloc(0);
-    const finish = (closed: boolean): void => {
-      clearTimeout(timer);
-      socket.destroy();
-      resolve({ replies, closed });
-    };
-    const timer = setTimeout(() => finish(false), 10_000);
-    socket.on('data', (chunk) => {
-      pending = Buffer.concat([pending, chunk]);
-      for (let end = pending.indexOf(0x0c); end !== -1; end = pending.indexOf(0x0c)) {
-        replies.push(JSON.parse(pending.subarray(0, end).toString('utf8')));
-        pending = pending.subarray(end + 1);
-      }
-      if (expectReplies > 0 && replies.length >= expectReplies) finish(false);
-    });
-    socket.on('close', () => finish(true));
-    socket.on('error', () => undefined); // the daemon may cut an oversized write short: EPIPE
-    socket.on('connect', () => {
-      socket.write(bytes);
-      if (endAfter) socket.end();
-    });
-  });
-}
 
 const frame = (text: string): Buffer => Buffer.from(`${text}\f`, 'utf8');
 const request = (fields: string): string => `{"type":"sched","data":{"kind":"request",${fields}}}`;

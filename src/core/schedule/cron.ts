@@ -217,7 +217,10 @@ export function compileCron(expression: string): CompiledCron {
   let parser: CronExpression;
   try {
     // The parser only ever sees UTC, which has no daylight saving: zone handling is ours (see next.ts).
-    parser = CronExpressionParser.parse(text.join(' '), { tz: 'UTC', currentDate: 0 });
+    parser = CronExpressionParser.parse(text.map(withoutRepeatedValues).join(' '), {
+      tz: 'UTC',
+      currentDate: 0,
+    });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     if (/day of month/i.test(message)) {
@@ -256,6 +259,29 @@ export function compileCron(expression: string): CompiledCron {
       return null;
     },
   };
+}
+
+/**
+ * A list whose items overlap (`1-5,MON`, `0,7`, `*\/15,30`) is valid cron, but cron-parser refuses a field that
+ * names a value twice. Each plain item is expanded by cron-parser itself, so the values mean what they would
+ * have meant, and the list is handed over with each value once; `L`, `W` and `#` items stay as written.
+ */
+function withoutRepeatedValues(field: string, index: number): string {
+  if (!field.includes(',')) return field;
+  const specialItem = index === 3 ? /^(L|\d*L?W)$/i : index === 5 ? /^\w+(L|#.*)$/i : /$^/;
+  const special = field.split(',').filter((item) => specialItem.test(item));
+  const values = new Set<number>();
+  for (const item of field.split(',')) {
+    if (special.includes(item)) continue;
+    const alone = ['0', '0', '0', '*', '*', '*'].map((wildcard, position) =>
+      position === index ? item : wildcard,
+    );
+    const parsed = CronExpressionParser.parse(alone.join(' '), { tz: 'UTC', currentDate: 0 });
+    const key = (['second', 'minute', 'hour', 'dayOfMonth', 'month', 'dayOfWeek'] as const)[index]!;
+    for (const value of parsed.fields[key].values)
+      if (typeof value === 'number') values.add(index === 5 ? value % 7 : value);
+  }
+  return [...[...values].sort((a, b) => a - b).map(String), ...special].join(',');
 }
 
 /** `15W` (the weekday nearest the 15th, within the month) and `LW` (the last weekday), which cron-parser lacks. */

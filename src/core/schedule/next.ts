@@ -51,6 +51,8 @@ function fireTimeFinder(schedule: Schedule, timezone: string): (after: number) =
  *   the instant of the jump, a repeated one only at its first occurrence.
  */
 function nextCronFire(cron: CompiledCron, after: number, timezone: string): number | null {
+  // The walk reads the offset after its cursor, so a jump exactly at after + 1 would go unseen.
+  if (!cron.hourIsWildcard && skipsMatchingWallTimes(cron, timezone, after + 1)) return after + 1;
   let cursor = after;
   let wallFloor = cron.hourIsWildcard ? -Infinity : firstOccurrencesBehind(timezone, after);
   for (let pass = 0; pass < MAX_OFFSET_CHANGES; pass++) {
@@ -61,17 +63,22 @@ function nextCronFire(cron: CompiledCron, after: number, timezone: string): numb
     const change = findOffsetChange(timezone, cursor + 1, candidate);
     if (change === null) return candidate;
     if (!cron.hourIsWildcard) {
-      const offsetAfterChange = offsetAt(timezone, change);
-      if (offsetAfterChange > offset) {
-        const skipped = cron.nextWallTimeAfter(change + offset - 1);
-        if (skipped !== null && skipped < change + offsetAfterChange) return change;
-      }
+      if (skipsMatchingWallTimes(cron, timezone, change)) return change;
       // Wall times before the change already happened; after a set-back they come round again and must not fire.
       wallFloor = Math.max(wallFloor, change + offset - 1);
     }
     cursor = change - 1;
   }
   return null;
+}
+
+/** Whether the clocks jump forward at `instant` over a wall time the expression matches. */
+function skipsMatchingWallTimes(cron: CompiledCron, timezone: string, instant: number): boolean {
+  const offsetBefore = offsetAt(timezone, instant - 1);
+  const offsetAfter = offsetAt(timezone, instant);
+  if (offsetAfter <= offsetBefore) return false;
+  const skipped = cron.nextWallTimeAfter(instant + offsetBefore - 1);
+  return skipped !== null && skipped < instant + offsetAfter;
 }
 
 /**

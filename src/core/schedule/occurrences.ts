@@ -53,9 +53,7 @@ export interface ListedOccurrence extends Occurrence {
  *
  * Wildcard-hour cron jobs (`*`, `*\/n` in the hour field) fire at every real instant whose wall time matches and
  * get no notes; `at` and `every` schedules get no notes either. Null when nothing fires again (or, under gap=skip,
- * when 100 skipped jumps pass in a row with no fire). With DEFAULT_DST_POLICY, `fire.at` equals
- * `nextFireTime`, except that an `after` exactly 1 ms before a jump also yields the shifted occurrence at the
- * jump (which next.ts misses).
+ * when 100 skipped jumps pass in a row with no fire). With DEFAULT_DST_POLICY, `fire.at` equals `nextFireTime`.
  */
 export function nextOccurrence(
   schedule: Schedule,
