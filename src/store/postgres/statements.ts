@@ -1,32 +1,16 @@
 import { and, eq } from 'drizzle-orm';
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { alias } from 'drizzle-orm/pg-core';
-import type { StoredOccurrence } from '../ledger-rows.js';
 import { param, placeholders, runColumns, setParam, statePredicates } from '../sql/columns.js';
 import type { QueryBuilder, QueryChain, Statement } from '../sql/query-builder.js';
-import type { AuditRecord, IdempotencyRow, JobRecord, RunRecord } from '../sql/records.js';
+import type { RunRecord } from '../sql/records.js';
 import { defineStatements } from '../sql/statements.js';
 import { OUTCOME_COLUMNS, type StoreTables } from '../sql/tables.js';
-import type { AuditRow, JobRow, OccurrenceRow, RunRow } from './schema.js';
-import { auditLog, idempotencyKeys, jobDependencies, jobs, meta, occurrences, runs } from './schema.js';
-
-type Assignable<From, To> = [From] extends [To] ? true : false;
-// The shared statements read rows of these shapes; a schema that drifts from them fails to compile here.
-const _jobRowsMatch: Assignable<JobRow, JobRecord> = true;
-const _runRowsMatch: Assignable<RunRow & { jobName: string }, RunRecord> = true;
-const _auditRowsMatch: Assignable<AuditRow, AuditRecord> = true;
-const _occurrenceRowsMatch: Assignable<OccurrenceRow, StoredOccurrence> = true;
-const _idempotencyRowsMatch: Assignable<typeof idempotencyKeys.$inferSelect, IdempotencyRow> = true;
+import * as schema from './schema.js';
 
 export const postgresTables = {
-  jobs,
-  upstreamJobs: alias(jobs, 'upstream'),
-  runs,
-  auditLog,
-  occurrences,
-  jobDependencies,
-  idempotencyKeys,
-  meta,
+  ...schema,
+  upstreamJobs: alias(schema.jobs, 'upstream'),
 } satisfies StoreTables;
 
 /**
@@ -36,6 +20,7 @@ export const postgresTables = {
 export function prepareStatements(db: NodePgDatabase) {
   // drizzle's PostgreSQL builder has the shared builder's methods; the facade only forgets its own types.
   const builder = db as unknown as QueryBuilder;
+  const { runs, jobs } = postgresTables;
   return {
     ...defineStatements(builder, postgresTables, {
       prepare: (query, name) => prepared(query, name),
@@ -64,5 +49,3 @@ export function prepareStatements(db: NodePgDatabase) {
 function prepared<Row>(query: QueryChain, name: string): Statement<Row> {
   return (query as unknown as { prepare(name: string): Statement<Row> }).prepare(name);
 }
-
-export type Statements = ReturnType<typeof prepareStatements>;

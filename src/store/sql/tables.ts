@@ -1,7 +1,8 @@
 import type { Column, Table } from 'drizzle-orm';
+import type { StoredOccurrence } from '../ledger-rows.js';
+import type { AuditRecord, IdempotencyRow, JobRecord, RunRecord } from './records.js';
 
-// The columns both schemas give each table, by their names in TypeScript; a schema that lacks one fails
-// to compile where its dialect hands its tables over.
+// The columns both schemas give each table, by their names in TypeScript.
 export const JOB_COLUMNS = [
   'id',
   'name',
@@ -68,18 +69,23 @@ export const OCCURRENCE_COLUMNS = [
 export const DEPENDENCY_COLUMNS = ['jobId', 'upstreamId', 'on'] as const;
 export const IDEMPOTENCY_COLUMNS = ['key', 'method', 'fingerprint', 'response', 'createdAt'] as const;
 
-type TableOf<Columns extends readonly string[]> = Table & Record<Columns[number], Column>;
+/** A table with these columns whose rows have the shape the shared statements read. */
+type TableOf<Columns extends readonly string[], Row = unknown> = Table &
+  Record<Columns[number], Column> & { $inferSelect: Row };
 type RunColumns = [...typeof NEW_RUN_COLUMNS, ...typeof OUTCOME_COLUMNS, 'pid', 'retriedBy'];
 
-/** A dialect's tables, as the shared statements and queries use them. */
+/**
+ * A dialect's tables, as the shared statements and queries use them: a schema that drifts from these
+ * columns and rows fails to compile where its dialect hands its tables over.
+ */
 export interface StoreTables {
-  jobs: TableOf<typeof JOB_COLUMNS>;
+  jobs: TableOf<typeof JOB_COLUMNS, JobRecord>;
   /** `jobs` under another name, to join a dependency link to its upstream job. */
-  upstreamJobs: TableOf<typeof JOB_COLUMNS>;
-  runs: TableOf<RunColumns>;
-  auditLog: TableOf<typeof AUDIT_COLUMNS>;
-  occurrences: TableOf<typeof OCCURRENCE_COLUMNS>;
+  upstreamJobs: TableOf<typeof JOB_COLUMNS, JobRecord>;
+  runs: TableOf<RunColumns, Omit<RunRecord, 'jobName'>>;
+  auditLog: TableOf<typeof AUDIT_COLUMNS, AuditRecord>;
+  occurrences: TableOf<typeof OCCURRENCE_COLUMNS, StoredOccurrence>;
   jobDependencies: TableOf<typeof DEPENDENCY_COLUMNS>;
-  idempotencyKeys: TableOf<typeof IDEMPOTENCY_COLUMNS>;
+  idempotencyKeys: TableOf<typeof IDEMPOTENCY_COLUMNS, IdempotencyRow>;
   meta: TableOf<readonly ['key', 'value']>;
 }

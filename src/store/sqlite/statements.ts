@@ -3,42 +3,17 @@ import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { alias } from 'drizzle-orm/sqlite-core';
 import { param, placeholders, setParam, statePredicates } from '../sql/columns.js';
 import type { QueryBuilder, QueryChain, Statement } from '../sql/query-builder.js';
-import type { AuditRecord, IdempotencyRow, JobRecord, RunRecord } from '../sql/records.js';
 import { defineStatements } from '../sql/statements.js';
 import { OUTCOME_COLUMNS, type StoreTables } from '../sql/tables.js';
-import type { StoredOccurrence } from '../ledger-rows.js';
-import type {
-  AuditRow,
-  IdempotencyRow as SqliteIdempotencyRow,
-  JobRow,
-  OccurrenceRow,
-  RunRow,
-} from './schema.js';
-import { auditLog, idempotencyKeys, jobDependencies, jobs, meta, occurrences, runs } from './schema.js';
+import * as schema from './schema.js';
 
-type Assignable<From, To> = [From] extends [To] ? true : false;
-// The shared statements read rows of these shapes; a schema that drifts from them fails to compile here.
-const _jobRowsMatch: Assignable<JobRow, JobRecord> = true;
-const _runRowsMatch: Assignable<RunRow & { jobName: string }, RunRecord> = true;
-const _auditRowsMatch: Assignable<AuditRow, AuditRecord> = true;
-const _occurrenceRowsMatch: Assignable<OccurrenceRow, StoredOccurrence> = true;
-const _idempotencyRowsMatch: Assignable<SqliteIdempotencyRow, IdempotencyRow> = true;
-
-export const sqliteTables = {
-  jobs,
-  upstreamJobs: alias(jobs, 'upstream'),
-  runs,
-  auditLog,
-  occurrences,
-  jobDependencies,
-  idempotencyKeys,
-  meta,
-} satisfies StoreTables;
+export const sqliteTables = { ...schema, upstreamJobs: alias(schema.jobs, 'upstream') } satisfies StoreTables;
 
 /** The store's queries, prepared once per connection. */
 export function prepareStatements(db: BetterSQLite3Database) {
   // drizzle's SQLite builder has the shared builder's methods; the facade only forgets its own types.
   const builder = db as unknown as QueryBuilder;
+  const { runs } = sqliteTables;
   return {
     ...defineStatements(builder, sqliteTables, {
       prepare: (query) => prepared(query),
@@ -58,5 +33,3 @@ export function prepareStatements(db: BetterSQLite3Database) {
 function prepared<Row>(query: QueryChain): Statement<Row> {
   return (query as unknown as { prepare(): Statement<Row> }).prepare();
 }
-
-export type Statements = ReturnType<typeof prepareStatements>;
