@@ -217,9 +217,3 @@ export const meta = pgTable('meta', {
   key: text('key').primaryKey(),
   value: text('value').notNull(),
 });
-
-export type JobRow = typeof jobs.$inferSelect;
-export type RunRow = typeof runs.$inferSelect;
-export type AuditRow = typeof auditLog.$inferSelect;
-export type OccurrenceRow = typeof occurrences.$inferSelect;
-export type DependencyRow = typeof jobDependencies.$inferSelect;

@@ -33,6 +33,9 @@ export interface StoreDialect {
   close(): Promise<void>;
 }
 
+/** What the transaction scripts need of a dialect besides a session. */
+export type ScriptDialect = Pick<StoreDialect, 'encoding' | 'isUniqueViolation'>;
+
 /** Batched deletes, written per dialect (PostgreSQL skips rows another daemon is deleting). */
 export interface Retention {
   pruneRunsFinishedBefore(states: RunState[], before: number, limit: number): Promise<number>;

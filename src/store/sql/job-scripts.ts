@@ -9,15 +9,13 @@ import {
   versionConflict,
 } from '../store-errors.js';
 import type { AuditStamp, IdempotencyClaim, JobChange } from '../store.js';
-import type { StoreDialect } from './dialect.js';
+import type { ScriptDialect } from './dialect.js';
 import { auditToRow, jobToRow, rowToJob } from './row-mapping.js';
 import { step, type Script } from './script.js';
 import type { Session } from './session.js';
 
 // Transaction scripts: they run inside a transaction the store opened, and a SchedError thrown here rolls
 // it back.
-
-export type ScriptDialect = Pick<StoreDialect, 'encoding' | 'isUniqueViolation'>;
 
 export function* createJob(
   dialect: ScriptDialect,

@@ -8,7 +8,8 @@ import {
   runNotFound,
 } from '../store-errors.js';
 import type { Fire, FinishedRun, IdempotencyClaim, NewRun } from '../store.js';
-import { recordIdempotentResponse, type ScriptDialect } from './job-scripts.js';
+import type { ScriptDialect } from './dialect.js';
+import { recordIdempotentResponse } from './job-scripts.js';
 import { newRunToRun, outcomeToRow, rowToRun } from './row-mapping.js';
 import { step, type Script } from './script.js';
 import type { Session } from './session.js';
