@@ -20,7 +20,7 @@ import {
   inList,
 } from '../schema-values.js';
 
-// drizzle-kit loads this file on its own, so it imports nothing from src/ but the shared value lists.
+// drizzle-kit loads this file on its own: it imports nothing from src/ but the enumerated values.
 
 /**
  * Ids (UUIDv7 strings from the caller) compared byte by byte, whatever the database's collation: pages

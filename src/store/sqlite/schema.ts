@@ -9,7 +9,7 @@ import {
   inList,
 } from '../schema-values.js';
 
-// drizzle-kit loads this file on its own, so it imports nothing from src/ but the shared value lists.
+// drizzle-kit loads this file on its own: it imports nothing from src/ but the enumerated values.
 
 /** All instants are integer milliseconds since the epoch, UTC. */
 export const jobs = sqliteTable(
