@@ -3,6 +3,7 @@ import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
 import type pg from 'pg';
 import type { StoredOccurrence } from '../ledger-rows.js';
 import type { QueryBuilder } from '../sql/query-builder.js';
+import type { JobRecord, RunRecord } from '../sql/records.js';
 import type { Params, Session } from '../sql/session.js';
 import { assertMapInForce, notifyJobChanged } from './job-changes.js';
 import { occurrences } from './schema.js';
@@ -37,9 +38,10 @@ export function openSession(client: pg.Pool | pg.PoolClient): PgSession {
     run: async (statement, params) => {
       await execute(statement, params);
     },
+    jobByRef: async (ref) => (await all<JobRecord>(statements.jobByIdOrLiveName, { ref }))[0],
     query: async <Row>(build: (db: QueryBuilder) => unknown) =>
       await (build(db as unknown as QueryBuilder) as PromiseLike<Row[]>),
-    finishRun: async (values) => (await all<never>(statements.finishRun, values))[0],
+    finishRun: async (values) => (await all<RunRecord>(statements.finishRun, values))[0],
     insertOccurrences: async (rows: StoredOccurrence[]) => {
       for (let start = 0; start < rows.length; start += OCCURRENCES_PER_INSERT)
         await db

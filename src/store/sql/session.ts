@@ -1,6 +1,6 @@
 import type { StoredOccurrence } from '../ledger-rows.js';
 import type { QueryBuilder, QueryChain, Statement } from './query-builder.js';
-import type { RunRecord } from './records.js';
+import type { JobRecord, RunRecord } from './records.js';
 import type { Awaitable } from './script.js';
 import type { Statements } from './statements.js';
 
@@ -16,6 +16,11 @@ export interface Session {
   first<Row>(statement: Statement<Row>, params?: Params): Awaitable<Row | undefined>;
   all<Row>(statement: Statement<Row>, params?: Params): Awaitable<Row[]>;
   run(statement: Statement<unknown>, params?: Params): Awaitable<void>;
+  /**
+   * A job by id, else a live job by that name. PostgreSQL asks once (a round trip saved); SQLite asks
+   * twice, two index lookups being cheaper than its plan of the one query with OR.
+   */
+  jobByRef(ref: string): Awaitable<JobRecord | undefined>;
   /** A query built per call, for lists whose filters vary. */
   query<Row>(build: (db: QueryBuilder) => QueryChain): Awaitable<Row[]>;
   /**

@@ -63,7 +63,7 @@ export class SqlStore implements Store {
 
   async findJob(ref: string, options: { includeCancelledNames?: boolean } = {}): Promise<Job | null> {
     const row =
-      (await this.session.first(this.statements.jobByIdOrLiveName, { ref })) ??
+      (await this.session.jobByRef(ref)) ??
       (options.includeCancelledNames
         ? await this.session.first(this.statements.newestJobByName, { name: ref })
         : undefined);

@@ -51,6 +51,20 @@ export function defineStatements(db: QueryBuilder, tables: StoreTables, dialect:
         .orderBy(sql`${jobs.id} = ${param('ref')} DESC`)
         .limit(1),
     ),
+    jobById: prepare<JobRecord>(
+      'job_by_id',
+      db
+        .select()
+        .from(jobs)
+        .where(eq(jobs.id, param('id'))),
+    ),
+    liveJobByName: prepare<JobRecord>(
+      'live_job_by_name',
+      db
+        .select()
+        .from(jobs)
+        .where(and(eq(jobs.name, param('name')), isNull(jobs.deletedAt))),
+    ),
     newestJobByName: prepare<JobRecord>(
       'newest_job_by_name',
       db

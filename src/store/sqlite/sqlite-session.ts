@@ -1,6 +1,6 @@
 import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import type { QueryBuilder } from '../sql/query-builder.js';
-import type { RunRecord } from '../sql/records.js';
+import type { JobRecord, RunRecord } from '../sql/records.js';
 import type { Params, Session } from '../sql/session.js';
 import { prepareStatements } from './statements.js';
 
@@ -22,6 +22,9 @@ export function openSqliteSession(db: BetterSQLite3Database): Session {
     run: (statement, params) => {
       sqlite(statement).run(params);
     },
+    jobByRef: (ref) =>
+      (sqlite(statements.jobById).get({ id: ref }) ?? sqlite(statements.liveJobByName).get({ name: ref })) as
+        JobRecord | undefined,
     query: <Row>(build: (db: QueryBuilder) => unknown) =>
       (build(db as unknown as QueryBuilder) as { all(): Row[] }).all(),
     finishRun: (values) =>
