@@ -1,5 +1,6 @@
 import type { Job } from '../core/job.js';
 import type { LedgerEntry } from '../core/ledger/entry.js';
+import type { RowEncoding } from './sql/records.js';
 import type { DependencyEdge, NewOccurrence } from './store.js';
 
 /** An occurrence as both back ends store it. */
@@ -22,14 +23,17 @@ export function dependencyRows(job: Job): { jobId: string; upstreamId: string; o
   ];
 }
 
-/** No wall time is stored as '': the column is part of the key, and NULLs never collide in a key. */
-export function occurrenceToRow(entry: NewOccurrence): StoredOccurrence {
+/**
+ * No wall time is stored as '': the column is part of the key, and NULLs never collide in a key. The
+ * reason is free text from the daemon.
+ */
+export function occurrenceToRow(entry: NewOccurrence, encoding: RowEncoding): StoredOccurrence {
   return {
     jobId: entry.jobId,
     scheduledFor: entry.scheduledFor,
     wall: entry.wall ?? '',
     outcome: entry.outcome,
-    reason: entry.reason,
+    reason: encoding.text(entry.reason),
     node: entry.node,
     decidedAt: entry.decidedAt,
   };

@@ -73,28 +73,3 @@ export function runAlreadyRetried(id: string, retriedBy: string): SchedError {
     details: { runId: id, retriedBy },
   });
 }
-
-/** better-sqlite3 puts the extended result code on the error; drizzle may wrap it in `cause`. */
-function sqliteCode(error: unknown): string | undefined {
-  for (let current = error; current instanceof Error; current = current.cause) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && code.startsWith('SQLITE_')) return code;
-  }
-  return undefined;
-}
-
-function sqliteMessage(error: unknown): string {
-  for (let current = error; current instanceof Error; current = current.cause) {
-    if ((current as { code?: unknown }).code !== undefined) return current.message;
-  }
-  return '';
-}
-
-/** True for a violation of the unique index over `columns` (written as SQLite names them: `jobs.name`). */
-export function isUniqueViolation(error: unknown, columns: string): boolean {
-  const code = sqliteCode(error);
-  return (
-    (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') &&
-    sqliteMessage(error).endsWith(columns)
-  );
-}

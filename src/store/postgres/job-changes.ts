@@ -1,26 +1,23 @@
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { SchedError } from '../../core/errors.js';
-import type { Session } from './session.js';
+import type { Db } from './session.js';
 
 /** The LISTEN/NOTIFY channel on which every job write announces the job's id. */
 export const JOB_CHANGES_CHANNEL = 'sched_jobs';
 const RECONNECT_DELAY_MS = 1_000;
 
 /** Announces, at commit, that a job was written, so every daemon's scheduler takes the change at once. */
-export async function notifyJobChanged(session: Session, jobId: string): Promise<void> {
-  await session.db.execute(sql`SELECT pg_notify(${JOB_CHANGES_CHANNEL}, ${jobId})`);
+export async function notifyJobChanged(db: Db, jobId: string): Promise<void> {
+  await db.execute(sql`SELECT pg_notify(${JOB_CHANGES_CHANNEL}, ${jobId})`);
 }
 
 /**
  * Refuses a fire from a shard map that is no longer the one in force. FOR SHARE orders this against a
  * publish of a new map: a publish in progress is waited for, and a publish waits for this transaction.
  */
-export async function assertMapInForce(
-  session: Session,
-  fence: { term: number; publishedAt: number },
-): Promise<void> {
-  const result = await session.db.execute<{ term: string; published_at: string }>(
+export async function assertMapInForce(db: Db, fence: { term: number; publishedAt: number }): Promise<void> {
+  const result = await db.execute<{ term: string; published_at: string }>(
     sql`SELECT term, published_at FROM cluster_map WHERE id = 1 FOR SHARE`,
   );
   const row = result.rows[0];

@@ -1,6 +1,7 @@
 import { and, inArray, isNotNull, lt, sql } from 'drizzle-orm';
 import type { SQL } from 'drizzle-orm';
 import type { RunState } from '../../core/run.js';
+import type { Retention } from '../sql/dialect.js';
 import { auditLog, jobDependencies, jobs, occurrences, runs } from './schema.js';
 import type { Db } from './session.js';
 
@@ -94,4 +95,14 @@ export async function purgeCancelledJobs(db: Db, before: number, limit: number):
 
 async function deleted(db: Db, query: SQL): Promise<number> {
   return (await db.execute(query)).rowCount ?? 0;
+}
+
+/** Retention as the store runs it: each batch on the pool, its own transaction. */
+export function postgresRetention(db: Db): Retention {
+  return {
+    pruneRunsFinishedBefore: (states, before, limit) => pruneRunsFinishedBefore(db, states, before, limit),
+    pruneRunsBeyond: (keep, limit) => pruneRunsBeyond(db, keep, limit),
+    pruneAudit: (before, limit) => pruneAudit(db, before, limit),
+    purgeCancelledJobs: (before, limit) => purgeCancelledJobs(db, before, limit),
+  };
 }

@@ -11,39 +11,16 @@ import {
   text,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
+import {
+  DEPENDENCY_ON_VALUES,
+  JOB_STATE_VALUES,
+  OCCURRENCE_OUTCOME_VALUES,
+  RUN_STATE_VALUES,
+  RUN_TRIGGER_VALUES,
+  inList,
+} from '../schema-values.js';
 
-// drizzle-kit loads this file on its own, so it imports nothing from src/: the state lists are
-// checked against the core types in row-mapping.ts instead.
-export const JOB_STATE_VALUES = ['active', 'paused', 'cancelled'] as const;
-export const RUN_STATE_VALUES = [
-  'scheduled',
-  'running',
-  'succeeded',
-  'failed',
-  'timed_out',
-  'cancelled',
-  'lost',
-] as const;
-export const RUN_TRIGGER_VALUES = [
-  'schedule',
-  'manual',
-  'retry',
-  'catchup',
-  'backfill',
-  'dependency',
-] as const;
-export const OCCURRENCE_OUTCOME_VALUES = [
-  'ran',
-  'skipped-overlap',
-  'missed-while-down',
-  'outside-catchup-window',
-  'dst-skipped',
-  'paused',
-  'deduplicated',
-] as const;
-export const DEPENDENCY_ON_VALUES = ['success', 'failure', 'always', 'all'] as const;
-
-const inList = (values: readonly string[]) => sql.raw(values.map((value) => `'${value}'`).join(', '));
+// drizzle-kit loads this file on its own: it imports nothing from src/ but the enumerated values.
 
 /**
  * Ids (UUIDv7 strings from the caller) compared byte by byte, whatever the database's collation: pages
@@ -240,9 +217,3 @@ export const meta = pgTable('meta', {
   key: text('key').primaryKey(),
   value: text('value').notNull(),
 });
-
-export type JobRow = typeof jobs.$inferSelect;
-export type RunRow = typeof runs.$inferSelect;
-export type AuditRow = typeof auditLog.$inferSelect;
-export type OccurrenceRow = typeof occurrences.$inferSelect;
-export type DependencyRow = typeof jobDependencies.$inferSelect;

@@ -1,24 +1,61 @@
 import { drizzle } from 'drizzle-orm/node-postgres';
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
 import type pg from 'pg';
+import type { StoredOccurrence } from '../ledger-rows.js';
+import type { QueryBuilder } from '../sql/query-builder.js';
+import type { JobRecord, RunRecord } from '../sql/records.js';
+import type { Params, Session } from '../sql/session.js';
+import { assertMapInForce, notifyJobChanged } from './job-changes.js';
+import { occurrences } from './schema.js';
 import { prepareStatements } from './statements.js';
-import type { Statements } from './statements.js';
 
 export type Db = NodePgDatabase;
 
-/** A drizzle handle on a pool or on one pooled connection, with the store's statements prepared on it. */
-export interface Session {
-  db: Db;
-  statements: Statements;
+/** Rows per INSERT: 7 parameters each, well under PostgreSQL's 65,535 per statement. */
+const OCCURRENCES_PER_INSERT = 1000;
+
+/** What drizzle's prepared PostgreSQL statements do. */
+interface PgStatement {
+  execute(params?: Params): Promise<unknown>;
 }
 
-export function openSession(client: pg.Pool | pg.PoolClient): Session {
+/** A session on a pool (each statement its own transaction) or on one pooled connection. */
+export interface PgSession extends Session {
+  db: Db;
+}
+
+/** The store's statements prepared on a pool or on one pooled connection. */
+export function openSession(client: pg.Pool | pg.PoolClient): PgSession {
   const db = drizzle({ client });
-  return { db, statements: prepareStatements(db) };
+  const statements = prepareStatements(db);
+  const execute = (statement: unknown, params?: Params) => (statement as PgStatement).execute(params);
+  const all = async <Row>(statement: unknown, params?: Params) => (await execute(statement, params)) as Row[];
+  return {
+    db,
+    statements,
+    all,
+    first: async <Row>(statement: unknown, params?: Params) => (await all<Row>(statement, params))[0],
+    run: async (statement, params) => {
+      await execute(statement, params);
+    },
+    jobByRef: async (ref) => (await all<JobRecord>(statements.jobByIdOrLiveName, { ref }))[0],
+    query: async <Row>(build: (db: QueryBuilder) => unknown) =>
+      await (build(db as unknown as QueryBuilder) as PromiseLike<Row[]>),
+    finishRun: async (values) => (await all<RunRecord>(statements.finishRun, values))[0],
+    insertOccurrences: async (rows: StoredOccurrence[]) => {
+      for (let start = 0; start < rows.length; start += OCCURRENCES_PER_INSERT)
+        await db
+          .insert(occurrences)
+          .values(rows.slice(start, start + OCCURRENCES_PER_INSERT))
+          .onConflictDoNothing();
+    },
+    announceJobChange: (jobId) => notifyJobChanged(db, jobId),
+    assertMapInForce: (fence) => assertMapInForce(db, fence),
+  };
 }
 
 /** One session per pooled connection, made on first use (the pool reuses its clients). */
-const sessions = new WeakMap<pg.PoolClient, Session>();
+const sessions = new WeakMap<pg.PoolClient, PgSession>();
 
 /**
  * Runs `work` between BEGIN and COMMIT on one pooled connection, and rolls back when it throws (errors
@@ -26,7 +63,7 @@ const sessions = new WeakMap<pg.PoolClient, Session>();
  * `transaction()`: that returns the connection to the pool even when ROLLBACK failed, and a failing
  * ROLLBACK hides the error that caused it. Here a connection whose ROLLBACK failed is destroyed.
  */
-export async function inTransaction<T>(pool: pg.Pool, work: (session: Session) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(pool: pg.Pool, work: (session: PgSession) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   let session = sessions.get(client);
   if (!session) {

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { RunState } from '../../core/run.js';
+import type { Retention } from '../sql/dialect.js';
 
 // Retention runs rarely, so these statements are prepared per call rather than kept on the connection.
 
@@ -74,4 +75,15 @@ export function deleteCancelledJobsWithoutRuns(db: Database.Database, before: nu
   db.prepare('DELETE FROM occurrences WHERE job_id IN (SELECT value FROM json_each(?))').run(batch);
   db.prepare('DELETE FROM job_dependencies WHERE job_id IN (SELECT value FROM json_each(?))').run(batch);
   return db.prepare('DELETE FROM jobs WHERE id IN (SELECT value FROM json_each(?))').run(batch).changes;
+}
+
+/** Retention as the store runs it: each batch one group-committed write. */
+export function sqliteRetention(db: Database.Database, write: <T>(work: () => T) => Promise<T>): Retention {
+  return {
+    pruneRunsFinishedBefore: (states, before, limit) =>
+      write(() => deleteRunsFinishedBefore(db, states, before, limit)),
+    pruneRunsBeyond: (keep, limit) => write(() => deleteRunsBeyond(db, keep, limit)),
+    pruneAudit: (before, limit) => write(() => deleteAuditBefore(db, before, limit)),
+    purgeCancelledJobs: (before, limit) => write(() => deleteCancelledJobsWithoutRuns(db, before, limit)),
+  };
 }

@@ -1,0 +1,95 @@
+import type { Job } from '../../core/job.js';
+import { nextVersion } from '../job-versions.js';
+import { dependencyRows } from '../ledger-rows.js';
+import {
+  idempotencyKeyTaken,
+  jobCancelled,
+  jobNotFound,
+  nameTaken,
+  versionConflict,
+} from '../store-errors.js';
+import type { AuditStamp, IdempotencyClaim, JobChange } from '../store.js';
+import type { ScriptDialect } from './dialect.js';
+import { auditToRow, jobToRow, rowToJob } from './row-mapping.js';
+import { step, type Script } from './script.js';
+import type { Session } from './session.js';
+
+// Transaction scripts: they run inside a transaction the store opened, and a SchedError thrown here rolls
+// it back.
+
+export function* createJob(
+  dialect: ScriptDialect,
+  session: Session,
+  job: Job,
+  audit: AuditStamp,
+  idempotency?: IdempotencyClaim,
+): Script<Job> {
+  yield* writeJobRow(dialect, session, job, session.statements.insertJob, {});
+  yield* insertDependencies(session, job);
+  yield* step(session.run(session.statements.insertAudit, auditToRow(audit, job.id, null, job)));
+  if (idempotency) yield* recordIdempotentResponse(session, idempotency, job);
+  yield* step(session.announceJobChange(job.id));
+  return job;
+}
+
+/**
+ * Updates and cancels share one path: lock the row, check, write the next version, audit. The lock (the
+ * single writer, in SQLite) makes read-check-write atomic against other daemons.
+ */
+export function* changeJob(
+  dialect: ScriptDialect,
+  session: Session,
+  id: string,
+  expectedVersion: number,
+  change: JobChange,
+  now: number,
+  audit: AuditStamp,
+): Script<Job> {
+  const { statements } = session;
+  const row = yield* step(session.first(statements.jobForUpdate, { id }));
+  if (!row) throw jobNotFound(id);
+  const before = rowToJob(row);
+  if (before.deletedAt !== null) throw jobCancelled(before.name, id);
+  if (before.version !== expectedVersion) throw versionConflict(before.name, expectedVersion, before.version);
+
+  const after = nextVersion(before, change, now);
+  yield* writeJobRow(dialect, session, after, statements.updateJob, { expectedVersion });
+  if (after.deletedAt !== null || change.definition !== undefined)
+    yield* step(session.run(statements.deleteDependencies, { jobId: id }));
+  if (after.deletedAt === null && change.definition !== undefined) yield* insertDependencies(session, after);
+  yield* step(session.run(statements.insertAudit, auditToRow(audit, id, before, after)));
+  yield* step(session.announceJobChange(id));
+  return after;
+}
+
+function* writeJobRow(
+  dialect: ScriptDialect,
+  session: Session,
+  job: Job,
+  statement: Session['statements']['insertJob'],
+  params: Record<string, unknown>,
+): Script<void> {
+  try {
+    yield* step(session.run(statement, { ...jobToRow(job, dialect.encoding), ...params }));
+  } catch (error) {
+    if (dialect.isUniqueViolation(error, 'liveName')) throw nameTaken(job.name);
+    throw error;
+  }
+}
+
+/** The job's `after`/`afterAll` links as rows, in the transaction that writes the job. */
+function* insertDependencies(session: Session, job: Job): Script<void> {
+  for (const row of dependencyRows(job)) yield* step(session.run(session.statements.insertDependency, row));
+}
+
+/** Stores the response under the claim's key; throws IDEMPOTENCY_MISMATCH while the key is taken. */
+export function* recordIdempotentResponse(
+  session: Session,
+  claim: IdempotencyClaim,
+  response: unknown,
+): Script<void> {
+  const stored = yield* step(
+    session.first(session.statements.claimIdempotencyKey, { ...claim, response: JSON.stringify(response) }),
+  );
+  if (!stored) throw idempotencyKeyTaken(claim.key);
+}

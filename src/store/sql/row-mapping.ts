@@ -1,0 +1,130 @@
+import { withDefinitionDefaults, type StoredDefinition } from '../../core/stored-definition.js';
+import type { Job, JobDefinition } from '../../core/job.js';
+import type { Run, RunOutcome } from '../../core/run.js';
+import type { AuditEntry, AuditStamp, NewJob, NewRun } from '../store.js';
+import type { AuditRecord, JobRecord, RowEncoding, RunRecord } from './records.js';
+
+export function rowToJob(row: JobRecord): Job {
+  const definition = withDefinitionDefaults(JSON.parse(row.definition) as StoredDefinition);
+  // Assigning onto the parsed object is ~6x cheaper than spreading it into a new one (dueJobs maps
+  // up to hundreds of rows per tick).
+  return Object.assign(definition, {
+    id: row.id,
+    state: row.state,
+    version: row.version,
+    owner: row.owner,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    deletedAt: row.deletedAt,
+    nextRunAt: row.nextRunAt,
+  });
+}
+
+export function jobToRow(job: Job, encoding: RowEncoding): JobRecord {
+  const { id, state, version, owner, createdAt, updatedAt, deletedAt, nextRunAt, ...definition } = job;
+  return {
+    id,
+    name: definition.name,
+    state,
+    definition: JSON.stringify(definition satisfies JobDefinition),
+    labels: encoding.labels(definition.labels),
+    owner,
+    version,
+    createdAt,
+    updatedAt,
+    deletedAt,
+    nextRunAt,
+  };
+}
+
+export function newJobToJob(job: NewJob): Job {
+  return {
+    ...job.definition,
+    id: job.id,
+    state: 'active',
+    version: 1,
+    owner: job.owner,
+    createdAt: job.now,
+    updatedAt: job.now,
+    deletedAt: null,
+    nextRunAt: job.nextRunAt,
+  };
+}
+
+/** The run a new run row stands for, as the store gives it back. */
+export function newRunToRun(run: NewRun, jobName: string): Run {
+  return {
+    id: run.id,
+    jobId: run.jobId,
+    jobName,
+    scheduledFor: run.scheduledFor,
+    attempt: run.attempt,
+    trigger: run.trigger,
+    state: run.state,
+    node: run.node,
+    fence: run.fence,
+    createdAt: run.now,
+    startedAt: run.state === 'running' ? run.now : null,
+    finishedAt: null,
+    pid: null,
+    exitCode: null,
+    httpStatus: null,
+    signal: null,
+    error: null,
+    stdoutTail: '',
+    stderrTail: '',
+    stdoutBytes: null,
+    stderrBytes: null,
+    responseHeaders: null,
+    retriedBy: null,
+    dueAt: run.dueAt,
+    host: run.host ?? '',
+  };
+}
+
+/** A run row as stored (headers as JSON text) to the Run the rest of the daemon sees. */
+export function rowToRun(row: RunRecord): Run {
+  return {
+    ...row,
+    responseHeaders:
+      row.responseHeaders === null ? null : (JSON.parse(row.responseHeaders) as Record<string, string>),
+  };
+}
+
+/** The columns an outcome sets, as stored. */
+export function outcomeToRow(outcome: RunOutcome, encoding: RowEncoding) {
+  return {
+    ...outcome,
+    httpStatus: outcome.httpStatus ?? null,
+    stdoutBytes: outcome.stdoutBytes ?? null,
+    stderrBytes: outcome.stderrBytes ?? null,
+    error: outcome.error === null ? null : encoding.text(outcome.error),
+    responseHeaders: outcome.responseHeaders ? JSON.stringify(outcome.responseHeaders) : null,
+  };
+}
+
+export function auditToRow(
+  stamp: AuditStamp,
+  jobId: string | null,
+  before: unknown,
+  after: unknown,
+): AuditRecord {
+  return {
+    ...stamp,
+    jobId,
+    before: before == null ? null : JSON.stringify(before),
+    after: after == null ? null : JSON.stringify(after),
+  };
+}
+
+export function rowToAudit(row: AuditRecord): AuditEntry {
+  return {
+    id: row.id,
+    at: row.at,
+    actor: row.actor,
+    action: row.action,
+    jobId: row.jobId,
+    before: row.before === null ? null : (JSON.parse(row.before) as unknown),
+    after: row.after === null ? null : (JSON.parse(row.after) as unknown),
+  };
+}

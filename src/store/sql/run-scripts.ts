@@ -1,0 +1,116 @@
+import type { Run, RunOutcome } from '../../core/run.js';
+import { occurrenceToRow } from '../ledger-rows.js';
+import {
+  jobNotFound,
+  runAlreadyRetried,
+  runInWrongState,
+  runKeyTaken,
+  runNotFound,
+} from '../store-errors.js';
+import type { Fire, FinishedRun, IdempotencyClaim, NewRun } from '../store.js';
+import type { ScriptDialect } from './dialect.js';
+import { recordIdempotentResponse } from './job-scripts.js';
+import { newRunToRun, outcomeToRow, rowToRun } from './row-mapping.js';
+import { step, type Script } from './script.js';
+import type { Session } from './session.js';
+
+// Transaction scripts: they run inside a transaction the store opened, and a SchedError thrown here rolls
+// it back.
+
+/**
+ * Inserts the fire's runs and ledger records and advances the job's `nextRunAt`; null when the
+ * compare-and-set on `nextRunAt` failed. A taken run key throws the raw unique violation.
+ */
+export function* recordFire(dialect: ScriptDialect, session: Session, fire: Fire): Script<Run[] | null> {
+  if (fire.fence) yield* step(session.assertMapInForce(fire.fence));
+  const advanced = yield* step(
+    session.first(session.statements.advanceNextRun, {
+      id: fire.jobId,
+      expectedNextRunAt: fire.expectedNextRunAt,
+      nextRunAt: fire.nextRunAt,
+    }),
+  );
+  if (!advanced) return null;
+  const rows = fire.occurrences.map((entry) => occurrenceToRow(entry, dialect.encoding));
+  if (rows.length > 0) yield* step(session.insertOccurrences(rows));
+  const inserted: Run[] = [];
+  for (const run of fire.runs) inserted.push(yield* insertRunRow(session, run, advanced.name));
+  return inserted;
+}
+
+/** A run that does not advance the schedule; a taken key is the caller's mistake (INVALID_STATE). */
+export function* insertRun(
+  dialect: ScriptDialect,
+  session: Session,
+  run: NewRun,
+  idempotency?: IdempotencyClaim,
+): Script<Run> {
+  const inserted = yield* insertRunRowOrExplain(dialect, session, run, yield* jobNameOf(session, run.jobId));
+  if (idempotency) yield* recordIdempotentResponse(session, idempotency, inserted);
+  return inserted;
+}
+
+/** Records how a run ended and the attempt that retries it, if one is asked for. */
+export function* finishRun(
+  dialect: ScriptDialect,
+  session: Session,
+  runId: string,
+  outcome: RunOutcome,
+  retry?: NewRun,
+): Script<FinishedRun> {
+  const row = yield* step(session.finishRun({ id: runId, ...outcomeToRow(outcome, dialect.encoding) }));
+  if (!row) return yield* explainUnchangedRun(session, runId, outcome.state);
+  const run = rowToRun(row);
+  if (!retry) return { run, retry: null };
+  const retried = yield* insertRetry(dialect, session, runId, retry);
+  return { run: { ...run, retriedBy: retried.id }, retry: retried };
+}
+
+/** Marks a final run as retried by `retry` (only once: the mark is compare-and-set) and inserts it. */
+export function* insertRetry(
+  dialect: ScriptDialect,
+  session: Session,
+  runId: string,
+  retry: NewRun,
+): Script<Run> {
+  const marked = yield* step(
+    session.first(session.statements.markRetried, { id: runId, retriedBy: retry.id }),
+  );
+  if (!marked) return yield* explainUnchangedRun(session, runId, 'retried');
+  return yield* insertRunRowOrExplain(dialect, session, retry, yield* jobNameOf(session, retry.jobId));
+}
+
+function* insertRunRow(session: Session, run: NewRun, jobName: string): Script<Run> {
+  const inserted = newRunToRun(run, jobName);
+  yield* step(session.run(session.statements.insertRun, inserted));
+  return inserted;
+}
+
+function* insertRunRowOrExplain(
+  dialect: ScriptDialect,
+  session: Session,
+  run: NewRun,
+  jobName: string,
+): Script<Run> {
+  try {
+    return yield* insertRunRow(session, run, jobName);
+  } catch (error) {
+    if (dialect.isUniqueViolation(error, 'runKey'))
+      throw runKeyTaken(run.jobId, run.scheduledFor, run.attempt);
+    throw error;
+  }
+}
+
+function* jobNameOf(session: Session, jobId: string): Script<string> {
+  const job = yield* step(session.first(session.statements.jobNameById, { id: jobId }));
+  if (!job) throw jobNotFound(jobId);
+  return job.name;
+}
+
+/** Why a run's compare-and-set changed nothing: it is missing, already retried, or in another state. */
+function* explainUnchangedRun(session: Session, runId: string, wanted: string): Script<never> {
+  const current = yield* step(session.first(session.statements.runStateById, { id: runId }));
+  if (!current) throw runNotFound(runId);
+  if (wanted === 'retried' && current.retriedBy) throw runAlreadyRetried(runId, current.retriedBy);
+  throw runInWrongState(runId, current.state, wanted);
+}

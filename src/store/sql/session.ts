@@ -1,0 +1,37 @@
+import type { StoredOccurrence } from '../ledger-rows.js';
+import type { QueryBuilder, QueryChain, Statement } from './query-builder.js';
+import type { JobRecord, RunRecord } from './records.js';
+import type { Awaitable } from './script.js';
+import type { Statements } from './statements.js';
+
+// Interfaces such as Run have no index signature, and drizzle only reads the placeholders' names from them.
+export type Params = object;
+
+/**
+ * One connection of a dialect, inside or outside a transaction: it runs the shared statements and the few
+ * that each dialect writes its own way. SQLite answers at once, PostgreSQL with promises.
+ */
+export interface Session {
+  readonly statements: Statements;
+  first<Row>(statement: Statement<Row>, params?: Params): Awaitable<Row | undefined>;
+  all<Row>(statement: Statement<Row>, params?: Params): Awaitable<Row[]>;
+  run(statement: Statement<unknown>, params?: Params): Awaitable<void>;
+  /**
+   * A job by id, else a live job by that name. PostgreSQL asks once (a round trip saved); SQLite asks
+   * twice, two index lookups being cheaper than its plan of the one query with OR.
+   */
+  jobByRef(ref: string): Awaitable<JobRecord | undefined>;
+  /** A query built per call, for lists whose filters vary. */
+  query<Row>(build: (db: QueryBuilder) => QueryChain): Awaitable<Row[]>;
+  /**
+   * Records an outcome if the run is still unfinished and returns the finished run with its job's name;
+   * undefined when the run is missing or already final.
+   */
+  finishRun(values: { id: string }): Awaitable<RunRecord | undefined>;
+  /** Ledger records; a record of an instant already decided is dropped (the first decision stands). */
+  insertOccurrences(rows: StoredOccurrence[]): Awaitable<void>;
+  /** Tells other daemons, at commit, that a job was written; nothing where no one else writes. */
+  announceJobChange(jobId: string): Awaitable<void>;
+  /** Refuses (FENCED) a fire from a shard map that is no longer in force; nothing where there is no map. */
+  assertMapInForce(fence: { term: number; publishedAt: number }): Awaitable<void>;
+}

@@ -1,0 +1,221 @@
+import type { Job, JobState } from '../../core/job.js';
+import type { LedgerEntry } from '../../core/ledger/entry.js';
+import type { Run, RunOutcome, RunState, RunSummary } from '../../core/run.js';
+import { idPrefixRange } from '../ids.js';
+import { occurrenceToRow } from '../ledger-rows.js';
+import type {
+  AuditEntry,
+  AuditStamp,
+  DependencyEdge,
+  Fire,
+  FinishedRun,
+  IdempotencyClaim,
+  IdempotencyRecord,
+  JobChange,
+  JobQuery,
+  NewJob,
+  NewOccurrence,
+  NewRun,
+  OccurrenceQuery,
+  Page,
+  RunQuery,
+  Store,
+  StoreCapabilities,
+} from '../store.js';
+import type { StoreDialect } from './dialect.js';
+import { changeJob, createJob } from './job-scripts.js';
+import { listOccurrences, listRunsByInstant } from './ledger-queries.js';
+import { listAudit, listJobs, listRuns } from './list-queries.js';
+import { auditToRow, newJobToJob, rowToJob, rowToRun } from './row-mapping.js';
+import { finishRun, insertRetry, insertRun, recordFire } from './run-scripts.js';
+import { step } from './script.js';
+
+/**
+ * The Store on a SQL database: the domain rules, rows and queries, written once over a dialect that
+ * brings the connection, the transactions and the SQL that differs. Every operation that writes more than
+ * one row runs as a script in one transaction; compare-and-set conditions sit in the UPDATEs' WHERE
+ * clauses and in unique indexes, so they also hold against other daemons writing to the same database.
+ */
+export class SqlStore implements Store {
+  readonly capabilities: StoreCapabilities;
+
+  constructor(private readonly dialect: StoreDialect) {
+    this.capabilities = dialect.capabilities;
+  }
+
+  private get session() {
+    return this.dialect.session;
+  }
+
+  private get statements() {
+    return this.dialect.session.statements;
+  }
+
+  async createJob(input: NewJob, audit: AuditStamp, idempotency?: IdempotencyClaim): Promise<Job> {
+    const job = newJobToJob(input);
+    return this.dialect.transaction((session) => createJob(this.dialect, session, job, audit, idempotency));
+  }
+
+  async findIdempotencyRecord(key: string): Promise<IdempotencyRecord | null> {
+    const row = await this.session.first(this.statements.idempotencyByKey, { key });
+    return row ? { ...row, response: JSON.parse(row.response) as unknown } : null;
+  }
+
+  async findJob(ref: string, options: { includeCancelledNames?: boolean } = {}): Promise<Job | null> {
+    const row =
+      (await this.session.jobByRef(ref)) ??
+      (options.includeCancelledNames
+        ? await this.session.first(this.statements.newestJobByName, { name: ref })
+        : undefined);
+    return row ? rowToJob(row) : null;
+  }
+
+  async listJobs(query: JobQuery): Promise<Page<Job>> {
+    return listJobs(this.dialect, query);
+  }
+
+  async updateJob(id: string, expectedVersion: number, change: JobChange, audit: AuditStamp): Promise<Job> {
+    return this.dialect.transaction((session) =>
+      changeJob(this.dialect, session, id, expectedVersion, change, audit.at, audit),
+    );
+  }
+
+  async cancelJob(id: string, expectedVersion: number, now: number, audit: AuditStamp): Promise<Job> {
+    return this.dialect.transaction((session) =>
+      changeJob(this.dialect, session, id, expectedVersion, { state: 'cancelled' }, now, audit),
+    );
+  }
+
+  async countJobs(state: JobState): Promise<number> {
+    return (await this.session.first(this.statements.countJobsInState, { state }))?.count ?? 0;
+  }
+
+  async dueJobs(until: number, limit: number): Promise<Job[]> {
+    return (await this.session.all(this.statements.dueJobs, { until, limit })).map(rowToJob);
+  }
+
+  async watchJobChanges(
+    onChange: (jobId: string) => void,
+    onError: (error: Error) => void,
+  ): Promise<(() => Promise<void>) | null> {
+    return this.dialect.watchJobChanges(onChange, onError);
+  }
+
+  async recordFire(fire: Fire): Promise<Run[] | null> {
+    try {
+      return await this.dialect.transaction((session) => recordFire(this.dialect, session, fire));
+    } catch (error) {
+      // Another daemon fired this instant first; the rollback undid our advance too.
+      if (this.dialect.isUniqueViolation(error, 'runKey')) return null;
+      throw error;
+    }
+  }
+
+  async insertRun(run: NewRun, idempotency?: IdempotencyClaim): Promise<Run> {
+    return this.dialect.transaction((session) => insertRun(this.dialect, session, run, idempotency));
+  }
+
+  async claimRun(runId: string, startedAt: number): Promise<boolean> {
+    const claimed = await this.dialect.write((session) =>
+      session.first(session.statements.claimRun, { id: runId, startedAt }),
+    );
+    return claimed !== undefined;
+  }
+
+  async setRunPid(runId: string, pid: number): Promise<void> {
+    await this.dialect.write((session) => session.run(session.statements.setRunPid, { id: runId, pid }));
+  }
+
+  async finishRun(runId: string, outcome: RunOutcome, retry?: NewRun): Promise<FinishedRun> {
+    return this.dialect.transaction((session) => finishRun(this.dialect, session, runId, outcome, retry));
+  }
+
+  async retryRun(runId: string, retry: NewRun): Promise<Run> {
+    return this.dialect.transaction((session) => insertRetry(this.dialect, session, runId, retry));
+  }
+
+  async listRunningRuns(): Promise<RunSummary[]> {
+    return this.session.all(this.statements.runningRuns);
+  }
+
+  async dueRuns(until: number, limit: number): Promise<Run[]> {
+    return (await this.session.all(this.statements.dueRuns, { until, limit })).map(rowToRun);
+  }
+
+  async findRun(id: string): Promise<Run | null> {
+    const row = await this.session.first(this.statements.runById, { id });
+    return row ? rowToRun(row) : null;
+  }
+
+  async findRunIdsByPrefix(prefix: string, limit: number): Promise<string[]> {
+    const rows = await this.session.all(this.statements.runIdsInRange, { ...idPrefixRange(prefix), limit });
+    return rows.map((row) => row.id);
+  }
+
+  async listRuns(query: RunQuery): Promise<Page<RunSummary>> {
+    return listRuns(this.dialect, query);
+  }
+
+  async appendAudit(entry: AuditEntry): Promise<void> {
+    const row = auditToRow(entry, entry.jobId, entry.before, entry.after);
+    await this.dialect.write((session) => session.run(session.statements.insertAudit, row));
+  }
+
+  async listAudit(query: { limit: number; cursor?: string; jobId?: string }): Promise<Page<AuditEntry>> {
+    return listAudit(this.dialect, query);
+  }
+
+  async pruneRunsFinishedBefore(states: RunState[], before: number, limit: number): Promise<number> {
+    return this.dialect.retention.pruneRunsFinishedBefore(states, before, limit);
+  }
+
+  async pruneRunsBeyond(keep: number, limit: number): Promise<number> {
+    return this.dialect.retention.pruneRunsBeyond(keep, limit);
+  }
+
+  async pruneAudit(before: number, limit: number): Promise<number> {
+    return this.dialect.retention.pruneAudit(before, limit);
+  }
+
+  async purgeCancelledJobs(before: number, limit: number): Promise<number> {
+    return this.dialect.retention.purgeCancelledJobs(before, limit);
+  }
+
+  async recordOccurrences(entries: NewOccurrence[]): Promise<void> {
+    if (entries.length === 0) return;
+    const rows = entries.map((entry) => occurrenceToRow(entry, this.dialect.encoding));
+    await this.dialect.transaction(function* (session) {
+      yield* step(session.insertOccurrences(rows));
+    });
+  }
+
+  async listOccurrences(query: OccurrenceQuery): Promise<LedgerEntry[]> {
+    return listOccurrences(this.dialect, query);
+  }
+
+  async listRunsByInstant(query: OccurrenceQuery): Promise<RunSummary[]> {
+    return listRunsByInstant(this.dialect, query);
+  }
+
+  async listDependents(upstreamId: string): Promise<Job[]> {
+    return (await this.session.all(this.statements.dependentsOf, { upstreamId })).map(rowToJob);
+  }
+
+  async listDependencyEdges(): Promise<DependencyEdge[]> {
+    return this.session.all(this.statements.dependencyEdges);
+  }
+
+  async ping(): Promise<void> {
+    await this.dialect.ping();
+  }
+
+  async nextFenceEpoch(): Promise<number> {
+    const row = await this.dialect.write((session) => session.first(session.statements.nextFenceEpoch));
+    if (!row) throw new Error('the fence epoch upsert returned no row');
+    return Number(row.value);
+  }
+
+  async close(): Promise<void> {
+    await this.dialect.close();
+  }
+}

@@ -1,0 +1,91 @@
+import type { Column, Table } from 'drizzle-orm';
+import type { StoredOccurrence } from '../ledger-rows.js';
+import type { AuditRecord, IdempotencyRow, JobRecord, RunRecord } from './records.js';
+
+// The columns both schemas give each table, by their names in TypeScript.
+export const JOB_COLUMNS = [
+  'id',
+  'name',
+  'state',
+  'definition',
+  'labels',
+  'owner',
+  'version',
+  'createdAt',
+  'updatedAt',
+  'deletedAt',
+  'nextRunAt',
+] as const;
+/** What a change of a job may set. */
+export const CHANGEABLE_JOB_COLUMNS = [
+  'name',
+  'state',
+  'definition',
+  'labels',
+  'version',
+  'updatedAt',
+  'deletedAt',
+  'nextRunAt',
+] as const;
+/** What a new run sets; the rest (output, outcome) starts at its column's default. */
+export const NEW_RUN_COLUMNS = [
+  'id',
+  'jobId',
+  'scheduledFor',
+  'attempt',
+  'trigger',
+  'state',
+  'node',
+  'fence',
+  'createdAt',
+  'startedAt',
+  'dueAt',
+  'host',
+] as const;
+/** What finishing a run sets. */
+export const OUTCOME_COLUMNS = [
+  'state',
+  'finishedAt',
+  'exitCode',
+  'httpStatus',
+  'signal',
+  'error',
+  'stdoutTail',
+  'stderrTail',
+  'stdoutBytes',
+  'stderrBytes',
+  'responseHeaders',
+] as const;
+export const AUDIT_COLUMNS = ['id', 'at', 'actor', 'action', 'jobId', 'before', 'after'] as const;
+export const OCCURRENCE_COLUMNS = [
+  'jobId',
+  'scheduledFor',
+  'wall',
+  'outcome',
+  'reason',
+  'node',
+  'decidedAt',
+] as const;
+export const DEPENDENCY_COLUMNS = ['jobId', 'upstreamId', 'on'] as const;
+export const IDEMPOTENCY_COLUMNS = ['key', 'method', 'fingerprint', 'response', 'createdAt'] as const;
+
+/** A table with these columns whose rows have the shape the shared statements read. */
+type TableOf<Columns extends readonly string[], Row = unknown> = Table &
+  Record<Columns[number], Column> & { $inferSelect: Row };
+type RunColumns = [...typeof NEW_RUN_COLUMNS, ...typeof OUTCOME_COLUMNS, 'pid', 'retriedBy'];
+
+/**
+ * A dialect's tables, as the shared statements and queries use them: a schema that drifts from these
+ * columns and rows fails to compile where its dialect hands its tables over.
+ */
+export interface StoreTables {
+  jobs: TableOf<typeof JOB_COLUMNS, JobRecord>;
+  /** `jobs` under another name, to join a dependency link to its upstream job. */
+  upstreamJobs: TableOf<typeof JOB_COLUMNS, JobRecord>;
+  runs: TableOf<RunColumns, Omit<RunRecord, 'jobName'>>;
+  auditLog: TableOf<typeof AUDIT_COLUMNS, AuditRecord>;
+  occurrences: TableOf<typeof OCCURRENCE_COLUMNS, StoredOccurrence>;
+  jobDependencies: TableOf<typeof DEPENDENCY_COLUMNS>;
+  idempotencyKeys: TableOf<typeof IDEMPOTENCY_COLUMNS, IdempotencyRow>;
+  meta: TableOf<readonly ['key', 'value']>;
+}

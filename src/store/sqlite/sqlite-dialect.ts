@@ -1,0 +1,78 @@
+import fs from 'node:fs';
+import type Database from 'better-sqlite3';
+import { and, sql } from 'drizzle-orm';
+import { drizzle } from 'drizzle-orm/better-sqlite3';
+import type { Retention, StoreDialect } from '../sql/dialect.js';
+import type { RowEncoding } from '../sql/records.js';
+import { runSync, type Awaitable, type Script } from '../sql/script.js';
+import type { Session } from '../sql/session.js';
+import { GroupCommit } from './group-commit.js';
+import { sqliteRetention } from './retention-queries.js';
+import { openSqliteSession } from './sqlite-session.js';
+import { isUniqueViolation } from './sqlite-errors.js';
+import { sqliteTables } from './statements.js';
+
+/** SQLite text holds anything; the labels are kept as JSON text for json_each. */
+const SQLITE_ENCODING: RowEncoding = { labels: (labels) => JSON.stringify(labels), text: (value) => value };
+
+/**
+ * SQLite under the shared store. Reads run at once. Writes are group-committed: every write asked for
+ * in one turn of the event loop runs in one transaction, each in its own savepoint (so one failing
+ * write does not undo the others), and each promise settles only after the commit, so an
+ * acknowledged write is on disk (synchronous=FULL) without one fsync per request.
+ */
+export class SqliteDialect implements StoreDialect {
+  readonly capabilities = { notify: false };
+  readonly tables = sqliteTables;
+  readonly encoding = SQLITE_ENCODING;
+  readonly session: Session;
+  readonly retention: Retention;
+  readonly isUniqueViolation = isUniqueViolation;
+  private readonly commits: GroupCommit;
+  private readonly inode: number;
+
+  /** Takes a connection from `openSqliteConnection`, whose settings and schema it relies on. */
+  constructor(private readonly sqlite: Database.Database) {
+    this.session = openSqliteSession(drizzle({ client: sqlite }));
+    this.inode = fs.statSync(sqlite.name).ino;
+    this.commits = new GroupCommit(sqlite);
+    this.retention = sqliteRetention(sqlite, (work) => this.commits.write(work));
+  }
+
+  write<T>(work: (session: Session) => Awaitable<T>): Promise<T> {
+    return this.commits.write(() => work(this.session)) as Promise<T>;
+  }
+
+  transaction<T>(script: (session: Session) => Script<T>): Promise<T> {
+    return this.commits.write(() => runSync(script(this.session)));
+  }
+
+  /** json_each rather than a JSON path, so label keys need no quoting (dots, quotes, anything). */
+  hasLabels(labels: Record<string, string>) {
+    return and(
+      ...Object.entries(labels).map(
+        ([key, value]) =>
+          sql`EXISTS (SELECT 1 FROM json_each(${sqliteTables.jobs.labels}) WHERE key = ${key} AND value = ${value})`,
+      ),
+    );
+  }
+
+  async ping(): Promise<void> {
+    // The open handle keeps working on a file that was deleted or replaced; the path is what matters.
+    const onDisk = fs.statSync(this.sqlite.name, { throwIfNoEntry: false });
+    if (!onDisk || onDisk.ino !== this.inode)
+      throw new Error(`the database file ${this.sqlite.name} was moved, replaced or deleted`);
+    fs.accessSync(this.sqlite.name, fs.constants.R_OK | fs.constants.W_OK);
+    await this.write((session) => session.first(session.statements.readFenceEpoch));
+  }
+
+  /** One daemon is the only writer of a SQLite store, so no one else changes its jobs. */
+  async watchJobChanges(): Promise<null> {
+    return null;
+  }
+
+  async close(): Promise<void> {
+    this.commits.flush();
+    if (this.sqlite.open) this.sqlite.close();
+  }
+}

@@ -1,0 +1,41 @@
+import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import type { QueryBuilder } from '../sql/query-builder.js';
+import type { JobRecord, RunRecord } from '../sql/records.js';
+import type { Params, Session } from '../sql/session.js';
+import { prepareStatements } from './statements.js';
+
+/** What drizzle's prepared SQLite statements do; better-sqlite3 answers at once. */
+interface SqliteStatement {
+  get(params?: Params): unknown;
+  all(params?: Params): unknown[];
+  run(params?: Params): { changes: number };
+}
+
+/** The one connection of a SQLite store, whose statements answer synchronously. */
+export function openSqliteSession(db: BetterSQLite3Database): Session {
+  const statements = prepareStatements(db);
+  const sqlite = (statement: unknown) => statement as SqliteStatement;
+  return {
+    statements,
+    first: <Row>(statement: unknown, params?: Params) => sqlite(statement).get(params) as Row | undefined,
+    all: <Row>(statement: unknown, params?: Params) => sqlite(statement).all(params) as Row[],
+    run: (statement, params) => {
+      sqlite(statement).run(params);
+    },
+    jobByRef: (ref) =>
+      (sqlite(statements.jobById).get({ id: ref }) ?? sqlite(statements.liveJobByName).get({ name: ref })) as
+        JobRecord | undefined,
+    query: <Row>(build: (db: QueryBuilder) => unknown) =>
+      (build(db as unknown as QueryBuilder) as { all(): Row[] }).all(),
+    finishRun: (values) =>
+      sqlite(statements.finishRun).run(values).changes === 1
+        ? (sqlite(statements.runById).get({ id: values.id }) as RunRecord)
+        : undefined,
+    insertOccurrences: (rows) => {
+      for (const row of rows) sqlite(statements.insertOccurrence).run(row);
+    },
+    // One daemon is the only writer of a SQLite store: no one else needs telling, and there is no shard map.
+    announceJobChange: () => undefined,
+    assertMapInForce: () => undefined,
+  };
+}
