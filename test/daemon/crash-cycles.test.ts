@@ -26,8 +26,8 @@ function runCrashCycles(
     env: {
       ...process.env,
       BENCH_RESULT_FILE: resultFile,
-      BENCH_CRASH_WINDOW_MS: '700',
-      BENCH_CRASH_STARTUP_KILLS: '20',
+      BENCH_CRASH_WINDOW_MS: '500',
+      BENCH_CRASH_STARTUP_KILLS: '10',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
