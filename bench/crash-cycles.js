@@ -29,11 +29,14 @@ const EVIDENCE_KEPT = 50;
 if (!Number.isInteger(CYCLES) || CYCLES < 1)
   throw new Error(`CYCLES must be a positive integer, got ${process.argv[2]}`);
 
-/** Per-second jobs: quick ones, one still running at most kills, and retried ones (attempts > 1). */
+/**
+ * Per-second jobs: quick ones, retried ones (attempts > 1), and one whose run outlives any restart, so every
+ * kill leaves a child that only the next daemon's orphan sweep can stop.
+ */
 const TICK_JOBS = [
   { name: 'tick-true', every: '1s', argv: ['true'] },
   { name: 'tick-short', every: '1s', argv: ['sleep', '0.3'] },
-  { name: 'tick-long', every: '1s', argv: ['sleep', '3'], retries: 1, backoff: '1s' },
+  { name: 'tick-long', every: '1s', argv: ['sleep', '30'], concurrency: 'forbid', retries: 1, backoff: '1s' },
   { name: 'tick-fail', every: '1s', argv: ['false'], retries: 2, backoff: '1s' },
 ];
 
