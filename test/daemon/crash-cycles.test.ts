@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { childEnv } from '../support/child-env.js';
 import { makeHome, removeHome, repoRoot } from '../support/sched-harness.js';
 
 const CYCLES = 50;
@@ -23,12 +24,11 @@ function runCrashCycles(
   started: ChildProcess[],
 ): Promise<{ code: number | null; output: string }> {
   const child = spawn(process.execPath, [BENCH, String(CYCLES)], {
-    env: {
-      ...process.env,
+    env: childEnv({
       BENCH_RESULT_FILE: resultFile,
       BENCH_CRASH_WINDOW_MS: '500',
       BENCH_CRASH_STARTUP_KILLS: '10',
-    },
+    }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   started.push(child);
