@@ -30,32 +30,15 @@ const DAEMON_ARGS = process.env.BENCH_DAEMON_ARGS?.split(' ').filter(Boolean) ??
 export async function startDaemon({
   label,
   quiet = !DAEMON_LOG,
-  home = makeTempDir(label),
+  /** Its SCHED_HOME; a temp dir of its own when absent. A home given is kept if the start fails. */
+  home: givenHome,
   grace = '2s',
   /** More `sched daemon run` flags for this daemon, e.g. ['--store', url]. */
   args = [],
 }) {
+  const home = givenHome ?? makeTempDir(label);
   const started = performance.now();
-  const child = trackChild(
-    spawn(
-      process.execPath,
-      [
-        ...DAEMON_NODE_ARGS,
-        SCHED_BIN,
-        'daemon',
-        'run',
-        '--grace',
-        grace,
-        ...(quiet ? ['--quiet'] : []),
-        ...args,
-        ...DAEMON_ARGS,
-      ],
-      {
-        env: { ...process.env, SCHED_HOME: home },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    ),
-  );
+  const child = spawnDaemonProcess({ home, quiet, grace, args });
   const daemon = {
     pid: child.pid,
     home,
@@ -65,6 +48,8 @@ export async function startDaemon({
     /** What the daemon's log said, when it has one. */
     log: { schedulerErrors: 0, firstError: null, lateTicks: 0 },
     connect: () => DaemonClient.connect(daemon.socketPath),
+    /** Resolves once the process has exited, however it ended. */
+    exited: new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal }))),
     /** Stops the daemon (SIGTERM, then SIGKILL) and keeps its home for reading the database. */
     stop: () => stopChild(child),
     /** Stops it and removes its home; says so if it wrote anything to stderr or logged errors. */
@@ -108,11 +93,39 @@ export async function startDaemon({
   try {
     await Promise.race([quiet ? answersStatus(daemon.socketPath, child) : startedLine, exited, timeout]);
   } catch (error) {
-    await daemon.dispose();
+    if (givenHome === undefined) await daemon.dispose();
+    else await daemon.stop();
     throw error;
   }
   daemon.startMs = performance.now() - started;
   return daemon;
+}
+
+/**
+ * Only the process of a `startDaemon`, with nothing waited for: for killing a daemon while it starts.
+ * Its output is piped and read (so it never blocks on a full pipe) by whoever holds the child.
+ */
+export function spawnDaemonProcess({ home, quiet = !DAEMON_LOG, grace = '2s', args = [] }) {
+  return trackChild(
+    spawn(
+      process.execPath,
+      [
+        ...DAEMON_NODE_ARGS,
+        SCHED_BIN,
+        'daemon',
+        'run',
+        '--grace',
+        grace,
+        ...(quiet ? ['--quiet'] : []),
+        ...args,
+        ...DAEMON_ARGS,
+      ],
+      {
+        env: { ...process.env, SCHED_HOME: home },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    ),
+  );
 }
 
 async function answersStatus(socketPath, child) {
