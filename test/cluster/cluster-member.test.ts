@@ -117,7 +117,7 @@ describe('ClusterMember', () => {
     }
   });
 
-  it('given the coordinator crashes, another takes over with a higher term within TTL plus a heartbeat and its shards move to the live nodes', async () => {
+  it('given the coordinator crashes, another takes over with a higher term and its shards move to the live nodes', async () => {
     const running = await startMembers(IDS);
     const before = await settledMap(running, IDS);
     const crashed = coordinators(running)[0]!;
@@ -134,8 +134,10 @@ describe('ClusterMember', () => {
       survivors.map(({ id }) => id),
     );
 
-    // The lease ran out at most a TTL after the last renewal; a survivor's next round then took it.
-    expect(failoverMs).toBeLessThan(TIMING.leaseTtlMs + TIMING.heartbeatIntervalMs + 500);
+    // The lease runs out at most a TTL after the last renewal and a survivor's next round takes it; the
+    // exact timing is checked in virtual time (cluster-member-lease.test.ts). Here, on a machine that may
+    // be loaded, the bound is in seconds: it catches a takeover that never comes, not a slow one.
+    expect(failoverMs).toBeLessThan(10 * (TIMING.leaseTtlMs + TIMING.heartbeatIntervalMs));
     expect(after.term).toBeGreaterThan(before.term);
     expect(after.coordinator).toBe(successor.id);
     expect(after.owners).not.toContain(crashed.id);
