@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { sqliteQuickCheck } from '../store/sqlite/quick-check.js';
 import { failure, pass, START_FIX, type Check } from './check.js';
 
 /**
@@ -31,19 +32,13 @@ export async function storeCheck(store: string, daemonUp: boolean): Promise<Chec
     );
   }
   try {
-    const { default: Database } = await import('better-sqlite3');
-    const database = new Database(file, { readonly: true, fileMustExist: true, timeout: 2_000 });
-    try {
-      const result = database.pragma('quick_check', { simple: true });
-      if (result !== 'ok')
-        return failure(
-          'store',
-          `${file} fails SQLite's quick_check: ${String(result)}`,
-          'Stop the daemon and restore the database from a backup.',
-        );
-    } finally {
-      database.close();
-    }
+    const result = await sqliteQuickCheck(file);
+    if (result !== 'ok')
+      return failure(
+        'store',
+        `${file} fails SQLite's quick_check: ${result}`,
+        'Stop the daemon and restore the database from a backup.',
+      );
   } catch (error) {
     return failure(
       'store',
