@@ -14,7 +14,7 @@ import type { Store } from '../store/store.js';
 import { sleep, systemClock, type Clock } from './clock.js';
 import { DaemonEvents, nextRunEnd } from './events.js';
 import { auditDeadRuns } from './dead-run-audit.js';
-import { crashLostReason, recordLostRunsOf, stopLeftoversOf } from './lost-runs.js';
+import { crashLostReason, everyRun, recordLostRunsOf, runsOfNode, stopLeftoversOf } from './lost-runs.js';
 import { ChildJournal } from './orphans/child-journal.js';
 import { CommandExecutor } from './executor/command-executor.js';
 import { HttpExecutor } from './executor/http-executor.js';
@@ -156,7 +156,10 @@ export class Daemon {
     const node = federation?.nodeId ?? os.hostname();
     const actor = os.userInfo().username;
     const journal = new ChildJournal(path.join(locations.home, 'children'));
-    const stoppedLeftovers = await stopLeftoversOf(store, node, journal, this.events, clock);
+    // Alone on a SQLite database every run still `running` is a dead daemon's, whatever node it names (a
+    // container restarted under a new hostname); in a federation only this node's are.
+    const leftBehind = federation ? runsOfNode(node) : everyRun;
+    const stoppedLeftovers = await stopLeftoversOf(store, leftBehind, journal, this.events, clock);
     const lookup = new JobLookup(store);
     const idempotency = new IdempotencyGuard(store, clock);
     const http = new HttpExecutor({ clock });
@@ -191,7 +194,9 @@ export class Daemon {
       kill: (runId, reason) => launcher.kill(runId, reason),
     }));
     dependencies = new DependencyTrigger({ store, clock, events: this.events, gate, newId, node, fence });
-    await recordLostRunsOf(store, launcher, node, (runId) => crashLostReason(stoppedLeftovers.get(runId)));
+    await recordLostRunsOf(store, launcher, leftBehind, (runId) =>
+      crashLostReason(stoppedLeftovers.get(runId)),
+    );
     auditDeadRuns(this.events, store, clock, actor, newId);
 
     const scheduler = (this.scheduler = new Scheduler({

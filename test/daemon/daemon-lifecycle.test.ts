@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runsOf, runWhere } from '../support/daemon-probe.js';
 import { isAlive, sched, useDaemons, waitFor } from '../support/sched-harness.js';
@@ -86,6 +87,33 @@ describe('the daemon process', () => {
     );
     const jobs = await sched(dir, ['ls', '--json']);
     expect(jobs.json.items.map((job: { name: string }) => job.name)).toEqual(['slow']);
+  });
+
+  it('marks a run lost after kill -9 and a restart under another hostname, and fires the job again', async () => {
+    const dir = home();
+    const daemon = await start(dir);
+    await sched(dir, ['add', 'slow', '--every', '1s', '--', 'sh', '-c', 'sleep 30']);
+    const running = await waitFor(async () =>
+      (await runsOf(dir, 'slow')).find((run) => run.state === 'running'),
+    );
+    daemon.process.kill('SIGKILL');
+    await daemon.exited;
+    // Given the host was renamed meanwhile (a container restarted): the run names the old hostname
+    const database = new Database(path.join(dir, 'sched.db'));
+    database.prepare('UPDATE runs SET node = ? WHERE id = ?').run('old-container-7f3c', running.id);
+    database.close();
+
+    // When a daemon starts on the same database
+    await start(dir);
+
+    // Then the run is recorded lost, not left running, and the job fires again
+    const lost = await sched(dir, ['logs', running.id, '--json']);
+    expect(lost.json.state).toBe('lost');
+    await waitFor(async () =>
+      (await runsOf(dir, 'slow')).some(
+        (run) => run.id !== running.id && run.createdAt > lost.json.finishedAt,
+      ),
+    );
   });
 
   it('lets a running job finish within the grace period on SIGTERM', async () => {
