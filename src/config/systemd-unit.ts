@@ -67,7 +67,7 @@ export function renderSystemdUnit(options: UnitOptions): string {
     '# is left when TimeoutStopSec runs out is killed with the whole control group.',
     'KillMode=mixed',
     `TimeoutStopSec=${stopSeconds}s`,
-    'UMask=0077',
+    "# No UMask=: jobs get the manager's (0022 by default), as cron jobs do; the daemon makes its own files private.",
     '# Hardening. Jobs run inside this sandbox too: with NoNewPrivileges=yes they cannot use sudo or',
     '# other setuid programs. Paths stay writable (no ProtectSystem=), since jobs write where they need to.',
     'NoNewPrivileges=yes',

@@ -14,8 +14,9 @@ import type { Store } from '../store/store.js';
 import { sleep, systemClock, type Clock } from './clock.js';
 import { DaemonEvents, nextRunEnd } from './events.js';
 import { auditDeadRuns } from './dead-run-audit.js';
-import { crashLostReason, recordLostRunsOf, stopLeftoversOf } from './lost-runs.js';
+import { crashLostReason, everyRun, recordLostRunsOf, runsOfNode, stopLeftoversOf } from './lost-runs.js';
 import { ChildJournal } from './orphans/child-journal.js';
+import { createPrivateFile } from './private-file.js';
 import { CommandExecutor } from './executor/command-executor.js';
 import { HttpExecutor } from './executor/http-executor.js';
 import { IdempotencyGuard } from './idempotency-guard.js';
@@ -118,13 +119,15 @@ export class Daemon {
   private async startServices(): Promise<void> {
     const { locations } = this.options;
     const clock = this.clock;
+    // The umask stays the one the daemon was started with, for its jobs; its own files get explicit modes.
     fs.mkdirSync(locations.home, { recursive: true, mode: 0o700 });
-    // Everything the daemon creates (database, socket) is for its owner only.
-    process.umask(0o077);
     this.lock = acquireInstanceLock(locations.lockPath);
 
     const target = storeTarget(this.options.storeUrl, locations.databasePath);
-    if (target.kind === 'sqlite') this.databaseLock = acquireDatabaseLock(target.path);
+    if (target.kind === 'sqlite') {
+      this.databaseLock = acquireDatabaseLock(target.path);
+      createPrivateFile(target.path);
+    }
     const rawStore: Store = (this.store = await openStoreAt(target, this.options.durability));
     let metrics: DaemonMetrics | null = null;
     let store: Store = rawStore;
@@ -156,7 +159,10 @@ export class Daemon {
     const node = federation?.nodeId ?? os.hostname();
     const actor = os.userInfo().username;
     const journal = new ChildJournal(path.join(locations.home, 'children'));
-    const stoppedLeftovers = await stopLeftoversOf(store, node, journal, this.events, clock);
+    // Alone on a SQLite database every run still `running` is a dead daemon's, whatever node it names (a
+    // container restarted under a new hostname); in a federation only this node's are.
+    const leftBehind = federation ? runsOfNode(node) : everyRun;
+    const stoppedLeftovers = await stopLeftoversOf(store, leftBehind, journal, this.events, clock);
     const lookup = new JobLookup(store);
     const idempotency = new IdempotencyGuard(store, clock);
     const http = new HttpExecutor({ clock });
@@ -191,7 +197,9 @@ export class Daemon {
       kill: (runId, reason) => launcher.kill(runId, reason),
     }));
     dependencies = new DependencyTrigger({ store, clock, events: this.events, gate, newId, node, fence });
-    await recordLostRunsOf(store, launcher, node, (runId) => crashLostReason(stoppedLeftovers.get(runId)));
+    await recordLostRunsOf(store, launcher, leftBehind, (runId) =>
+      crashLostReason(stoppedLeftovers.get(runId)),
+    );
     auditDeadRuns(this.events, store, clock, actor, newId);
 
     const scheduler = (this.scheduler = new Scheduler({
@@ -293,9 +301,11 @@ export class Daemon {
     const route = createRequestRouter(jobs, runs, occurrences, control, (error) =>
       this.events.emit('scheduler:error', { error }),
     );
-    this.server = await serve(
-      locations.socketPath,
-      answerSocketRequests(route, this.events, { crashBeforeReply: this.options.crashBeforeReply }),
+    this.server = await bindPrivately(() =>
+      serve(
+        locations.socketPath,
+        answerSocketRequests(route, this.events, { crashBeforeReply: this.options.crashBeforeReply }),
+      ),
     );
     fs.chmodSync(locations.socketPath, 0o600);
     await scheduler.start();
@@ -399,5 +409,19 @@ export class Daemon {
     await this.store?.close();
     this.databaseLock?.release();
     this.lock?.release();
+  }
+}
+
+/**
+ * Binds the socket under a umask that leaves others no rights, so nobody can connect in the moment
+ * before its chmod, then gives the process its umask back. Only while nothing can start a job: the
+ * socket takes no requests yet and the schedulers start after it, so no job inherits this umask.
+ */
+async function bindPrivately<T>(bind: () => Promise<T>): Promise<T> {
+  const startedWith = process.umask(0o177);
+  try {
+    return await bind();
+  } finally {
+    process.umask(startedWith);
   }
 }

@@ -1,3 +1,4 @@
+import type { RunSummary } from '../core/run.js';
 import type { Store } from '../store/store.js';
 import type { Clock } from './clock.js';
 import type { DaemonEvents } from './events.js';
@@ -22,20 +23,32 @@ export function deadNodeLostReason(nodeId: string): string {
   return `node ${nodeId} stopped heartbeating while this run was in progress; its outcome is unknown`;
 }
 
+/** Which of the runs `running` in the store a dead daemon or node left there, and so are to be recovered. */
+export type LeftBehind = (run: Pick<RunSummary, 'node'>) => boolean;
+
+/** One node's runs: in a federation the other nodes' runs belong to live nodes. */
+export function runsOfNode(nodeId: string): LeftBehind {
+  return (run) => run.node === nodeId;
+}
+
 /**
- * Stops what the runs this node left `running` (and any child still in its journal) left alive, so no retry
+ * Every run, whatever node it names: alone on its SQLite database (the database lock sees to that), a
+ * starting daemon knows every run still `running` was left by a dead one, even under another hostname.
+ */
+export const everyRun: LeftBehind = () => true;
+
+/**
+ * Stops what the runs `leftBehind` picks (and any child still in this home's journal) left alive, so no retry
  * runs beside them; resolves with what was stopped, by run id. Before the executor starts: see ChildJournal.
  */
 export async function stopLeftoversOf(
   store: Store,
-  nodeId: string,
+  leftBehind: LeftBehind,
   journal: ChildJournal,
   events: DaemonEvents,
   clock: Clock,
 ): Promise<ReadonlyMap<string, string[]>> {
-  const leftoverRunIds = (await store.listRunningRuns())
-    .filter((run) => run.node === nodeId)
-    .map((run) => run.id);
+  const leftoverRunIds = (await store.listRunningRuns()).filter(leftBehind).map((run) => run.id);
   const sweep = await stopOrphanedRuns({ journal, leftoverRunIds, graceMs: DEFAULT_KILL_GRACE_MS, clock });
   if (!sweep.checked) {
     events.emit('orphans:unchecked', { reason: sweep.reason });
@@ -46,17 +59,17 @@ export async function stopLeftoversOf(
 }
 
 /**
- * Records the runs a node left `running` as lost, each retried per its job's policy: its own after a crash
- * (their outcome is unknown), or a dead node's. Only that node's: in a federation the others' runs are theirs.
+ * Records the runs `leftBehind` picks as lost, each retried per its job's policy: a dead daemon's found at
+ * start (their outcome is unknown), or a dead node's.
  */
 export async function recordLostRunsOf(
   store: Store,
   launcher: RunLauncher,
-  nodeId: string,
+  leftBehind: LeftBehind,
   reason: string | ((runId: string) => string),
 ): Promise<void> {
   for (const run of await store.listRunningRuns()) {
-    if (run.node !== nodeId) continue;
+    if (!leftBehind(run)) continue;
     const job = await store.findJob(run.jobId);
     const error = typeof reason === 'string' ? reason : reason(run.id);
     if (job) await launcher.recordLost(run.id, job, run.attempt, run.scheduledFor, error, run.host);

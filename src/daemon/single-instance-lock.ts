@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { SchedError } from '../core/errors.js';
+import { createPrivateFile } from './private-file.js';
 
 export interface InstanceLock {
   release(): void;
@@ -64,6 +65,7 @@ function lockExclusively(lockPath: string, what: string): { lock: InstanceLock }
   const pidPath = `${lockPath}.pid`;
   let db: Database.Database;
   try {
+    createPrivateFile(lockPath);
     db = new Database(lockPath, { timeout: 0 });
   } catch (error) {
     throw new SchedError(

@@ -35,6 +35,14 @@ describe('renderSystemdUnit', () => {
     );
   });
 
+  it.each(['user', 'system'] as const)(
+    'leaves a %s daemon the service manager’s umask (0022 by default), so the files its jobs create are 0644 as under cron',
+    (scope) => {
+      const unit = renderSystemdUnit({ ...base, scope });
+      expect(directives(unit).filter((line) => line.startsWith('UMask='))).toEqual([]);
+    },
+  );
+
   it('stops after the grace period has had time to run out', () => {
     expect(renderSystemdUnit({ ...base, grace: '2m', graceMs: 120_000 })).toContain('TimeoutStopSec=135s');
   });

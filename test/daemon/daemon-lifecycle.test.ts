@@ -1,8 +1,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runsOf, runWhere } from '../support/daemon-probe.js';
 import { isAlive, sched, useDaemons, waitFor } from '../support/sched-harness.js';
+
+/** The host was renamed while its daemon was dead (a container restarted): the run names the old hostname. */
+function recordUnderOldHostname(home: string, runId: string): void {
+  const database = new Database(path.join(home, 'sched.db'));
+  database.prepare('UPDATE runs SET node = ? WHERE id = ?').run('old-container-7f3c', runId);
+  database.close();
+}
 
 describe('the daemon process', () => {
   const { home, start } = useDaemons(afterEach);
@@ -65,28 +73,35 @@ describe('the daemon process', () => {
     expect(fs.existsSync(path.join(dir, 'missing'))).toBe(false);
   });
 
-  it('marks a run lost after kill -9 and fires the job again after a restart', async () => {
-    const dir = home();
-    const daemon = await start(dir);
-    const added = await sched(dir, ['add', 'slow', '--every', '1s', '--', 'sh', '-c', 'sleep 30']);
-    expect(added.code).toBe(0);
-    const running = await waitFor(async () =>
-      (await runsOf(dir, 'slow')).find((run) => run.state === 'running'),
-    );
-    daemon.process.kill('SIGKILL');
-    await daemon.exited;
+  it.each([
+    ['a restart', () => undefined],
+    ['a restart under another hostname', recordUnderOldHostname],
+  ] as const)(
+    'marks a run lost after kill -9 and fires the job again after %s',
+    async (_after, renameHost) => {
+      const dir = home();
+      const daemon = await start(dir);
+      const added = await sched(dir, ['add', 'slow', '--every', '1s', '--', 'sh', '-c', 'sleep 30']);
+      expect(added.code).toBe(0);
+      const running = await waitFor(async () =>
+        (await runsOf(dir, 'slow')).find((run) => run.state === 'running'),
+      );
+      daemon.process.kill('SIGKILL');
+      await daemon.exited;
+      renameHost(dir, running.id);
 
-    await start(dir);
-    const lost = await sched(dir, ['logs', running.id, '--json']);
-    expect(lost.json.state).toBe('lost');
-    await waitFor(async () =>
-      (await runsOf(dir, 'slow')).some(
-        (run) => run.id !== running.id && run.createdAt > lost.json.finishedAt,
-      ),
-    );
-    const jobs = await sched(dir, ['ls', '--json']);
-    expect(jobs.json.items.map((job: { name: string }) => job.name)).toEqual(['slow']);
-  });
+      await start(dir);
+      const lost = await sched(dir, ['logs', running.id, '--json']);
+      expect(lost.json.state).toBe('lost');
+      await waitFor(async () =>
+        (await runsOf(dir, 'slow')).some(
+          (run) => run.id !== running.id && run.createdAt > lost.json.finishedAt,
+        ),
+      );
+      const jobs = await sched(dir, ['ls', '--json']);
+      expect(jobs.json.items.map((job: { name: string }) => job.name)).toEqual(['slow']);
+    },
+  );
 
   it('lets a running job finish within the grace period on SIGTERM', async () => {
     const dir = home();

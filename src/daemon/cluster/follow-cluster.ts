@@ -1,6 +1,6 @@
 import type { Store } from '../../store/store.js';
 import type { DaemonEvents } from '../events.js';
-import { deadNodeLostReason, recordLostRunsOf } from '../lost-runs.js';
+import { deadNodeLostReason, recordLostRunsOf, runsOfNode } from '../lost-runs.js';
 import type { RunLauncher } from '../run-launcher.js';
 import type { HostScheduler } from '../scheduler/host-scheduler.js';
 import type { Scheduler } from '../scheduler/scheduler.js';
@@ -34,7 +34,7 @@ export async function followCluster(followers: ClusterFollowers): Promise<(() =>
       if (!federation.isCoordinator() || previous === null) return;
       const departed = previous.nodes.filter((node) => !map.nodes.some((live) => live.id === node.id));
       for (const gone of departed)
-        await recordLostRunsOf(store, launcher, gone.id, deadNodeLostReason(gone.id));
+        await recordLostRunsOf(store, launcher, runsOfNode(gone.id), deadNodeLostReason(gone.id));
     })().catch(report);
   });
   // A map that came in while the scheduler was starting (a node joining gets one within a heartbeat or
