@@ -6,7 +6,7 @@ import type { Run } from '../core/run.js';
 import type { Locations } from '../ipc/locations.js';
 import { serve, type TransportServer } from '../ipc/transport.js';
 import { newId } from '../store/ids.js';
-import { Federation } from './cluster/federation.js';
+import { DEFAULT_LEASE_TTL_MS, Federation } from './cluster/federation.js';
 import { followCluster } from './cluster/follow-cluster.js';
 import { singleNodeStatus } from './cluster/single-node-status.js';
 import { openStoreAt, reachPostgres, redactUrl, storeTarget } from './store-target.js';
@@ -128,7 +128,12 @@ export class Daemon {
       this.databaseLock = acquireDatabaseLock(target.path);
       createPrivateFile(target.path);
     }
-    const rawStore: Store = (this.store = await openStoreAt(target, this.options.durability));
+    const rawStore: Store = (this.store = await openStoreAt(
+      target,
+      this.options.durability,
+      // A node stalled past its lease has lost its shards: its open transaction must not hold up theirs.
+      this.options.cluster?.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS,
+    ));
     let metrics: DaemonMetrics | null = null;
     let store: Store = rawStore;
     if (this.options.metricsAddress) {

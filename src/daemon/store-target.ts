@@ -44,8 +44,11 @@ export function redactUrl(url: string): string {
 export async function openStoreAt(
   target: ReturnType<typeof storeTarget>,
   durability: 'full' | 'relaxed',
+  stalledTransactionTimeoutMs?: number,
 ): Promise<Store> {
   if (target.kind === 'postgres')
-    return reachPostgres(target.url, () => openPostgresStore(target.url, { applicationName: 'sched' }));
+    return reachPostgres(target.url, () =>
+      openPostgresStore(target.url, { applicationName: 'sched', stalledTransactionTimeoutMs }),
+    );
   return openSqliteStore(target.path, { synchronous: durability === 'full' ? 'FULL' : 'NORMAL' });
 }

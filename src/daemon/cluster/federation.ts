@@ -12,6 +12,9 @@ import type { ClusterNodeStatus, ClusterStatus } from '../../ipc/protocol.js';
 import { PostgresClusterStore } from '../../store/postgres/cluster-store.js';
 import { openPostgresPool } from '../../store/postgres/connection.js';
 
+/** How long a coordinator's lease lasts unless configured (--lease-ttl). */
+export const DEFAULT_LEASE_TTL_MS = 10_000;
+
 export interface FederationOptions {
   url: string;
   home: string;
@@ -56,7 +59,12 @@ export class Federation {
 
   static async join(options: FederationOptions): Promise<Federation> {
     const nodeId = loadNodeId(options.home);
-    const pool = await openPostgresPool(options.url, { poolSize: 3, applicationName: 'sched-cluster' });
+    const leaseTtlMs = options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
+    const pool = await openPostgresPool(options.url, {
+      poolSize: 3,
+      applicationName: 'sched-cluster',
+      stalledTransactionTimeoutMs: leaseTtlMs,
+    });
     const store = new PostgresClusterStore(pool);
     const heartbeatIntervalMs = options.heartbeatIntervalMs ?? 2_000;
     const deadAfterMs = 3 * heartbeatIntervalMs;
@@ -64,7 +72,7 @@ export class Federation {
       store,
       clock: options.clock,
       heartbeatIntervalMs,
-      leaseTtlMs: options.leaseTtlMs ?? 10_000,
+      leaseTtlMs,
       deadAfterMs,
       node: () => ({
         id: nodeId,

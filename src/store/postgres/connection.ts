@@ -23,6 +23,13 @@ export interface PostgresConnectionOptions {
   poolSize?: number;
   /** Shown in `pg_stat_activity`, so an operator can tell the daemons apart. */
   applicationName?: string;
+  /**
+   * How long the server lets a session sit idle inside a transaction before it ends the session. A daemon
+   * stalled mid-transaction (stopped, frozen, cut off with its TCP connection still open) otherwise keeps
+   * its row locks for as long as it is stalled: a fire transaction's FOR SHARE on the shard map then holds
+   * up the next map's publish, and every fire queued behind that, on every node. Off when not given.
+   */
+  stalledTransactionTimeoutMs?: number;
 }
 
 /** Brings the schema up to date on one dedicated connection, under the migration lock. */
@@ -71,6 +78,7 @@ export async function openPostgresPool(
     connectionString: url,
     max: options.poolSize ?? 10,
     application_name: applicationName,
+    idle_in_transaction_session_timeout: options.stalledTransactionTimeoutMs,
   });
   // An idle connection that the server closes (restart, idle timeout) is dropped by the pool and the
   // next query opens a new one; without a listener its 'error' event would crash the daemon.
