@@ -16,7 +16,7 @@ import { DaemonEvents, nextRunEnd } from './events.js';
 import { auditDeadRuns } from './dead-run-audit.js';
 import { crashLostReason, everyRun, recordLostRunsOf, runsOfNode, stopLeftoversOf } from './lost-runs.js';
 import { ChildJournal } from './orphans/child-journal.js';
-import { createPrivateFile } from './private-file.js';
+import { bindPrivately, createPrivateFile } from './private-file.js';
 import { CommandExecutor } from './executor/command-executor.js';
 import { HttpExecutor } from './executor/http-executor.js';
 import { IdempotencyGuard } from './idempotency-guard.js';
@@ -414,19 +414,5 @@ export class Daemon {
     await this.store?.close();
     this.databaseLock?.release();
     this.lock?.release();
-  }
-}
-
-/**
- * Binds the socket under a umask that leaves others no rights, so nobody can connect in the moment
- * before its chmod, then gives the process its umask back. Only while nothing can start a job: the
- * socket takes no requests yet and the schedulers start after it, so no job inherits this umask.
- */
-async function bindPrivately<T>(bind: () => Promise<T>): Promise<T> {
-  const startedWith = process.umask(0o177);
-  try {
-    return await bind();
-  } finally {
-    process.umask(startedWith);
   }
 }

@@ -21,3 +21,17 @@ export function createPrivateFile(filePath: string): void {
     fs.closeSync(fd);
   }
 }
+
+/**
+ * Binds the socket under a umask that leaves others no rights, so nobody can connect in the moment
+ * before its chmod, then gives the process its umask back. Only while nothing can start a job: the
+ * socket takes no requests yet and the schedulers start after it, so no job inherits this umask.
+ */
+export async function bindPrivately<T>(bind: () => Promise<T>): Promise<T> {
+  const startedWith = process.umask(0o177);
+  try {
+    return await bind();
+  } finally {
+    process.umask(startedWith);
+  }
+}
