@@ -1,3 +1,4 @@
+import type { Cluster } from '../cluster/cluster.js';
 import type { RunSummary } from '../core/run.js';
 import type { Store } from '../store/store.js';
 import type { Clock } from './clock.js';
@@ -36,6 +37,11 @@ export function runsOfNode(nodeId: string): LeftBehind {
  * starting daemon knows every run still `running` was left by a dead one, even under another hostname.
  */
 export const everyRun: LeftBehind = () => true;
+
+/** What a daemon starting in `cluster` recovers: every run when it is alone on its store, else its own. */
+export function leftBehindAt(cluster: Pick<Cluster, 'shared' | 'nodeId'>): LeftBehind {
+  return cluster.shared ? runsOfNode(cluster.nodeId) : everyRun;
+}
 
 /**
  * Stops what the runs `leftBehind` picks (and any child still in this home's journal) left alive, so no retry

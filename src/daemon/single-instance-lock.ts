@@ -3,6 +3,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { SchedError } from '../core/errors.js';
 import { createPrivateFile } from './private-file.js';
+import type { Service } from './service.js';
 
 export interface InstanceLock {
   release(): void;
@@ -105,5 +106,23 @@ function readPid(pidPath: string): number | null {
     return Number.isFinite(pid) ? pid : null;
   } catch {
     return null;
+  }
+}
+
+/** A lock held for as long as the daemon runs, as one of its services. */
+export class HeldLock implements Service {
+  private lock: InstanceLock | null = null;
+
+  constructor(
+    readonly name: string,
+    private readonly acquire: () => InstanceLock,
+  ) {}
+
+  async start(): Promise<void> {
+    this.lock = this.acquire();
+  }
+
+  async stop(): Promise<void> {
+    this.lock?.release();
   }
 }

@@ -3,18 +3,14 @@ import { readRequest } from '../ipc/request-message.js';
 import type { ServeHandlers, ServerConnection } from '../ipc/transport.js';
 import type { DaemonEvents } from './events.js';
 
-type Route = (request: RequestMessage, connection: ServerConnection) => Promise<ResponseMessage>;
+export type Route = (request: RequestMessage, connection: ServerConnection) => Promise<ResponseMessage>;
 
 /**
  * What the daemon does with each message from its socket: check it, route it and reply. A malformed one
  * is answered with VALIDATION_FAILED when it has an id to answer to, and otherwise ends its connection;
  * either way it is logged, and nothing it does can reach the daemon's other connections or runs.
  */
-export function answerSocketRequests(
-  route: Route,
-  events: DaemonEvents,
-  options: { crashBeforeReply?: string } = {},
-): ServeHandlers {
+export function answerSocketRequests(route: Route, events: DaemonEvents): ServeHandlers {
   const bug = (error: Error): void => void events.emit('scheduler:error', { error });
   const refused = (reason: string, connection: ServerConnection): void =>
     void events.emit('socket:refused', { connection: connection.id, reason });
@@ -48,11 +44,7 @@ export function answerSocketRequests(
       }
       const request = read.request;
       route(request, connection)
-        .then((response) => {
-          if (request.method === options.crashBeforeReply && response.ok)
-            process.kill(process.pid, 'SIGKILL');
-          reply(connection, response);
-        })
+        .then((response) => reply(connection, response))
         .catch(bug);
     },
     refused,

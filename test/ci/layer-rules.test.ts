@@ -44,7 +44,7 @@ const FORBIDDEN: Array<[string, string]> = [
   ['src/commands/daemon/status.ts', '../../store/sqlite/schema.js'],
   ['src/commands/a/b/new.ts', '../../../store/postgres/postgres-store.js'],
   ['src/commands/doctor.ts', '../daemon/job-service.js'],
-  ['src/commands/cluster/status.ts', '../../daemon/cluster/federation.js'],
+  ['src/commands/cluster/status.ts', '../../cluster/postgres-cluster.js'],
   ['src/commands/cluster/status.ts', '../../cluster/cluster-member.js'],
   ['src/commands/doctor.ts', 'better-sqlite3'],
   ['src/commands/doctor.ts', 'pg'],

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { sched, useDaemons } from '../support/sched-harness.js';
 
 describe('idempotent requests, versions and the audit log', () => {
-  const { home, start: startIn } = useDaemons(afterEach);
+  const { home, start: startIn, startComposed } = useDaemons(afterEach);
   const start = (dir: string, env: Record<string, string> = {}) => startIn(dir, [], env);
   const jobNames = async (dir: string) =>
     (await sched(dir, ['ls', '--json'])).json.items.map((job: { name: string }) => job.name);
@@ -45,7 +45,7 @@ describe('idempotent requests, versions and the audit log', () => {
 
   it('creates one job when an idempotent add is repeated after the daemon died before replying', async () => {
     const dir = home();
-    const doomed = await start(dir, { SCHED_TEST_CRASH_BEFORE_REPLY: 'job.add' });
+    const doomed = await startComposed(dir, 'crash-before-reply-daemon.mjs', ['job.add']);
     const args = ['add', 'lost-reply', '--every', '1h', '--idempotency-key', 'k-3', '--json', '--', 'true'];
     const first = await sched(dir, args);
     expect(first.code).toBe(7);

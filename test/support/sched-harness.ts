@@ -69,12 +69,24 @@ export interface RunningDaemon {
 }
 
 /** Starts a real `sched daemon run` in `home` and resolves once it accepts requests. */
-export async function startDaemon(
+export function startDaemon(
   home: string,
   extraArgs: string[] = [],
   env: Record<string, string> = {},
 ): Promise<RunningDaemon> {
-  const child = spawn(process.execPath, [schedBin, 'daemon', 'run', ...extraArgs], {
+  return startDaemonProcess(home, [schedBin, 'daemon', 'run', ...extraArgs], env);
+}
+
+/**
+ * Starts a daemon process from `argv` (node's arguments: `sched daemon run`, or a test composition of the
+ * daemon such as crash-before-reply-daemon.mjs) and resolves once it says it has started.
+ */
+export async function startDaemonProcess(
+  home: string,
+  argv: string[],
+  env: Record<string, string> = {},
+): Promise<RunningDaemon> {
+  const child = spawn(process.execPath, argv, {
     env: childEnv({ SCHED_HOME: home, ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -166,6 +178,12 @@ export function useDaemons(register: (cleanup: () => Promise<void>) => void) {
     },
     async start(dir: string, args: string[] = [], env: Record<string, string> = {}): Promise<RunningDaemon> {
       const daemon = await startDaemon(dir, args, env);
+      daemons.push(daemon);
+      return daemon;
+    },
+    /** Starts a test composition of the daemon (a script in test/support) with `args`. */
+    async startComposed(dir: string, script: string, args: string[] = []): Promise<RunningDaemon> {
+      const daemon = await startDaemonProcess(dir, [path.join(repoRoot, 'test/support', script), ...args]);
       daemons.push(daemon);
       return daemon;
     },

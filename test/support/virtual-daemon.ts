@@ -30,15 +30,17 @@ export class VirtualDaemon {
     options: Partial<DaemonOptions> = {},
   ): Promise<VirtualDaemon> {
     const locations = resolveLocations({ SCHED_HOME: home });
-    const daemon = new Daemon({
-      locations,
-      version: '0.0.0-virtual',
-      shutdownGraceMs: 0,
-      defaultTimezone: 'UTC',
-      durability: 'relaxed',
-      ...options,
-      clock,
-    });
+    const daemon = new Daemon(
+      {
+        locations,
+        version: '0.0.0-virtual',
+        shutdownGraceMs: 0,
+        defaultTimezone: 'UTC',
+        durability: 'relaxed',
+        ...options,
+      },
+      { clock },
+    );
     await daemon.start();
     return new VirtualDaemon(home, clock, daemon, await DaemonClient.connect(locations.socketPath));
   }

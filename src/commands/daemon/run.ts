@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core';
 import { SchedCommand } from '../../cli/base-command.js';
 import { SchedError } from '../../core/errors.js';
+import { DEFAULT_LEASE_TTL_MS } from '../../core/cluster/lease-timing.js';
 import { configFlags, configFlagValues } from '../../config/flags.js';
 
 export default class DaemonRun extends SchedCommand {
@@ -81,7 +82,7 @@ export default class DaemonRun extends SchedCommand {
         : undefined,
       leaseTtlMs: flags['lease-ttl'] ? parseDuration(flags['lease-ttl'], '--lease-ttl') : undefined,
     };
-    checkClusterTimings(cluster.heartbeatIntervalMs ?? 2_000, cluster.leaseTtlMs ?? 10_000);
+    checkClusterTimings(cluster.heartbeatIntervalMs ?? 2_000, cluster.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS);
     const graceMs = parseDuration(flags.grace, '--grace');
     let stopped: () => void = () => undefined;
     const finished = new Promise<void>((resolve) => (stopped = resolve));
@@ -102,8 +103,6 @@ export default class DaemonRun extends SchedCommand {
           ? { intervalMs: parseDuration(flags['retention-interval'], '--retention-interval') }
           : {}),
       },
-      // A fault-injection hook for the crash tests; documented nowhere a user would look.
-      crashBeforeReply: process.env.SCHED_TEST_CRASH_BEFORE_REPLY,
       onStopped: () => stopped(),
     });
     if (!flags.quiet)

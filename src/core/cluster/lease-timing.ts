@@ -1,3 +1,6 @@
+/** How long a coordinator's lease lasts unless configured (--lease-ttl). */
+export const DEFAULT_LEASE_TTL_MS = 10_000;
+
 /**
  * How long before the lease's end a coordinator stops acting. The lease ends on the database's clock,
  * TTL after the database handled the renewal; the margin absorbs what the local monotonic clock cannot

@@ -35,7 +35,8 @@ export function ownerOf(jobId: string, constraint: Record<string, string>, map: 
   return rendezvousOwner(shard, eligible);
 }
 
-function labelsMatch(labels: Record<string, string>, constraint: Record<string, string>): boolean {
+/** Whether a node's labels satisfy every KEY=VALUE of a job's `--on`. */
+export function labelsMatch(labels: Record<string, string>, constraint: Record<string, string>): boolean {
   return Object.entries(constraint).every(([key, value]) => labels[key] === value);
 }
 

@@ -1,3 +1,4 @@
+import type { Cluster } from '../../cluster/cluster.js';
 import type { Store } from '../../store/store.js';
 import type { DaemonEvents } from '../events.js';
 import { deadNodeLostReason, recordLostRunsOf, runsOfNode } from '../lost-runs.js';
@@ -5,10 +6,10 @@ import type { RunLauncher } from '../run-launcher.js';
 import type { HostScheduler } from '../scheduler/host-scheduler.js';
 import type { Scheduler } from '../scheduler/scheduler.js';
 import type { WaitingRuns } from '../scheduler/waiting-runs.js';
-import type { Federation } from './federation.js';
+import type { Service } from '../service.js';
 
 export interface ClusterFollowers {
-  federation: Federation;
+  cluster: Cluster;
   store: Store;
   launcher: RunLauncher;
   scheduler: Scheduler;
@@ -18,41 +19,51 @@ export interface ClusterFollowers {
 }
 
 /**
- * Keeps this node in step with the federation: a new shard map reloads what it fires and what waits;
- * the coordinator records the running runs of nodes that left the map as lost (retried per policy);
- * job changes made through other nodes reach the schedulers at once. Resolves with the function that
- * stops listening for job changes.
+ * Keeps this node in step with the nodes it shares the store with: a new shard map reloads what it
+ * fires and what waits; the coordinator records the running runs of nodes that left the map as lost
+ * (retried per policy); job changes made through other nodes reach the schedulers at once.
  */
-export async function followCluster(followers: ClusterFollowers): Promise<(() => Promise<void>) | null> {
-  const { federation, store, launcher, scheduler, waitingRuns, hosts, events } = followers;
-  const report = (error: Error) => events.emit('scheduler:error', { error });
-  federation.onMapChanged((map, previous) => {
-    events.emit('cluster:map', { term: map.term, coordinator: map.coordinator, nodes: map.nodes.length });
-    void (async () => {
-      await scheduler.reset();
-      await waitingRuns.reset();
-      if (!federation.isCoordinator() || previous === null) return;
-      const departed = previous.nodes.filter((node) => !map.nodes.some((live) => live.id === node.id));
-      for (const gone of departed)
-        await recordLostRunsOf(store, launcher, runsOfNode(gone.id), deadNodeLostReason(gone.id));
-    })().catch(report);
-  });
-  // A map that came in while the scheduler was starting (a node joining gets one within a heartbeat or
-  // two) reached no listener: load once more with the map in force now.
-  await scheduler.reset();
-  await waitingRuns.reset();
-  return store.watchJobChanges(
-    (jobId) => {
-      if (jobId === '*') return void scheduler.reset().catch(report);
-      void store
-        .findJob(jobId)
-        .then((job) => {
-          if (!job) return;
-          scheduler.jobChanged(job);
-          hosts.jobChanged(job);
-        })
-        .catch(report);
-    },
-    (error) => events.emit('cluster:error', { error }),
-  );
+export class ClusterFollower implements Service {
+  readonly name = 'cluster follower';
+  private stopWatching: (() => Promise<void>) | null = null;
+
+  constructor(private readonly followers: ClusterFollowers) {}
+
+  async start(): Promise<void> {
+    const { cluster, store, launcher, scheduler, waitingRuns, hosts, events } = this.followers;
+    const report = (error: Error) => events.emit('scheduler:error', { error });
+    cluster.onMapChanged((map, previous) => {
+      events.emit('cluster:map', { term: map.term, coordinator: map.coordinator, nodes: map.nodes.length });
+      void (async () => {
+        await scheduler.reset();
+        await waitingRuns.reset();
+        if (!cluster.isCoordinator() || previous === null) return;
+        const departed = previous.nodes.filter((node) => !map.nodes.some((live) => live.id === node.id));
+        for (const gone of departed)
+          await recordLostRunsOf(store, launcher, runsOfNode(gone.id), deadNodeLostReason(gone.id));
+      })().catch(report);
+    });
+    // A map that came in while the scheduler was starting (a node joining gets one within a heartbeat or
+    // two) reached no listener: load once more with the map in force now.
+    await scheduler.reset();
+    await waitingRuns.reset();
+    this.stopWatching = await store.watchJobChanges(
+      (jobId) => {
+        if (jobId === '*') return void scheduler.reset().catch(report);
+        void store
+          .findJob(jobId)
+          .then((job) => {
+            if (!job) return;
+            scheduler.jobChanged(job);
+            hosts.jobChanged(job);
+          })
+          .catch(report);
+      },
+      (error) => events.emit('cluster:error', { error }),
+    );
+  }
+
+  async stop(): Promise<void> {
+    await this.stopWatching?.();
+  }
 }

@@ -1,21 +1,20 @@
 import os from 'node:os';
 import type pg from 'pg';
-import { ClusterMember } from '../../cluster/cluster-member.js';
-import { loadNodeId } from '../../cluster/node-identity.js';
-import { liveNodes } from '../../core/cluster/liveness.js';
-import { ownerOf, type ShardMap } from '../../core/cluster/shard-map.js';
-import { SHARD_COUNT } from '../../core/cluster/shard.js';
-import type { Clock } from '../../core/clock.js';
-import type { Job } from '../../core/job.js';
-import type { Run } from '../../core/run.js';
-import type { ClusterNodeStatus, ClusterStatus } from '../../ipc/protocol.js';
-import { PostgresClusterStore } from '../../store/postgres/cluster-store.js';
-import { openPostgresPool } from '../../store/postgres/connection.js';
+import { DEFAULT_LEASE_TTL_MS } from '../core/cluster/lease-timing.js';
+import { liveNodes } from '../core/cluster/liveness.js';
+import { runPlacement } from '../core/cluster/run-placement.js';
+import { labelsMatch, ownerOf, type ShardMap } from '../core/cluster/shard-map.js';
+import { SHARD_COUNT } from '../core/cluster/shard.js';
+import type { Clock } from '../core/clock.js';
+import type { Run } from '../core/run.js';
+import type { ClusterNodeStatus, ClusterStatus } from '../ipc/protocol.js';
+import { PostgresClusterStore } from '../store/postgres/cluster-store.js';
+import { openPostgresPool } from '../store/postgres/connection.js';
+import type { Cluster, FireFence, MapListener, PlacedJob } from './cluster.js';
+import { ClusterMember } from './cluster-member.js';
+import { loadNodeId } from './node-identity.js';
 
-/** How long a coordinator's lease lasts unless configured (--lease-ttl). */
-export const DEFAULT_LEASE_TTL_MS = 10_000;
-
-export interface FederationOptions {
+export interface PostgresClusterOptions {
   url: string;
   home: string;
   version: string;
@@ -31,14 +30,13 @@ export interface FederationOptions {
   onError: (error: Error) => void;
 }
 
-export type MapListener = (map: ShardMap, previous: ShardMap | null) => void;
-
 /**
  * This daemon's membership of a PostgreSQL federation: its node id, the cluster member loop (heartbeats,
- * coordinator lease, shard map), and the questions the scheduler asks of it: does this node fire that job,
+ * coordinator lease, shard map), and the answers the daemon asks of it: does this node fire that job,
  * from which map (the fence), and what does the cluster look like.
  */
-export class Federation {
+export class PostgresCluster implements Cluster {
+  readonly shared = true;
   private readonly listeners: MapListener[] = [];
   private previous: ShardMap | null = null;
 
@@ -57,7 +55,7 @@ export class Federation {
     });
   }
 
-  static async join(options: FederationOptions): Promise<Federation> {
+  static async join(options: PostgresClusterOptions): Promise<PostgresCluster> {
     const nodeId = loadNodeId(options.home);
     const leaseTtlMs = options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
     const pool = await openPostgresPool(options.url, {
@@ -84,13 +82,12 @@ export class Federation {
       }),
     });
     member.on('member:error', ({ error }) => options.onError(error));
-    const federation = new Federation(nodeId, member, store, pool, deadAfterMs, options.labels);
+    const cluster = new PostgresCluster(nodeId, member, store, pool, deadAfterMs, options.labels);
     await member.start();
-    federation.previous = member.currentMap();
-    return federation;
+    cluster.previous = member.currentMap();
+    return cluster;
   }
 
-  /** Called with every new map (a new term or assignment), and the one before it. */
   onMapChanged(listener: MapListener): void {
     this.listeners.push(listener);
   }
@@ -99,8 +96,7 @@ export class Federation {
     return this.member.currentMap();
   }
 
-  /** The fencing token of this node's runs: the term of the map it fires from. */
-  get term(): number {
+  fenceToken(): number {
     return this.map?.term ?? 0;
   }
 
@@ -108,30 +104,29 @@ export class Federation {
     return this.member.isCoordinator();
   }
 
-  /** Whether this node fires the job's instants: it owns the job's shard (among nodes matching `--on`). */
-  owns(job: Job): boolean {
+  /** It owns the job's shard (among the nodes matching `--on`); `every-host` jobs fire on each node apart. */
+  owns(job: PlacedJob): boolean {
     if (job.placement.mode === 'every-host') return false;
     const map = this.map;
     return map !== null && ownerOf(job.id, job.placement.on, map) === this.nodeId;
   }
 
-  /** Whether this node's labels match every `--on KEY=VALUE` of the job. */
-  matches(job: Job): boolean {
-    return Object.entries(job.placement.on).every(([key, value]) => this.labels[key] === value);
+  matches(job: PlacedJob): boolean {
+    return labelsMatch(this.labels, job.placement.on);
   }
 
-  /**
-   * Whether this node starts a waiting run: the node that made it does, or, once that node has left the
-   * map, the owner of the job's shard.
-   */
-  startsWaitingRun(run: Pick<Run, 'node'>, job: Job): boolean {
+  runnersOf(job: PlacedJob): string[] {
+    const map = this.map;
+    return map === null ? [] : runPlacement(job.id, job.placement, map);
+  }
+
+  startsWaitingRun(run: Pick<Run, 'node'>, job: PlacedJob): boolean {
     if (run.node === this.nodeId) return true;
     const makerInMap = this.map?.nodes.some((node) => node.id === run.node) ?? false;
     return !makerInMap && this.owns(job);
   }
 
-  /** The map this node fires from, for the store to check at the fire. */
-  fence(): { term: number; publishedAt: number } | undefined {
+  fireFence(): FireFence | undefined {
     const map = this.map;
     return map === null ? undefined : { term: map.term, publishedAt: map.publishedAt };
   }
@@ -164,7 +159,7 @@ export class Federation {
     };
   }
 
-  /** Leaves the cluster cleanly: hands the lease over and drops out of the map at once. */
+  /** Hands the lease over and drops out of the map at once. */
   async leave(): Promise<void> {
     await this.member.stop({ leave: true }).catch(() => undefined);
     await this.pool.end().catch(() => undefined);
