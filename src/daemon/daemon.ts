@@ -252,6 +252,7 @@ export class Daemon {
       events: this.events,
       launcher,
       gate,
+      waitingRuns,
       lookup,
       idempotency,
       newId,
