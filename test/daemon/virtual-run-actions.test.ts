@@ -115,6 +115,27 @@ describe('acting on waiting runs, in virtual time', () => {
     expect(runs[1]!.startedAt).toBeNull();
   });
 
+  it('given a triggered run waiting for a slot under --max-concurrent, when it is killed, then it is cancelled and does not take the slot when it frees', async () => {
+    const daemon = await start(undefined, undefined, { maxConcurrent: 1 });
+    const release = path.join(daemon.home, 'release');
+    const holdOpen = { cwd: daemon.home, shell: 'while [ ! -e release ]; do sleep 0.02; done' };
+    await daemon.add({ name: 'long', every: '1d', ...holdOpen });
+    await daemon.add({ name: 'next', every: '1d', shell: 'true' });
+    await daemon.call('job.trigger', { ref: 'long' });
+    const queued = await daemon.call('job.trigger', { ref: 'next' });
+    expect(queued.state).toBe('scheduled');
+
+    const killed = await daemon.call('run.kill', { id: queued.id });
+    fs.writeFileSync(release, '');
+    await daemon.idle();
+
+    expect(killed).toMatchObject({ id: queued.id, state: 'cancelled', startedAt: null });
+    expect((await daemon.runsOf('next')).map((run) => [run.state, run.startedAt])).toEqual([
+      ['cancelled', null],
+    ]);
+    expect((await daemon.runsOf('long'))[0]!.state).toBe('succeeded');
+  });
+
   it('given dead runs of a job, when redriven with a dry run, then for real, then again, then the first lists them, the second adds one attempt each and the third adds nothing', async () => {
     const daemon = await start();
     const marker = path.join(daemon.home, 'fixed');
