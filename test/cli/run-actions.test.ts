@@ -11,6 +11,15 @@ describe('acting on runs through the real CLI and daemon', () => {
     ((await sched(dir, ['history', job, '--limit', '100', ...flags, '--json'])).json?.items ?? [])
       .slice()
       .reverse();
+  /** Triggers the job and waits until that run has ended in `state`. */
+  const triggered = async (dir: string, job: string, state: string): Promise<{ id: string }> => {
+    const run = (await sched(dir, ['trigger', job, '--json'])).json;
+    await waitFor(
+      async () =>
+        (await runsOf(dir, job)).find((each: { id: string }) => each.id === run.id)?.state === state,
+    );
+    return run;
+  };
   const auditOf = async (dir: string, job: string) =>
     ((await sched(dir, ['audit', job, '--json'])).json?.items ?? []).map(
       (entry: { action: string }) => entry.action,
@@ -67,12 +76,10 @@ describe('acting on runs through the real CLI and daemon', () => {
     const dir = home();
     await start(dir);
     await sched(dir, ['add', 'job', '--every', '1d', '--', 'true']);
-    const first = (await sched(dir, ['trigger', 'job', '--json'])).json;
-    await waitFor(async () => (await runsOf(dir, 'job'))[0]?.state === 'succeeded');
+    const first = await triggered(dir, 'job', 'succeeded');
     await sleep(1_100);
     const between = new Date(Date.now() - 500).toISOString();
-    const second = (await sched(dir, ['trigger', 'job', '--json'])).json;
-    await waitFor(async () => (await runsOf(dir, 'job'))[1]?.state === 'succeeded');
+    const second = await triggered(dir, 'job', 'succeeded');
 
     const ids = async (...flags: string[]) =>
       (await runsOf(dir, 'job', ...flags)).map((run: { id: string }) => run.id);
@@ -89,10 +96,7 @@ describe('acting on runs through the real CLI and daemon', () => {
     const fixed = path.join(dir, 'fixed');
     await start(dir);
     await sched(dir, ['add', 'sync', '--every', '1d', '--shell', `test -e ${fixed}`]);
-    for (let i = 0; i < 2; i += 1) {
-      await sched(dir, ['trigger', 'sync']);
-      await waitFor(async () => (await runsOf(dir, 'sync', '--status', 'failed')).length === i + 1);
-    }
+    for (let i = 0; i < 2; i += 1) await triggered(dir, 'sync', 'failed');
 
     const dry = await sched(dir, ['retry', '--job', 'sync', '--since', '1h', '--dry-run']);
     expect(dry.code).toBe(0);
@@ -117,8 +121,7 @@ describe('acting on runs through the real CLI and daemon', () => {
     const dir = home();
     await start(dir);
     await sched(dir, ['add', 'sync', '--every', '1d', '--shell', 'exit 1']);
-    const run = (await sched(dir, ['trigger', 'sync', '--json'])).json;
-    await waitFor(async () => (await runsOf(dir, 'sync'))[0]?.state === 'failed');
+    const run = await triggered(dir, 'sync', 'failed');
     const before = { runs: await runsOf(dir, 'sync'), audit: await auditOf(dir, 'sync') };
 
     const cases: [string[], RegExp][] = [
