@@ -1,4 +1,4 @@
-import { Args } from '@oclif/core';
+import { Args, Flags } from '@oclif/core';
 import { SchedCommand } from '../cli/base-command.js';
 import { assertNoStrayArguments, splitAtDoubleDash } from '../cli/command-argv.js';
 import { describeNextRun } from '../cli/format/next-run.js';
@@ -22,6 +22,8 @@ With --retries N, a failed, timed-out or lost run is tried again up to N times, 
 TIME POLICY flags say what happens when runs would overlap (--concurrency), to instants missed while the daemon was down or the job paused (--misfire, --catchup-window, --skip-if-next-within), where daylight-saving time skips or repeats a wall time (--dst-gap, --dst-repeat), and how far each start may move from its instant (--spread, a fixed offset per job; --jitter, a fresh random delay each time).
 
 With --after JOB[:success|failure|always] the job runs when another one finishes an instant that way, and with --after-all A --after-all B once each of them has succeeded; such a job needs no schedule of its own.
+
+With --paused the job is created paused, in one step: none of its instants runs until \`sched resume\`, not even one due a moment after the add.
 
 With --idempotency-key, repeating the same command within 24h (say, after a lost reply) returns the job added the first time instead of failing on the taken name.`;
 
@@ -56,6 +58,12 @@ With --idempotency-key, repeating the same command within 24h (say, after a lost
       command: '<%= config.bin %> <%= command.id %> publish --after nightly:success -- ./publish.sh',
     },
     {
+      description:
+        'Add a job paused, to look it over before it first runs; start it with `sched resume poll`.',
+      command:
+        "<%= config.bin %> <%= command.id %> poll --every 30s --paused --shell 'curl -fsS localhost:8080/health'",
+    },
+    {
       description: 'Add a job from a script that may run twice; the second run gets the same job back.',
       command:
         "<%= config.bin %> <%= command.id %> nightly --cron '0 3 * * *' --idempotency-key deploy-4711-nightly --json -- ./backup.sh",
@@ -63,7 +71,7 @@ With --idempotency-key, repeating the same command within 24h (say, after a lost
   ];
 
   static override usage = [
-    "<%= command.id %> NAME [--cron EXPR | --at TIME | --every DURATION] [--after JOB[:ON]...] [--after-all JOB...] [--tz ZONE] [--timeout DURATION] [--payload JSON|@FILE] [--env KEY=VALUE...] [--cwd DIR] [--label KEY=VALUE...] [--description TEXT] [--retries N] [--backoff DURATION] [--backoff-factor F] [--backoff-max DURATION] [--[no-]backoff-jitter] [--concurrency allow|forbid|replace|queue] [--misfire skip|latest|all|count:N] [--catchup-window DURATION] [--skip-if-next-within DURATION] [--dst-gap shift|skip] [--dst-repeat first|last|both] [--spread DURATION] [--jitter DURATION] [--idempotency-key KEY] [--json] (--shell SCRIPT | --http URL [--method METHOD] [--header 'NAME: VALUE'...] [--expect 2xx|CODES] [--breaker-failures N] [--breaker-cooldown DURATION] | -- COMMAND [ARG...])",
+    "<%= command.id %> NAME [--cron EXPR | --at TIME | --every DURATION] [--after JOB[:ON]...] [--after-all JOB...] [--tz ZONE] [--timeout DURATION] [--payload JSON|@FILE] [--env KEY=VALUE...] [--cwd DIR] [--label KEY=VALUE...] [--description TEXT] [--retries N] [--backoff DURATION] [--backoff-factor F] [--backoff-max DURATION] [--[no-]backoff-jitter] [--concurrency allow|forbid|replace|queue] [--misfire skip|latest|all|count:N] [--catchup-window DURATION] [--skip-if-next-within DURATION] [--dst-gap shift|skip] [--dst-repeat first|last|both] [--spread DURATION] [--jitter DURATION] [--paused] [--idempotency-key KEY] [--json] (--shell SCRIPT | --http URL [--method METHOD] [--header 'NAME: VALUE'...] [--expect 2xx|CODES] [--breaker-failures N] [--breaker-cooldown DURATION] | -- COMMAND [ARG...])",
   ];
 
   // Not strict, so that words outside "--" reach run() and get a hint about "--" instead of oclif's bare error.
@@ -77,7 +85,15 @@ With --idempotency-key, repeating the same command within 24h (say, after a lost
     }),
   };
 
-  static override flags = { ...scheduleFlags(), ...jobSpecFlags, ...idempotencyKeyFlag };
+  static override flags = {
+    ...scheduleFlags(),
+    ...jobSpecFlags,
+    paused: Flags.boolean({
+      summary: 'Create the job paused: nothing runs until `sched resume`.',
+      default: false,
+    }),
+    ...idempotencyKeyFlag,
+  };
 
   async run(): Promise<AddedJob> {
     const { own, command } = splitAtDoubleDash(this.argv);
@@ -91,6 +107,7 @@ With --idempotency-key, repeating the same command within 24h (say, after a lost
     const job = await client.call('job.add', {
       input: { name: args.name, ...fields },
       idempotencyKey: flags['idempotency-key'],
+      ...(flags.paused ? { paused: true } : {}),
     });
 
     if (!this.jsonEnabled())

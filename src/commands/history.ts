@@ -4,6 +4,7 @@ import { shellQuote } from '../cli/format/command-line.js';
 import { renderLedgerTable } from '../cli/format/ledger-list.js';
 import { renderRunTable } from '../cli/format/run-list.js';
 import { parseKeyValuePairs } from '../cli/key-value.js';
+import { timeRangeFlags, timeRangeFromFlags } from '../cli/time-range-flags.js';
 import { SchedError } from '../core/errors.js';
 import type { LedgerEntry } from '../core/ledger/entry.js';
 import { RUN_STATES, type RunSummary } from '../core/run.js';
@@ -12,6 +13,8 @@ import type { Page } from '../ipc/protocol.js';
 export default class History extends SchedCommand {
   static override summary = 'List past and current runs, newest first.';
   static override description = `Times are shown in your time zone. \`sched logs RUN\` shows the output of one run.
+
+--since and --until keep the runs that started in that range (a run that has not started yet counts at the time it is due); each takes a duration ago, such as 2h, or a time, such as 2026-12-01 or "2026-12-01 09:00" (in your time zone).
 
 STATE says where a run stands among its attempts: \`failed → retried\` (a later attempt took over), \`failed (dead)\` (no attempt follows: the job's retries are used up, or it has none), \`scheduled (due in 20s)\` (a retry waiting out its backoff). \`--status failed\` is the dead-letter view; \`sched retry RUN\` redrives one. In \`--json\`, \`retriedBy\` is the id of the attempt that followed.
 
@@ -27,6 +30,15 @@ With --all-occurrences, lists every instant the job was due instead, whether it 
       description: 'Dead letters: failed runs that no attempt followed, as run ids.',
       command:
         "<%= config.bin %> <%= command.id %> --status failed --json | jq -r '.items[] | select(.retriedBy == null) | .id'",
+    },
+    {
+      description: 'Runs that started in the last two hours.',
+      command: '<%= config.bin %> <%= command.id %> --since 2h',
+    },
+    {
+      description: 'Runs of the nightly job one morning, in your time zone.',
+      command:
+        "<%= config.bin %> <%= command.id %> nightly --since '2026-12-01 06:00' --until '2026-12-01 12:00'",
     },
     {
       description: 'Every instant the nightly job was due, run or not, and why.',
@@ -59,11 +71,12 @@ With --all-occurrences, lists every instant the job was due instead, whether it 
       multiple: true,
       multipleNonGreedy: true,
     }),
+    ...timeRangeFlags('runs that started'),
     limit: Flags.integer({ summary: 'At most this many runs (1-1000, default 50).', min: 1, max: 1000 }),
     cursor: Flags.string({ summary: 'Continue where the previous page ended.' }),
     'all-occurrences': Flags.boolean({
       summary: 'List every instant the job was due (run or not) and what happened to it, instead of runs.',
-      exclusive: ['status', 'label'],
+      exclusive: ['status', 'label', 'since', 'until'],
     }),
   };
 
@@ -78,24 +91,31 @@ With --all-occurrences, lists every instant the job was due instead, whether it 
       return this.occurrences(args.job, flags.limit, flags.cursor);
     }
     const labels = parseKeyValuePairs(flags.label, 'label');
+    const range = timeRangeFromFlags(flags, this.viewer());
 
     const client = await this.client();
     const page = await client.call('run.list', {
       jobRef: args.job,
       states: flags.status,
       labels,
+      ...range,
       limit: flags.limit,
       cursor: flags.cursor,
     });
 
     if (!this.jsonEnabled()) {
-      if (page.items.length === 0) this.log(flags.cursor ? 'No more runs.' : 'No runs yet.');
+      const filtered = range.since !== undefined || range.until !== undefined;
+      if (page.items.length === 0)
+        this.log(flags.cursor ? 'No more runs.' : filtered ? 'No runs in that time.' : 'No runs yet.');
       else this.log(renderRunTable(page.items, this.viewer()));
       if (page.nextCursor) {
         const filters = [
           ...(args.job ? [shellQuote(args.job)] : []),
           ...(flags.status ?? []).map((state) => `--status ${state}`),
           ...(flags.label ?? []).map((label) => `--label ${shellQuote(label)}`),
+          // As instants: a duration ago would slide between pages.
+          ...(range.since === undefined ? [] : [`--since ${new Date(range.since).toISOString()}`]),
+          ...(range.until === undefined ? [] : [`--until ${new Date(range.until).toISOString()}`]),
         ];
         this.log(
           `More: ${[`${this.config.bin} history`, ...filters, `--cursor ${shellQuote(page.nextCursor)}`].join(' ')}`,

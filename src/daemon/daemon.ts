@@ -253,6 +253,7 @@ export class Daemon {
       events,
       launcher,
       gate,
+      waitingRuns,
       lookup,
       idempotency,
       newId,

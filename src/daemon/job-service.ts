@@ -44,8 +44,10 @@ export class JobService {
     return { ...this.deps.status(), now: clock.now(), jobs: { active, paused } };
   }
 
-  add({ input, idempotencyKey }: ParsedParams<'job.add'>): Promise<Job> {
-    return this.deps.idempotency.run('job.add', idempotencyKey, input, async (claim) => {
+  add({ input, idempotencyKey, paused }: ParsedParams<'job.add'>): Promise<Job> {
+    // Only a paused add is fingerprinted differently, so the keys of every other add replay as before.
+    const request = paused ? { input, paused } : input;
+    return this.deps.idempotency.run('job.add', idempotencyKey, request, async (claim) => {
       const now = this.deps.clock.now();
       const normalized = normalizeJobInput(input, { now, defaultTimezone: this.deps.defaultTimezone });
       const definition = await resolveDependencies(normalized, null, this.deps.store);
@@ -54,7 +56,10 @@ export class JobService {
         definition,
         owner: this.deps.actor,
         now,
-        nextRunAt: firstRunAt(definition, now),
+        // Created paused in the same write: a pause that followed the add could come after a fire.
+        ...(paused
+          ? { state: 'paused' as const, nextRunAt: null }
+          : { nextRunAt: firstRunAt(definition, now) }),
       };
       const job = await this.deps.store.createJob(newJob, this.stamp('job.create', now), claim);
       return this.changed(job, 'job:created');

@@ -57,6 +57,7 @@ export function createRequestRouter(
     'run.get': (params) => runs.get(params),
     'run.kill': (params) => runs.kill(params),
     'run.retry': (params) => runs.retry(params),
+    'run.redrive': (params) => runs.redrive(params),
     'audit.list': (params) => jobs.listAudit(params),
     'job.why': (params) => occurrences.why(params),
     'job.occurrences': (params) => occurrences.list(params),

@@ -102,6 +102,11 @@ export class RunGate {
     this.schedulePump();
   }
 
+  /** Forgets a held run that was cancelled or started by hand; its job's next queued instant may take its place. */
+  forget(runId: string): void {
+    if (this.held.delete(runId)) this.schedulePump();
+  }
+
   /** Forgets held runs of a job (it was cancelled); they stay `scheduled` in the store. */
   dropJob(jobId: string): void {
     for (const [id, held] of this.held) if (held.job.id === jobId) this.held.delete(id);

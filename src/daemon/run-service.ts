@@ -1,15 +1,20 @@
 import { SchedError } from '../core/errors.js';
 import { checkIdCursor } from '../core/page-cursor.js';
+import { checkTimeRange } from '../core/time-bound.js';
+import type { Job } from '../core/job.js';
 import type { Run, RunSummary } from '../core/run.js';
-import type { Page, ParsedParams } from '../ipc/protocol.js';
+import type { Page, ParsedParams, RedriveResult } from '../ipc/protocol.js';
 import type { NewRun, Store } from '../store/store.js';
 import type { Clock } from './clock.js';
+import { DeadRunRedrive } from './dead-run-redrive.js';
 import type { DaemonEvents } from './events.js';
 import type { IdempotencyGuard } from './idempotency-guard.js';
 import type { JobLookup } from './job-lookup.js';
 import type { LiveOutput } from './live-output.js';
 import type { RunGate } from './run-gate.js';
 import type { RunLauncher } from './run-launcher.js';
+import type { WaitingRuns } from './scheduler/waiting-runs.js';
+import { WaitingRunActions } from './waiting-run-actions.js';
 
 export interface RunServiceDeps {
   store: Store;
@@ -17,6 +22,7 @@ export interface RunServiceDeps {
   events: DaemonEvents;
   launcher: RunLauncher;
   gate: RunGate;
+  waitingRuns: WaitingRuns;
   lookup: JobLookup;
   idempotency: IdempotencyGuard;
   newId: () => string;
@@ -35,7 +41,16 @@ const CANDIDATES_SHOWN = 10;
 
 /** What each request does to runs: trigger, kill, retry and the history. */
 export class RunService {
-  constructor(private readonly deps: RunServiceDeps) {}
+  private readonly waiting: WaitingRunActions;
+  private readonly redriver: DeadRunRedrive;
+
+  constructor(private readonly deps: RunServiceDeps) {
+    this.waiting = new WaitingRunActions(deps);
+    this.redriver = new DeadRunRedrive({
+      ...deps,
+      addAttempt: (failed, job) => this.addAttempt(failed, job, 'scheduled'),
+    });
+  }
 
   trigger({ ref, idempotencyKey }: ParsedParams<'job.trigger'>): Promise<Run> {
     return this.deps.idempotency.run('job.trigger', idempotencyKey, { ref }, async (claim) => {
@@ -64,6 +79,7 @@ export class RunService {
   async list(params: ParsedParams<'run.list'>): Promise<Page<RunSummary>> {
     const { jobRef, ...query } = params;
     const cursor = checkIdCursor(query.cursor);
+    checkTimeRange(query.since, query.until);
     const jobId = jobRef === undefined ? undefined : (await this.deps.lookup.find(jobRef)).id;
     return this.deps.store.listRuns({ ...query, cursor, jobId });
   }
@@ -114,32 +130,57 @@ export class RunService {
     });
   }
 
+  /** Stops a running run, or cancels a waiting one before it starts; either is recorded as cancelled. */
   async kill({ id }: ParsedParams<'run.kill'>): Promise<Run> {
-    const run = await this.find(id);
+    let run = await this.find(id);
+    if (run.state === 'scheduled') {
+      const reason = `cancelled by ${this.deps.actor} with sched kill before it started`;
+      const cancelled = await this.waiting.cancel(run, reason);
+      if (cancelled !== null) {
+        await this.auditKill(run);
+        return cancelled;
+      }
+      // It started (or ended) meanwhile: what to do is now what it has become.
+      run = (await this.deps.store.findRun(run.id)) ?? run;
+    }
     const reason = `killed by ${this.deps.actor} with sched kill`;
     if (run.state !== 'running' || !this.deps.launcher.kill(run.id, reason)) {
       throw new SchedError(
         'INVALID_STATE',
-        `Run ${run.id} is ${run.state}, not running; there is nothing to kill.`,
+        `Run ${run.id} is ${run.state}, neither running nor waiting to start; there is nothing to kill.`,
         {
-          hint: 'See what is running with `sched history --status running`.',
+          hint: 'See what is running or waiting with `sched history --status running --status scheduled`.',
           details: { runId: run.id, state: run.state },
         },
       );
     }
-    await this.audit(
-      'run.kill',
-      run.jobId,
-      { runId: run.id, state: run.state },
-      { runId: run.id, state: 'cancelled' },
-    );
+    await this.auditKill(run);
     return (await this.deps.finishedRun(run.id, 30_000)) ?? run;
   }
 
-  /** Redrives a run that ended without success: a new attempt of the same instant, now. */
-  async retry({ id }: ParsedParams<'run.retry'>): Promise<Run> {
+  private auditKill(run: Run): Promise<void> {
+    const before = { runId: run.id, state: run.state };
+    return this.audit('run.kill', run.jobId, before, { runId: run.id, state: 'cancelled' });
+  }
+
+  /**
+   * Redrives a run that ended without success: a new attempt of the same instant, now. With `now`, starts a
+   * run that waits instead, as the attempt it is.
+   */
+  async retry({ id, now }: ParsedParams<'run.retry'>): Promise<Run> {
     const failed = await this.find(id);
-    if (failed.state === 'succeeded' || failed.state === 'running' || failed.state === 'scheduled') {
+    if (now) return this.startNow(failed);
+    if (failed.state === 'scheduled') {
+      throw new SchedError(
+        'INVALID_STATE',
+        `Run ${failed.id} is waiting to start (attempt ${failed.attempt}); it has not ended, so there is nothing to retry.`,
+        {
+          hint: `Start it now with \`sched retry ${failed.id} --now\`, or cancel it with \`sched kill ${failed.id}\`.`,
+          details: { runId: failed.id, state: failed.state },
+        },
+      );
+    }
+    if (failed.state === 'succeeded' || failed.state === 'running') {
       throw new SchedError(
         'INVALID_STATE',
         `Run ${failed.id} is ${failed.state}; only a run that ended without success can be retried.`,
@@ -150,9 +191,54 @@ export class RunService {
       );
     }
     const job = await this.deps.lookup.findLive(failed.jobId, 'be retried');
+    const run = await this.addAttempt(failed, job, 'running');
+    this.deps.gate.launchNow(run, job);
+    return run;
+  }
+
+  redrive(params: ParsedParams<'run.redrive'>): Promise<RedriveResult> {
+    return this.redriver.redrive(params);
+  }
+
+  /** `sched retry RUN --now`: a waiting run starts at once; no attempt is spent on it. */
+  private async startNow(waiting: Run): Promise<Run> {
+    if (waiting.state !== 'scheduled') {
+      const ended = waiting.state !== 'running' && waiting.state !== 'succeeded';
+      throw new SchedError(
+        'INVALID_STATE',
+        `Run ${waiting.id} is ${waiting.state}, not waiting to start; --now only starts a run that waits (a retry in its backoff, a queued instant).`,
+        {
+          hint: ended
+            ? `Retry it as a new attempt without --now: \`sched retry ${waiting.id}\`.`
+            : 'Waiting runs are listed by `sched history --status scheduled`.',
+          details: { runId: waiting.id, state: waiting.state },
+        },
+      );
+    }
+    const job = await this.deps.lookup.findLive(waiting.jobId, 'start runs');
+    const started = await this.waiting.startNow(waiting, job);
+    if (started === null) {
+      const current = (await this.deps.store.findRun(waiting.id))?.state ?? 'gone';
+      throw new SchedError(
+        'INVALID_STATE',
+        `Run ${waiting.id} stopped waiting meanwhile; it is ${current}.`,
+        {
+          hint: `See it with \`sched logs ${waiting.id}\`.`,
+          details: { runId: waiting.id, state: current },
+        },
+      );
+    }
+    const before = { runId: waiting.id, state: 'scheduled', dueAt: waiting.dueAt };
+    await this.audit('run.start-now', job.id, before, { runId: started.id, state: 'running' });
+    return started;
+  }
+
+  /** The next attempt of a run that ended without success: `running` to start now, `scheduled` to wait for a slot. */
+  private async addAttempt(failed: RunSummary, job: Job, state: 'running' | 'scheduled'): Promise<Run> {
     const now = this.deps.clock.now();
     const next = {
       ...this.startingRun(job.id, failed.scheduledFor, now, failed.attempt + 1, 'retry'),
+      state,
       host: failed.host ?? '',
     };
     const run = await this.deps.store.retryRun(failed.id, next);
@@ -163,7 +249,6 @@ export class RunService {
       { runId: run.id, attempt: run.attempt },
     );
     this.deps.events.emit('run:fired', run);
-    this.deps.gate.launchNow(run, job);
     return run;
   }
 

@@ -16,7 +16,12 @@ const pageParams = { limit: z.number().int().min(1).max(1000).default(50), curso
 
 export const requestSchemas = {
   'daemon.status': z.object({}),
-  'job.add': z.object({ input: jobInputSchema, idempotencyKey: idempotencyKeySchema.optional() }),
+  /** `paused`: the job is created paused, in the same write, so no instant can fire before a pause. */
+  'job.add': z.object({
+    input: jobInputSchema,
+    idempotencyKey: idempotencyKeySchema.optional(),
+    paused: z.boolean().optional(),
+  }),
   'job.list': z.object({
     ...pageParams,
     /** `done` is an active one-shot job that has fired (see `jobStatus`). */
@@ -39,6 +44,9 @@ export const requestSchemas = {
     jobRef: z.string().optional(),
     states: z.array(z.enum(RUN_STATES)).optional(),
     labels: labelsSchema.optional(),
+    /** Epoch ms bounds, both included, on when a run started (or, not started yet, when it is due). */
+    since: z.number().int().optional(),
+    until: z.number().int().optional(),
   }),
   /**
    * A run by its id or a unique prefix of it; with `orJob`, a job's name or id answers its latest run.
@@ -46,7 +54,18 @@ export const requestSchemas = {
    */
   'run.get': z.object({ id: z.string().min(1), orJob: z.boolean().default(false) }),
   'run.kill': z.object({ id: z.string().min(1) }),
-  'run.retry': z.object({ id: z.string().min(1) }),
+  /** `now`: start a run that waits (a retry in its backoff, a queued instant) at once, as the same attempt. */
+  'run.retry': z.object({ id: z.string().min(1), now: z.boolean().default(false) }),
+  /**
+   * A new attempt for every dead run of a job (failed, timed out or lost, no attempt after it) whose time
+   * lies in [since, until]; `dryRun` only lists them.
+   */
+  'run.redrive': z.object({
+    jobRef: z.string().min(1),
+    since: z.number().int(),
+    until: z.number().int().optional(),
+    dryRun: z.boolean().default(false),
+  }),
   'audit.list': z.object({ ...pageParams, jobRef: z.string().optional() }),
   /** What happened to the instant of a job nearest `at` (epoch ms), or to its latest one. */
   'job.why': z.object({ ref: z.string().min(1), at: z.number().int().optional() }),
@@ -183,6 +202,20 @@ export interface BackfillResult {
   order: 'parallel' | 'serial';
 }
 
+/** What `sched retry --job J --since T` did, or would do (`dryRun`). */
+export interface RedriveResult {
+  job: { id: string; name: string };
+  dryRun: boolean;
+  since: number;
+  until: number | null;
+  /** Each dead run, with the new attempt that redrives it (null on a dry run). */
+  redriven: { dead: RunSummary; retry: Run | null }[];
+  /** Runs of the range that ended without success but that an attempt already follows (say, an earlier redrive). */
+  skipped: { run: RunSummary; retriedBy: string }[];
+  /** More dead runs than one redrive takes were found: running it again takes the next ones. */
+  more: boolean;
+}
+
 /** A cancelled job, and the jobs that ran after it (`--after`, `--after-all`) and now never will. */
 export interface CancelledJob extends Job {
   stranded: { id: string; name: string }[];
@@ -212,6 +245,7 @@ export interface Results {
   'run.get': Run;
   'run.kill': Run;
   'run.retry': Run;
+  'run.redrive': RedriveResult;
   'audit.list': Page<AuditRecord>;
   'job.why': WhyAnswer;
   'cluster.status': ClusterStatus;

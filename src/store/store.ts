@@ -24,6 +24,10 @@ export interface RunQuery {
   states?: RunState[];
   /** Only runs of jobs carrying every one of these labels. */
   labels?: Record<string, string>;
+  /** Only runs whose time (when they started; one not started yet, when it is due) is at or after this. */
+  since?: number;
+  /** Only runs whose time is at or before this. */
+  until?: number;
 }
 
 export interface NewJob {
@@ -32,6 +36,8 @@ export interface NewJob {
   owner: string;
   now: number;
   nextRunAt: number | null;
+  /** Default `active`; a job created `paused` (with a null nextRunAt) never fires before it is resumed. */
+  state?: 'active' | 'paused';
 }
 
 export interface JobChange {
@@ -189,6 +195,11 @@ export interface Store {
   setRunPid(runId: string, pid: number): Promise<void>;
   /** Records how a run ended and, in the same transaction, the attempt that retries it. */
   finishRun(runId: string, outcome: RunOutcome, retry?: NewRun): Promise<FinishedRun>;
+  /**
+   * Ends a run that is still waiting (`scheduled`) with `outcome` (a cancellation), so it never starts; null
+   * when it is not waiting any more (something started or ended it first).
+   */
+  cancelWaitingRun(runId: string, outcome: RunOutcome): Promise<Run | null>;
   /** Adds a new attempt after a final run that no attempt retries yet (`sched retry`). */
   retryRun(runId: string, retry: NewRun): Promise<Run>;
   /** Runs left `running`: after a crash, their outcome is unknown. */

@@ -76,6 +76,13 @@ describe('sched kill, in process', () => {
     expect(client.calls).toEqual([{ method: 'run.kill', params: { id: RUN_ID } }]);
   });
 
+  it('given a run that was waiting, when killed for people, then it says the run was cancelled before it started', async () => {
+    const client = new FakeDaemonClient({ 'run.kill': { ...run, startedAt: null, pid: null } });
+    expect(await printed(() => runCommand(Kill, [RUN_ID], client))).toBe(
+      `Cancelled run ${RUN_ID} of job nightly before it started; it will not run.\n`,
+    );
+  });
+
   it('given no run id, when run, then it fails before calling the daemon', async () => {
     const client = new FakeDaemonClient({});
     await expect(runCommand(Kill, ['--json'], client)).rejects.toThrow(/Missing 1 required arg/);
@@ -96,6 +103,48 @@ describe('sched retry, in process', () => {
     const client = new FakeDaemonClient({ 'run.retry': next });
     expect(await runCommand(Retry, [RUN_ID, '--json'], client)).toEqual(next);
     expect(client.calls).toEqual([{ method: 'run.retry', params: { id: RUN_ID } }]);
+  });
+});
+
+describe('sched retry --now and --job, in process', () => {
+  it('given --now, when run for people, then run.retry carries now and it says the same attempt started', async () => {
+    const client = new FakeDaemonClient({ 'run.retry': { ...run, state: 'running' } });
+    expect(await printed(() => runCommand(Retry, [RUN_ID, '--now'], client))).toMatch(
+      new RegExp(`^Started run ${RUN_ID} of job nightly now, as attempt 2\\.\n`),
+    );
+    expect(client.calls).toEqual([{ method: 'run.retry', params: { id: RUN_ID, now: true } }]);
+  });
+
+  it('given --job, --since as an instant and --dry-run, when run with --json, then run.redrive gets the range in ms and a dry run', async () => {
+    const result = {
+      job: { id: 'job-1', name: 'nightly' },
+      dryRun: true,
+      since: 0,
+      until: null,
+      redriven: [],
+      skipped: [],
+      more: false,
+    };
+    const client = new FakeDaemonClient({ 'run.redrive': result });
+    expect(
+      await runCommand(
+        Retry,
+        ['--job', 'nightly', '--since', '2026-06-01T00:00Z', '--dry-run', '--json'],
+        client,
+      ),
+    ).toEqual(result);
+    expect(client.calls).toEqual([
+      {
+        method: 'run.redrive',
+        params: { jobRef: 'nightly', since: Date.parse('2026-06-01T00:00Z'), until: undefined, dryRun: true },
+      },
+    ]);
+  });
+
+  it('given --job without --since, when run, then it fails before calling the daemon', async () => {
+    const client = new FakeDaemonClient({});
+    await expect(runCommand(Retry, ['--job', 'nightly', '--json'], client)).rejects.toThrow(/--since/);
+    expect(client.calls).toEqual([]);
   });
 });
 

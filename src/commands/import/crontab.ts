@@ -20,6 +20,8 @@ export interface ImportItem {
   idempotencyKey: string;
   /** The crontab line it came from, if it came from a crontab. */
   line: number | null;
+  /** Created paused (the export listed it so), in the same request, so it cannot fire in between. */
+  paused?: boolean;
   schedule: string;
   command: string;
 }
@@ -95,8 +97,6 @@ export abstract class JobImportCommand extends SchedCommand {
       yes: boolean;
       dryRun: boolean;
       stdinUsed: boolean;
-      /** Runs after each job is created, such as to pause it. */
-      afterCreate?: (item: ImportItem) => Promise<void>;
     },
   ): Promise<ImportReport> {
     const report: ImportReport = {
@@ -124,8 +124,11 @@ export abstract class JobImportCommand extends SchedCommand {
       const job = report.jobs.find((entry) => entry.name === item.name && entry.action === 'create');
       if (job === undefined) continue;
       try {
-        await client.call('job.add', { input: item.input, idempotencyKey: item.idempotencyKey });
-        await options.afterCreate?.(item);
+        await client.call('job.add', {
+          input: item.input,
+          idempotencyKey: item.idempotencyKey,
+          ...(item.paused ? { paused: true } : {}),
+        });
         job.outcome = 'created';
       } catch (error) {
         if (!isSchedError(error) || error.code === 'DAEMON_UNAVAILABLE') throw error;

@@ -74,6 +74,7 @@ export default class ImportJson extends JobImportCommand {
     const { definitions, paused } = readDocument(await this.readSource(args.file), source);
     const items = orderByDependencies(definitions).map((definition) => ({
       ...importItem(definition),
+      paused: paused.has(definition.name),
       definition,
     }));
     const existing = await this.existingJobs();
@@ -104,9 +105,6 @@ export default class ImportJson extends JobImportCommand {
         yes: flags.yes,
         dryRun: flags['dry-run'],
         stdinUsed: args.file === '-',
-        afterCreate: async (item) => {
-          if (paused.has(item.name)) await (await this.client()).call('job.pause', { ref: item.name });
-        },
       },
     );
   }

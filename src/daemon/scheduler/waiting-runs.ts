@@ -56,6 +56,11 @@ export class WaitingRuns {
     this.window.upsert(run);
   }
 
+  /** Stops waiting for a run that was cancelled or started by hand. */
+  remove(runId: string): void {
+    this.window.remove(runId);
+  }
+
   private async startAll(runs: Run[]): Promise<void> {
     await Promise.all(runs.map((run) => this.options.due(run)));
   }

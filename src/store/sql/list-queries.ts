@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, inArray, lt } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, lt, sql } from 'drizzle-orm';
 import type { Job, JobState } from '../../core/job.js';
 import type { RunSummary } from '../../core/run.js';
 import type { AuditEntry, JobQuery, Page, RunQuery } from '../store.js';
@@ -41,6 +41,8 @@ export async function listJobs(dialect: StoreDialect, query: JobQuery): Promise<
 
 export async function listRuns(dialect: StoreDialect, query: RunQuery): Promise<Page<RunSummary>> {
   const { runs, jobs } = dialect.tables;
+  // A run is placed in time by its start, or, before it starts, by when it is due.
+  const runTime = sql`COALESCE(${runs.startedAt}, ${runs.dueAt})`;
   const rows = await dialect.session.query<RunSummary>((db) =>
     db
       .select(runSummaryColumns(dialect.tables))
@@ -52,6 +54,8 @@ export async function listRuns(dialect: StoreDialect, query: RunQuery): Promise<
           query.states === undefined ? undefined : inArray(runs.state, query.states),
           query.cursor === undefined ? undefined : lt(runs.id, query.cursor),
           query.labels === undefined ? undefined : dialect.hasLabels(query.labels),
+          query.since === undefined ? undefined : sql`${runTime} >= ${query.since}`,
+          query.until === undefined ? undefined : sql`${runTime} <= ${query.until}`,
         ),
       )
       .orderBy(desc(runs.id))

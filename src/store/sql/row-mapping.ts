@@ -41,7 +41,7 @@ export function newJobToJob(job: NewJob): Job {
   return {
     ...job.definition,
     id: job.id,
-    state: 'active',
+    state: job.state ?? 'active',
     version: 1,
     owner: job.owner,
     createdAt: job.now,

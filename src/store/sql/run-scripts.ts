@@ -66,6 +66,20 @@ export function* finishRun(
   return { run: { ...run, retriedBy: retried.id }, retry: retried };
 }
 
+/** Ends a waiting run with `outcome`; null when it is no longer waiting. */
+export function* cancelWaitingRun(
+  dialect: ScriptDialect,
+  session: Session,
+  runId: string,
+  outcome: RunOutcome,
+): Script<Run | null> {
+  const values = { id: runId, ...outcomeToRow(outcome, dialect.encoding) };
+  const cancelled = yield* step(session.first(session.statements.cancelWaitingRun, values));
+  if (!cancelled) return null;
+  const row = yield* step(session.first(session.statements.runById, { id: runId }));
+  return row ? rowToRun(row) : null;
+}
+
 /** Marks a final run as retried by `retry` (only once: the mark is compare-and-set) and inserts it. */
 export function* insertRetry(
   dialect: ScriptDialect,

@@ -27,7 +27,7 @@ import { changeJob, createJob } from './job-scripts.js';
 import { listOccurrences, listRunsByInstant } from './ledger-queries.js';
 import { listAudit, listJobs, listRuns } from './list-queries.js';
 import { auditToRow, newJobToJob, rowToJob, rowToRun } from './row-mapping.js';
-import { finishRun, insertRetry, insertRun, recordFire } from './run-scripts.js';
+import { cancelWaitingRun, finishRun, insertRetry, insertRun, recordFire } from './run-scripts.js';
 import { step } from './script.js';
 
 /**
@@ -128,6 +128,10 @@ export class SqlStore implements Store {
 
   async finishRun(runId: string, outcome: RunOutcome, retry?: NewRun): Promise<FinishedRun> {
     return this.dialect.transaction((session) => finishRun(this.dialect, session, runId, outcome, retry));
+  }
+
+  async cancelWaitingRun(runId: string, outcome: RunOutcome): Promise<Run | null> {
+    return this.dialect.transaction((session) => cancelWaitingRun(this.dialect, session, runId, outcome));
   }
 
   async retryRun(runId: string, retry: NewRun): Promise<Run> {

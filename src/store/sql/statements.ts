@@ -12,6 +12,7 @@ import {
   JOB_COLUMNS,
   NEW_RUN_COLUMNS,
   OCCURRENCE_COLUMNS,
+  OUTCOME_COLUMNS,
   type StoreTables,
 } from './tables.js';
 
@@ -158,6 +159,15 @@ export function defineStatements(db: QueryBuilder, tables: StoreTables, dialect:
       db
         .update(runs)
         .set({ state: 'running', startedAt: setParam('startedAt') })
+        .where(and(eq(runs.id, param('id')), waiting))
+        .returning({ id: runs.id }),
+    ),
+    /** Only a run still waiting: one that started meanwhile is left to its executor. */
+    cancelWaitingRun: prepare<{ id: string }>(
+      'cancel_waiting_run',
+      db
+        .update(runs)
+        .set(placeholders(OUTCOME_COLUMNS, setParam))
         .where(and(eq(runs.id, param('id')), waiting))
         .returning({ id: runs.id }),
     ),

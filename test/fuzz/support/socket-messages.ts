@@ -71,6 +71,11 @@ const writeParams: fc.Arbitrary<unknown> = fc.oneof(
         fc.constant(GHOST),
         awkwardJson.filter((value) => typeof value !== 'string'),
       ),
+      jobRef: fc.oneof(
+        fc.constant(GHOST),
+        awkwardJson.filter((value) => typeof value !== 'string'),
+      ),
+      since: awkwardJson,
       input: fc.oneof(
         awkwardJson,
         // Everything a job needs but a target or schedule of the wrong type.

@@ -22,6 +22,18 @@ export function describeJobCases(store: CurrentStore): void {
       });
     });
 
+    it('Given a new job created paused, when it is read back, then it is paused, has no next instant and is not due', async () => {
+      const job = await store().createJob(
+        newJob('quiet', { state: 'paused', nextRunAt: null }),
+        stamp('job.create'),
+      );
+
+      expect(job).toMatchObject({ state: 'paused', nextRunAt: null });
+      expect(await store().findJob('quiet')).toEqual(job);
+      expect(await store().countJobs('paused')).toBe(1);
+      expect(await store().dueJobs(T0 + 3_600_000, 10)).toEqual([]);
+    });
+
     it('Given a created job, when it is looked up by id or by name, then both give the stored job', async () => {
       const job = await createJob(store(), 'nightly');
 

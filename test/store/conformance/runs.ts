@@ -167,6 +167,36 @@ export function describeRunCases(store: CurrentStore): void {
       expect((await store().listRunningRuns()).map((run) => run.id)).toEqual([running!.id]);
     });
 
+    it('Given a waiting run, when it is cancelled while waiting, then it ends cancelled without having started and can no longer be claimed', async () => {
+      const job = await createJob(store(), 'nightly');
+      const run = await store().insertRun(newRun(job.id));
+
+      const cancelled = await store().cancelWaitingRun(
+        run.id,
+        outcome({ state: 'cancelled', exitCode: null, error: 'killed by alice', stdoutTail: '' }),
+      );
+
+      expect(cancelled).toMatchObject({
+        id: run.id,
+        jobName: 'nightly',
+        state: 'cancelled',
+        startedAt: null,
+        finishedAt: T0 + 61_000,
+        error: 'killed by alice',
+      });
+      expect(await store().claimRun(run.id, T0 + 62_000)).toBe(false);
+      expect(await store().findRun(run.id)).toMatchObject({ state: 'cancelled', startedAt: null });
+    });
+
+    it('Given a run that started, when it is cancelled as if still waiting, then null comes back and the run is left running', async () => {
+      const job = await createJob(store(), 'nightly');
+      const run = await store().insertRun(newRun(job.id));
+      await store().claimRun(run.id, T0 + 1);
+
+      expect(await store().cancelWaitingRun(run.id, outcome({ state: 'cancelled' }))).toBeNull();
+      expect(await store().findRun(run.id)).toMatchObject({ state: 'running' });
+    });
+
     it('Given no such run, when it is looked up, then the result is null', async () => {
       expect(await store().findRun('missing')).toBeNull();
     });
@@ -295,6 +325,31 @@ export function describeRunCases(store: CurrentStore): void {
       const page = await store().listRuns({ limit: 10, labels: { env: 'prod' } });
 
       expect(page.items.map((run) => run.id)).toEqual([prodRun!.id]);
+    });
+  });
+
+  describe('listRuns by time', () => {
+    it('Given runs that started and one still waiting, when listed since and until a time, then only runs whose start (or, unstarted, due time) lies in the range come back', async () => {
+      const job = await createJob(store(), 'nightly');
+      const early = await store().insertRun(newRun(job.id, { state: 'running', now: T0 + 1_000 }));
+      const middle = await store().insertRun(
+        newRun(job.id, { state: 'running', now: T0 + 5_000, scheduledFor: T0 + 2 }),
+      );
+      const late = await store().insertRun(
+        newRun(job.id, { state: 'running', now: T0 + 9_000, scheduledFor: T0 + 3 }),
+      );
+      // A retry of an old instant that waits until later: placed by when it is due, not by its instant.
+      const waiting = await store().insertRun(
+        newRun(job.id, { scheduledFor: T0 + 4, dueAt: T0 + 6_000, now: T0 + 500 }),
+      );
+
+      const ids = async (range: { since?: number; until?: number }) =>
+        (await store().listRuns({ limit: 10, ...range })).items.map((run) => run.id);
+
+      expect(await ids({ since: T0 + 5_000 })).toEqual([waiting.id, late.id, middle.id]);
+      expect(await ids({ until: T0 + 5_000 })).toEqual([middle.id, early.id]);
+      expect(await ids({ since: T0 + 2_000, until: T0 + 8_000 })).toEqual([waiting.id, middle.id]);
+      expect(await ids({ since: T0 + 9_001 })).toEqual([]);
     });
   });
 
