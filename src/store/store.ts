@@ -160,6 +160,13 @@ export interface StoreCapabilities {
  * adapters keep their schemas and connections to themselves. Every method that changes a job also
  * writes its audit entry in the same transaction.
  */
+/** What another daemon wrote, as the store announces it: a job, a run made to wait, or possibly anything. */
+export type StoreChange =
+  | { kind: 'job'; id: string }
+  | { kind: 'waiting-run'; id: string }
+  /** The announcements were cut off for a while (a lost connection): reload what you rely on. */
+  | { kind: 'missed' };
+
 export interface Store {
   readonly capabilities: StoreCapabilities;
 
@@ -242,11 +249,12 @@ export interface Store {
   /** A cheap round trip that proves the store can still be read and written; throws when it cannot. */
   ping(): Promise<void>;
   /**
-   * Calls `onChange` with the id of every job another process creates or changes, until the returned
-   * function is called; null when the store cannot tell (SQLite: one daemon is the only writer).
+   * Calls `onChange` with every job another process creates or changes and every run made to wait (a
+   * run routed to its node, say), until the returned function is called; null when the store cannot tell
+   * (SQLite: one daemon is the only writer).
    */
-  watchJobChanges(
-    onChange: (jobId: string) => void,
+  watchChanges(
+    onChange: (change: StoreChange) => void,
     onError: (error: Error) => void,
   ): Promise<(() => Promise<void>) | null>;
   /** A number that grows every time a daemon opens this store: the fencing token of its runs. */

@@ -21,7 +21,8 @@ export interface ClusterFollowers {
 /**
  * Keeps this node in step with the nodes it shares the store with: a new shard map reloads what it
  * fires and what waits; the coordinator records the running runs of nodes that left the map as lost
- * (retried per policy); job changes made through other nodes reach the schedulers at once.
+ * (retried per policy); job changes made through other nodes reach the schedulers at once, and a run
+ * another node routed here waits here for its time.
  */
 export class ClusterFollower implements Service {
   readonly name = 'cluster follower';
@@ -47,11 +48,17 @@ export class ClusterFollower implements Service {
     // two) reached no listener: load once more with the map in force now.
     await scheduler.reset();
     await waitingRuns.reset();
-    this.stopWatching = await store.watchJobChanges(
-      (jobId) => {
-        if (jobId === '*') return void scheduler.reset().catch(report);
+    this.stopWatching = await store.watchChanges(
+      (change) => {
+        if (change.kind === 'missed')
+          return void Promise.all([scheduler.reset(), waitingRuns.reset()]).catch(report);
+        if (change.kind === 'waiting-run')
+          return void store
+            .findRun(change.id)
+            .then((run) => run?.state === 'scheduled' && waitingRuns.add(run))
+            .catch(report);
         void store
-          .findJob(jobId)
+          .findJob(change.id)
           .then((job) => {
             if (!job) return;
             scheduler.jobChanged(job);

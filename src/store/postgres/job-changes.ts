@@ -1,15 +1,28 @@
+import type { StoreChange } from '../store.js';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { SchedError } from '../../core/errors.js';
 import type { Db } from './session.js';
 
-/** The LISTEN/NOTIFY channel on which every job write announces the job's id. */
+/** The LISTEN/NOTIFY channel on which every job write announces the job's id, and a waiting run `run:ID`. */
 export const JOB_CHANGES_CHANNEL = 'sched_jobs';
+const WAITING_RUN_PREFIX = 'run:';
 const RECONNECT_DELAY_MS = 1_000;
 
 /** Announces, at commit, that a job was written, so every daemon's scheduler takes the change at once. */
 export async function notifyJobChanged(db: Db, jobId: string): Promise<void> {
   await db.execute(sql`SELECT pg_notify(${JOB_CHANGES_CHANNEL}, ${jobId})`);
+}
+
+/** Announces, at commit, a run that waits to start, so the node it is routed to takes it at once. */
+export async function notifyRunWaiting(db: Db, runId: string): Promise<void> {
+  await db.execute(sql`SELECT pg_notify(${JOB_CHANGES_CHANNEL}, ${WAITING_RUN_PREFIX + runId})`);
+}
+
+function changeOf(payload: string): StoreChange {
+  return payload.startsWith(WAITING_RUN_PREFIX)
+    ? { kind: 'waiting-run', id: payload.slice(WAITING_RUN_PREFIX.length) }
+    : { kind: 'job', id: payload };
 }
 
 /**
@@ -32,13 +45,13 @@ export async function assertMapInForce(db: Db, fence: { term: number; publishedA
 }
 
 /**
- * Listens for job changes on a dedicated connection, reconnecting (and reporting the loss) when the server
- * goes away, until the returned function is called. After a reconnect `onChange` gets '*': changes may have
- * been missed, so the caller reloads.
+ * Listens for job changes and waiting runs on a dedicated connection, reconnecting (and reporting the
+ * loss) when the server goes away, until the returned function is called. After a reconnect `onChange`
+ * gets `missed`: changes may have been missed, so the caller reloads.
  */
-export async function listenForJobChanges(
+export async function listenForChanges(
   url: string,
-  onChange: (jobId: string) => void,
+  onChange: (change: StoreChange) => void,
   onError: (error: Error) => void,
 ): Promise<() => Promise<void>> {
   let client: pg.Client | null = null;
@@ -47,7 +60,7 @@ export async function listenForJobChanges(
   const connect = async (reconnecting: boolean): Promise<void> => {
     const next = new pg.Client({ connectionString: url, application_name: 'sched-listen' });
     next.on('notification', (message) => {
-      if (message.channel === JOB_CHANGES_CHANNEL && message.payload) onChange(message.payload);
+      if (message.channel === JOB_CHANGES_CHANNEL && message.payload) onChange(changeOf(message.payload));
     });
     next.on('error', (error) => {
       onError(error);
@@ -67,7 +80,7 @@ export async function listenForJobChanges(
       return;
     }
     client = next;
-    if (reconnecting) onChange('*');
+    if (reconnecting) onChange({ kind: 'missed' });
   };
   const scheduleReconnect = (): void => {
     if (stopped || retry !== undefined) return;

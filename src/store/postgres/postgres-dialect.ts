@@ -1,10 +1,11 @@
+import type { StoreChange } from '../store.js';
 import { sql } from 'drizzle-orm';
 import type pg from 'pg';
 import type { Retention, StoreDialect } from '../sql/dialect.js';
 import { runAsync, type Awaitable, type Script } from '../sql/script.js';
 import type { Session } from '../sql/session.js';
 import { POSTGRES_ENCODING, searchableLabels } from './encoding.js';
-import { listenForJobChanges } from './job-changes.js';
+import { listenForChanges } from './job-changes.js';
 import { isUniqueViolation } from './pg-errors.js';
 import { postgresRetention } from './retention.js';
 import { meta } from './schema.js';
@@ -58,11 +59,11 @@ export class PostgresDialect implements StoreDialect {
     if (rows[0]?.read_only !== 'off') throw new Error('the PostgreSQL database is read-only (a standby?)');
   }
 
-  async watchJobChanges(
-    onChange: (jobId: string) => void,
+  async watchChanges(
+    onChange: (change: StoreChange) => void,
     onError: (error: Error) => void,
   ): Promise<() => Promise<void>> {
-    return listenForJobChanges(this.url, onChange, onError);
+    return listenForChanges(this.url, onChange, onError);
   }
 
   async close(): Promise<void> {

@@ -5,7 +5,7 @@ import type { StoredOccurrence } from '../ledger-rows.js';
 import type { QueryBuilder } from '../sql/query-builder.js';
 import type { JobRecord, RunRecord } from '../sql/records.js';
 import type { Params, Session } from '../sql/session.js';
-import { assertMapInForce, notifyJobChanged } from './job-changes.js';
+import { assertMapInForce, notifyJobChanged, notifyRunWaiting } from './job-changes.js';
 import { occurrences } from './schema.js';
 import { prepareStatements } from './statements.js';
 
@@ -50,6 +50,7 @@ export function openSession(client: pg.Pool | pg.PoolClient): PgSession {
           .onConflictDoNothing();
     },
     announceJobChange: (jobId) => notifyJobChanged(db, jobId),
+    announceWaitingRun: (runId) => notifyRunWaiting(db, runId),
     assertMapInForce: (fence) => assertMapInForce(db, fence),
   };
 }

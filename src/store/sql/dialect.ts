@@ -1,6 +1,6 @@
 import type { SQL } from 'drizzle-orm';
 import type { RunState } from '../../core/run.js';
-import type { StoreCapabilities } from '../store.js';
+import type { StoreCapabilities, StoreChange } from '../store.js';
 import type { RowEncoding } from './records.js';
 import type { Awaitable, Script } from './script.js';
 import type { Session } from './session.js';
@@ -26,8 +26,8 @@ export interface StoreDialect {
   readonly retention: Retention;
   /** A cheap round trip that proves the store can still be read and written; throws when it cannot. */
   ping(): Promise<void>;
-  watchJobChanges(
-    onChange: (jobId: string) => void,
+  watchChanges(
+    onChange: (change: StoreChange) => void,
     onError: (error: Error) => void,
   ): Promise<(() => Promise<void>) | null>;
   close(): Promise<void>;

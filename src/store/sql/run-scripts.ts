@@ -47,7 +47,25 @@ export function* insertRun(
 ): Script<Run> {
   const inserted = yield* insertRunRowOrExplain(dialect, session, run, yield* jobNameOf(session, run.jobId));
   if (idempotency) yield* recordIdempotentResponse(session, idempotency, inserted);
+  yield* announceIfWaiting(session, inserted);
   return inserted;
+}
+
+/** A manual attempt of a run that ended (`sched retry`); like insertRun, a waiting one is announced. */
+export function* retryRun(
+  dialect: ScriptDialect,
+  session: Session,
+  runId: string,
+  retry: NewRun,
+): Script<Run> {
+  const inserted = yield* insertRetry(dialect, session, runId, retry);
+  yield* announceIfWaiting(session, inserted);
+  return inserted;
+}
+
+// A manual run made to wait may be another node's to start (its placement): that node hears of it now.
+function* announceIfWaiting(session: Session, run: Run): Script<void> {
+  if (run.state === 'scheduled') yield* step(session.announceWaitingRun(run.id));
 }
 
 /** Records how a run ended and the attempt that retries it, if one is asked for. */

@@ -32,6 +32,8 @@ export interface Session {
   insertOccurrences(rows: StoredOccurrence[]): Awaitable<void>;
   /** Tells other daemons, at commit, that a job was written; nothing where no one else writes. */
   announceJobChange(jobId: string): Awaitable<void>;
+  /** Tells other daemons, at commit, that a run waits to start (its node may be another); likewise. */
+  announceWaitingRun(runId: string): Awaitable<void>;
   /** Refuses (FENCED) a fire from a shard map that is no longer in force; nothing where there is no map. */
   assertMapInForce(fence: { term: number; publishedAt: number }): Awaitable<void>;
 }

@@ -21,13 +21,14 @@ import type {
   RunQuery,
   Store,
   StoreCapabilities,
+  StoreChange,
 } from '../store.js';
 import type { StoreDialect } from './dialect.js';
 import { changeJob, createJob } from './job-scripts.js';
 import { listOccurrences, listRunsByInstant } from './ledger-queries.js';
 import { listAudit, listJobs, listRuns } from './list-queries.js';
 import { auditToRow, newJobToJob, rowToJob, rowToRun } from './row-mapping.js';
-import { cancelWaitingRun, finishRun, insertRetry, insertRun, recordFire } from './run-scripts.js';
+import { cancelWaitingRun, finishRun, insertRun, recordFire, retryRun } from './run-scripts.js';
 import { step } from './script.js';
 
 /**
@@ -94,11 +95,11 @@ export class SqlStore implements Store {
     return (await this.session.all(this.statements.dueJobs, { until, limit })).map(rowToJob);
   }
 
-  async watchJobChanges(
-    onChange: (jobId: string) => void,
+  async watchChanges(
+    onChange: (change: StoreChange) => void,
     onError: (error: Error) => void,
   ): Promise<(() => Promise<void>) | null> {
-    return this.dialect.watchJobChanges(onChange, onError);
+    return this.dialect.watchChanges(onChange, onError);
   }
 
   async recordFire(fire: Fire): Promise<Run[] | null> {
@@ -135,7 +136,7 @@ export class SqlStore implements Store {
   }
 
   async retryRun(runId: string, retry: NewRun): Promise<Run> {
-    return this.dialect.transaction((session) => insertRetry(this.dialect, session, runId, retry));
+    return this.dialect.transaction((session) => retryRun(this.dialect, session, runId, retry));
   }
 
   async listRunningRuns(): Promise<RunSummary[]> {

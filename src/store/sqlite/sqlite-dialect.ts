@@ -66,8 +66,8 @@ export class SqliteDialect implements StoreDialect {
     await this.write((session) => session.first(session.statements.readFenceEpoch));
   }
 
-  /** One daemon is the only writer of a SQLite store, so no one else changes its jobs. */
-  async watchJobChanges(): Promise<null> {
+  /** One daemon is the only writer of a SQLite store, so no one else changes its jobs or runs. */
+  async watchChanges(): Promise<null> {
     return null;
   }
 

@@ -36,6 +36,7 @@ export function openSqliteSession(db: BetterSQLite3Database): Session {
     },
     // One daemon is the only writer of a SQLite store: no one else needs telling, and there is no shard map.
     announceJobChange: () => undefined,
+    announceWaitingRun: () => undefined,
     assertMapInForce: () => undefined,
   };
 }
