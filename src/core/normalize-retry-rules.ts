@@ -20,31 +20,28 @@ export function buildRetryRules(
   fields: RetryRuleFields,
   cleared: ReadonlySet<string> = new Set(),
 ): RetryRules {
-  const kept = (field: ClearableRule) => !cleared.has(field);
+  /** The rule as given, else as stored unless cleared. */
+  const changed = <T>(
+    text: string | undefined,
+    field: ClearableRule,
+    parse: (text: string) => T,
+    stored: T,
+  ) => (text !== undefined ? parse(text) : cleared.has(field) ? undefined : stored);
   const backoffType =
     fields.backoffType === undefined ? current.backoffType : checkBackoffType(fields.backoffType);
-  const retryOn =
-    fields.retryOn !== undefined
-      ? parseCodes(fields.retryOn, '--retry-on')
-      : kept('retryOn')
-        ? current.retryOn
-        : undefined;
-  const noRetryOn =
-    fields.noRetryOn !== undefined
-      ? parseCodes(fields.noRetryOn, '--no-retry-on')
-      : kept('noRetryOn')
-        ? current.noRetryOn
-        : undefined;
-  const deadlineMs =
-    fields.retryDeadline !== undefined
-      ? parseBoundedDuration(fields.retryDeadline, {
-          label: 'Retry deadline',
-          allowZero: false,
-          hint: 'Give --retry-deadline as how long after the first attempt retries may still start, such as 30m or 2h.',
-        })
-      : kept('retryDeadline')
-        ? current.deadlineMs
-        : undefined;
+  const retryOn = changed(
+    fields.retryOn,
+    'retryOn',
+    (text) => parseCodes(text, '--retry-on'),
+    current.retryOn,
+  );
+  const noRetryOn = changed(
+    fields.noRetryOn,
+    'noRetryOn',
+    (text) => parseCodes(text, '--no-retry-on'),
+    current.noRetryOn,
+  );
+  const deadlineMs = changed(fields.retryDeadline, 'retryDeadline', parseDeadline, current.deadlineMs);
   assertDisjoint(retryOn ?? [], noRetryOn ?? []);
   const rules: RetryRules = {};
   if (backoffType !== undefined && backoffType !== 'exponential') rules.backoffType = backoffType;
@@ -52,6 +49,14 @@ export function buildRetryRules(
   if (noRetryOn !== undefined && noRetryOn.length > 0) rules.noRetryOn = noRetryOn;
   if (deadlineMs !== undefined) rules.deadlineMs = deadlineMs;
   return rules;
+}
+
+function parseDeadline(text: string): number {
+  return parseBoundedDuration(text, {
+    label: 'Retry deadline',
+    allowZero: false,
+    hint: 'Give --retry-deadline as how long after the first attempt retries may still start, such as 30m or 2h.',
+  });
 }
 
 function checkBackoffType(text: string): BackoffType {

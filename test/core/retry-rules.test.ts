@@ -81,27 +81,17 @@ describe('classifyFailure', () => {
       failureClass: 'permanent',
       reason: 'exit 3 is listed in --no-retry-on',
     });
-    expect(
-      classifyFailure({ state: 'failed', exitCode: null, httpStatus: 409 }, 'http', { retryOn: [409] })
-        .failureClass,
-    ).toBe('retryable');
-    expect(
-      classifyFailure({ state: 'failed', exitCode: null, httpStatus: 503 }, 'http', { noRetryOn: [503] })
-        .failureClass,
-    ).toBe('permanent');
-  });
-
-  it('given a list code, matches the exit code of a command job and the status of an HTTP job, not the other', () => {
-    expect(
-      classifyFailure({ state: 'failed', exitCode: 1, httpStatus: 404 }, 'argv', { retryOn: [404] })
-        .failureClass,
-    ).toBe('retryable');
-    expect(
-      classifyFailure({ state: 'failed', exitCode: null, httpStatus: 404 }, 'http', { noRetryOn: [1] })
-        .failureClass,
-    ).toBe('permanent');
+    expect(classOf('http', 409, { retryOn: [409] })).toBe('retryable');
+    expect(classOf('http', 503, { noRetryOn: [503] })).toBe('permanent');
+    expect(classOf('shell', 127, { retryOn: [127] })).toBe('retryable');
   });
 });
+
+/** The class of a failure with this exit code (command jobs) or status (HTTP jobs). */
+function classOf(target: EndedAttempt['target'], code: number, lists: Partial<RetryPolicy> = {}) {
+  const facts = target === 'http' ? { exitCode: null, httpStatus: code } : { exitCode: code };
+  return classifyFailure({ state: 'failed', ...facts }, target, lists).failureClass;
+}
 
 describe('retryAfterMs', () => {
   it('given seconds on a 503 or 429, asks for that many seconds', () => {

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { useVirtualDaemons, type RunSummary } from '../support/virtual-daemon.js';
+import { useVirtualDaemons, type RunSummary, type VirtualDaemon } from '../support/virtual-daemon.js';
 
 /** A real HTTP server on loopback that answers each request with the next reply (the last one repeats). */
 async function replying(
@@ -29,6 +29,14 @@ async function server(replies: Parameters<typeof replying>[0]) {
   return started;
 }
 
+/** Triggers the job, lets `forMs` of virtual time pass, and returns its runs, oldest first. */
+async function triggeredRuns(daemon: VirtualDaemon, job: string, forMs: number, stepMs: number) {
+  await daemon.call('job.trigger', { ref: job });
+  await daemon.idle();
+  await daemon.run(forMs, stepMs);
+  return daemon.runsOf(job);
+}
+
 /** Delay between an attempt's end and the next attempt's due time. */
 function gaps(runs: readonly RunSummary[]): number[] {
   return runs.slice(1).map((run, index) => run.dueAt - runs[index]!.finishedAt!);
@@ -47,11 +55,7 @@ describe('retry rules in virtual time', () => {
       const target = await server([{ status }]);
       await daemon.add({ name: 'hook', every: '1h', http: target.url, retries: 3, backoff: '1s' });
 
-      await daemon.call('job.trigger', { ref: 'hook' });
-      await daemon.idle();
-      await daemon.run(30_000, 1_000);
-
-      const runs = await daemon.runsOf('hook');
+      const runs = await triggeredRuns(daemon, 'hook', 30_000, 1_000);
       expect(runs).toHaveLength(1);
       expect(runs[0]).toMatchObject({ state: 'failed', httpStatus: status, retriedBy: null });
       expect(runs[0]!.error).toBe(
@@ -73,11 +77,7 @@ describe('retry rules in virtual time', () => {
       retries: 3,
     });
 
-    await daemon.call('job.trigger', { ref: 'missing' });
-    await daemon.idle();
-    await daemon.run(60_000, 5_000);
-
-    const runs = await daemon.runsOf('missing');
+    const runs = await triggeredRuns(daemon, 'missing', 60_000, 5_000);
     expect(runs).toHaveLength(1);
     expect(runs[0]!.error).toMatch(
       /^PERMANENT \(the command does not exist\), not retried: \/nonexistent\/sched-no-such-program: not found in .* \(ENOENT\)$/,
@@ -123,11 +123,7 @@ describe('retry rules in virtual time', () => {
       jitter: false,
     });
 
-    await daemon.call('job.trigger', { ref: 'steps' });
-    await daemon.idle();
-    await daemon.run(7_000, 250);
-
-    const runs = await daemon.runsOf('steps');
+    const runs = await triggeredRuns(daemon, 'steps', 7_000, 250);
     expect(runs.map((run) => [run.attempt, run.state])).toEqual([
       [1, 'failed'],
       [2, 'failed'],
@@ -150,11 +146,7 @@ describe('retry rules in virtual time', () => {
       retryDeadline: '150s',
     });
 
-    await daemon.call('job.trigger', { ref: 'bounded' });
-    await daemon.idle();
-    await daemon.run(10 * 60_000, 10_000);
-
-    const runs = await daemon.runsOf('bounded');
+    const runs = await triggeredRuns(daemon, 'bounded', 10 * 60_000, 10_000);
     expect(runs.map((run) => run.attempt)).toEqual([1, 2, 3]);
     expect(runs.at(-1)).toMatchObject({ state: 'failed', retriedBy: null });
     expect(runs.at(-1)!.error).toBe(
@@ -173,11 +165,7 @@ describe('retry rules in virtual time', () => {
       noRetryOn: '2,3',
     });
 
-    await daemon.call('job.trigger', { ref: 'three' });
-    await daemon.idle();
-    await daemon.run(30_000, 1_000);
-
-    const runs = await daemon.runsOf('three');
+    const runs = await triggeredRuns(daemon, 'three', 30_000, 1_000);
     expect(runs).toHaveLength(1);
     expect(runs[0]!.error).toBe(
       'PERMANENT (exit 3 is listed in --no-retry-on), not retried: exited with code 3',
@@ -196,11 +184,7 @@ describe('retry rules in virtual time', () => {
       retryOn: '409',
     });
 
-    await daemon.call('job.trigger', { ref: 'conflict' });
-    await daemon.idle();
-    await daemon.run(3_000, 250);
-
-    const runs = await daemon.runsOf('conflict');
+    const runs = await triggeredRuns(daemon, 'conflict', 3_000, 250);
     expect(runs.map((run) => [run.attempt, run.state, run.httpStatus])).toEqual([
       [1, 'failed', 409],
       [2, 'succeeded', 200],
@@ -222,10 +206,7 @@ describe('retry rules in virtual time', () => {
       breakerCooldown: '30s',
     });
 
-    await daemon.call('job.trigger', { ref: 'guarded' });
-    await daemon.idle();
-    await daemon.run(2_000, 500);
-    const [first, fast, waiting] = await daemon.runsOf('guarded');
+    const [first, fast, waiting] = await triggeredRuns(daemon, 'guarded', 2_000, 500);
     expect(fast).toMatchObject({ attempt: 2, state: 'failed' });
     expect(fast!.error).toMatch(/^CIRCUIT_OPEN: breaker for .* is open/);
     // The breaker opened when attempt 1 failed; its cool-down ends 30s later.
