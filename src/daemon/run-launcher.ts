@@ -3,7 +3,7 @@ import type { Job } from '../core/job.js';
 import { decideRetry } from '../core/retry/decision.js';
 import { annotateError } from '../core/retry/failure-note.js';
 import type { TargetKind } from '../core/retry/failure-class.js';
-import type { Run, RunOutcome } from '../core/run.js';
+import type { Run, RunOutcome, RunSummary } from '../core/run.js';
 import type { NewRun, Store } from '../store/store.js';
 import { sleep, type Clock } from './clock.js';
 import { earlierAttempts } from './earlier-attempts.js';
@@ -42,6 +42,9 @@ interface EndingAttempt {
   host?: string;
   startedAt?: number | null;
 }
+
+/** A run found `running` whose process is gone. */
+type LostRun = Pick<RunSummary, 'id' | 'attempt' | 'scheduledFor' | 'host' | 'startedAt'>;
 
 function targetKind(job: Job): TargetKind {
   if (job.target.kind === 'http') return 'http';
@@ -148,15 +151,11 @@ export class RunLauncher {
     });
   }
 
-  /** Records a run that never reached an executor (a crash left it running) and retries it per policy. */
-  async recordLost(
-    runId: string,
-    job: Job,
-    attempt: number,
-    scheduledFor: number,
-    error: string,
-    host = '',
-  ): Promise<void> {
+  /**
+   * Records a run that never reached an executor (a crash left it running) and retries it per policy; when
+   * it started counts for the retry deadline.
+   */
+  async recordLost(run: LostRun, job: Job, error: string): Promise<void> {
     const outcome: RunOutcome = {
       state: 'lost',
       finishedAt: this.options.clock.now(),
@@ -166,9 +165,7 @@ export class RunLauncher {
       stdoutTail: '',
       stderrTail: '',
     };
-    await this.released(runId, job.id, () =>
-      this.finishWith(runId, job, outcome, { attempt, scheduledFor, host, startedAt: null }),
-    );
+    await this.released(run.id, job.id, () => this.finishWith(run.id, job, outcome, run));
   }
 
   /** Records a waiting run that will never start (its job was cancelled) as cancelled. */
@@ -274,7 +271,7 @@ export class RunLauncher {
     const host = failed.host ?? '';
     const earlier =
       failed.attempt > 1
-        ? await earlierAttempts(this.options.store, { jobId: job.id, host, ...failed })
+        ? await earlierAttempts(this.options.store, { ...failed, jobId: job.id, host })
         : { firstStartedAt: null, breakerWaits: 0 };
     const now = this.options.clock.now();
     const decision = decideRetry(
