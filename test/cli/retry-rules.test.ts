@@ -90,6 +90,43 @@ describe('retry rules through the real CLI and daemon', () => {
     expect(JSON.parse(fs.readFileSync(file, 'utf8')).jobs[0].retry).toMatchObject(rules);
   });
 
+  it('given a run lost to kill -9 past its retry deadline, does not retry it after the restart', async () => {
+    const dir = home();
+    const first = await start(dir);
+    await sched(dir, [
+      'add',
+      'late',
+      '--every',
+      '1h',
+      '--retries',
+      '1',
+      '--backoff',
+      '0s',
+      '--retry-deadline',
+      '2s',
+      '--',
+      'sleep',
+      '60',
+    ]);
+    const { id } = (await sched(dir, ['trigger', 'late', '--json'])).json;
+    const started = await waitFor(async () => (await sched(dir, ['logs', id, '--json'])).json.startedAt);
+    // The deadline counts from when the attempt started, not from when its loss is noticed.
+    await waitFor(async () => Date.now() > started + 2_500);
+    first.process.kill('SIGKILL');
+    await first.exited;
+
+    await start(dir);
+    const lost = await waitFor(async () => {
+      const run = (await sched(dir, ['logs', id, '--json'])).json;
+      return run.state === 'lost' ? run : null;
+    });
+    expect(lost.retriedBy).toBeNull();
+    expect(lost.error).toMatch(
+      /not retried: the retry deadline \(2s after the first attempt started\) would have passed$/,
+    );
+    expect((await sched(dir, ['history', 'late', '--json'])).json.items).toHaveLength(1);
+  });
+
   it('shows a permanent failure as such in history, logs and why', async () => {
     const server = http.createServer((_request, response) => {
       response.writeHead(404);
