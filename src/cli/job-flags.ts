@@ -101,6 +101,26 @@ function retryFlags() {
       allowNo: true,
       helpGroup: 'RETRY',
     }),
+    'backoff-type': Flags.string({
+      summary: 'How delays grow: exponential (by --backoff-factor, default), linear or constant.',
+      helpValue: 'exponential|linear|constant',
+      helpGroup: 'RETRY',
+    }),
+    'retry-on': Flags.string({
+      summary: 'Also retry these exit codes or HTTP statuses, such as 409 (4xx is otherwise not retried).',
+      helpValue: 'CODES',
+      helpGroup: 'RETRY',
+    }),
+    'no-retry-on': Flags.string({
+      summary: 'Never retry these exit codes or HTTP statuses, such as 2,3.',
+      helpValue: 'CODES',
+      helpGroup: 'RETRY',
+    }),
+    'retry-deadline': Flags.string({
+      summary: 'Start no retry later than this long after the first attempt started, such as 1h.',
+      helpValue: 'DURATION',
+      helpGroup: 'RETRY',
+    }),
   };
 }
 
@@ -174,6 +194,10 @@ export interface JobFlagValues extends TimePolicyFlagValues {
   'backoff-factor'?: number;
   'backoff-max'?: string;
   'backoff-jitter'?: boolean;
+  'backoff-type'?: string;
+  'retry-on'?: string;
+  'no-retry-on'?: string;
+  'retry-deadline'?: string;
   http?: string;
   method?: string;
   header?: string[];
@@ -222,6 +246,10 @@ export async function jobFieldsFromFlags(
     backoffFactor: flags['backoff-factor'],
     backoffMax: flags['backoff-max'],
     jitter: flags['backoff-jitter'],
+    backoffType: flags['backoff-type'],
+    retryOn: flags['retry-on'],
+    noRetryOn: flags['no-retry-on'],
+    retryDeadline: flags['retry-deadline'],
     ...timePolicyFields(flags),
   };
   return withoutUndefined(fields);

@@ -3,6 +3,7 @@ import { SchedCommand } from '../cli/base-command.js';
 import { assertNoStrayArguments, splitAtDoubleDash } from '../cli/command-argv.js';
 import { describeNextRun } from '../cli/format/next-run.js';
 import { jobFieldsFromFlags, jobSpecFlags, scheduleFlags } from '../cli/job-flags.js';
+import { retryClearFlags, retryClears } from '../cli/retry-clear-flags.js';
 import {
   assertNoRetiredJitterSwitch,
   timePolicyClearFlags,
@@ -15,7 +16,7 @@ type ClearableField = NonNullable<JobPatch['clear']>[number];
 
 export default class Update extends SchedCommand {
   static override summary = 'Change a job; what you do not mention stays as it is.';
-  static override description = `Takes the same flags as \`sched add\`. A new command after "--" replaces the old one; --http URL turns the job into an HTTP job, and a command turns it back. Retry, HTTP and time-policy options change one by one (--retries 3 keeps the backoff, --misfire all keeps the catch-up window); --env, --header, --label, --after and --after-all replace the whole set. --clear-spread, --clear-jitter, --clear-skip-if-next-within, --clear-after and --clear-after-all remove those settings.
+  static override description = `Takes the same flags as \`sched add\`. A new command after "--" replaces the old one; --http URL turns the job into an HTTP job, and a command turns it back. Retry, HTTP and time-policy options change one by one (--retries 3 keeps the backoff, --misfire all keeps the catch-up window); --env, --header, --label, --after and --after-all replace the whole set. --clear-spread, --clear-jitter, --clear-skip-if-next-within, --clear-after, --clear-after-all, --clear-retry-on, --clear-no-retry-on and --clear-retry-deadline remove those settings.
 
 With --if-version, the change is refused if someone changed the job since you looked (see \`sched show\`).`;
 
@@ -48,7 +49,7 @@ With --if-version, the change is refused if someone changed the job since you lo
   ];
 
   static override usage = [
-    "<%= command.id %> JOB [--cron EXPR | --at TIME | --every DURATION] [--name NEW] [--if-version VERSION] [--tz ZONE] [--timeout DURATION | --clear-timeout] [--payload JSON|@FILE | --clear-payload] [--env KEY=VALUE...] [--cwd DIR | --clear-cwd] [--label KEY=VALUE...] [--description TEXT | --clear-description] [--retries N] [--backoff DURATION] [--backoff-factor F] [--backoff-max DURATION] [--[no-]backoff-jitter] [--concurrency allow|forbid|replace|queue] [--misfire skip|latest|all|count:N] [--catchup-window DURATION] [--skip-if-next-within DURATION | --clear-skip-if-next-within] [--dst-gap shift|skip] [--dst-repeat first|last|both] [--spread DURATION | --clear-spread] [--jitter DURATION | --clear-jitter] [--after JOB[:ON]... | --clear-after] [--after-all JOB... | --clear-after-all] [--json] [--shell SCRIPT | --http URL | -- COMMAND [ARG...]] [--method METHOD] [--header 'NAME: VALUE'...] [--expect 2xx|CODES] [--breaker-failures N] [--breaker-cooldown DURATION]",
+    "<%= command.id %> JOB [--cron EXPR | --at TIME | --every DURATION] [--name NEW] [--if-version VERSION] [--tz ZONE] [--timeout DURATION | --clear-timeout] [--payload JSON|@FILE | --clear-payload] [--env KEY=VALUE...] [--cwd DIR | --clear-cwd] [--label KEY=VALUE...] [--description TEXT | --clear-description] [--retries N] [--backoff DURATION] [--backoff-factor F] [--backoff-max DURATION] [--[no-]backoff-jitter] [--backoff-type exponential|linear|constant] [--retry-on CODES | --clear-retry-on] [--no-retry-on CODES | --clear-no-retry-on] [--retry-deadline DURATION | --clear-retry-deadline] [--concurrency allow|forbid|replace|queue] [--misfire skip|latest|all|count:N] [--catchup-window DURATION] [--skip-if-next-within DURATION | --clear-skip-if-next-within] [--dst-gap shift|skip] [--dst-repeat first|last|both] [--spread DURATION | --clear-spread] [--jitter DURATION | --clear-jitter] [--after JOB[:ON]... | --clear-after] [--after-all JOB... | --clear-after-all] [--json] [--shell SCRIPT | --http URL | -- COMMAND [ARG...]] [--method METHOD] [--header 'NAME: VALUE'...] [--expect 2xx|CODES] [--breaker-failures N] [--breaker-cooldown DURATION]",
   ];
 
   // Not strict, so that words outside "--" reach run() and get a hint about "--" instead of oclif's bare error.
@@ -62,6 +63,7 @@ With --if-version, the change is refused if someone changed the job since you lo
     ...scheduleFlags(),
     ...jobSpecFlags,
     ...timePolicyClearFlags,
+    ...retryClearFlags,
     name: Flags.string({ summary: 'Rename the job.', helpValue: 'NEW' }),
     'if-version': Flags.integer({
       summary: 'Refuse the change unless the job is still at this version.',
@@ -86,6 +88,7 @@ With --if-version, the change is refused if someone changed the job since you lo
     const clear: ClearableField[] = [
       ...(['timeout', 'payload', 'description', 'cwd'] as const).filter((field) => flags[`clear-${field}`]),
       ...timePolicyClears(flags),
+      ...retryClears(flags),
     ];
     const patch: JobPatch = { ...(await jobFieldsFromFlags(flags, command, process.cwd())) };
     if (flags.name !== undefined) patch.name = flags.name;

@@ -53,6 +53,9 @@ export type HttpTarget = z.infer<typeof httpTargetSchema>;
 export const targetSchema = z.discriminatedUnion('kind', [commandTargetSchema, httpTargetSchema]);
 export type Target = z.infer<typeof targetSchema>;
 
+export const BACKOFF_TYPES = ['exponential', 'linear', 'constant'] as const;
+export type BackoffType = (typeof BACKOFF_TYPES)[number];
+
 /** How failed attempts are retried: `maxRetries` attempts after the first, exponential backoff with full jitter. */
 export const retryPolicySchema = z.object({
   maxRetries: z.number().int().min(0).max(100),
@@ -60,6 +63,14 @@ export const retryPolicySchema = z.object({
   factor: z.number().min(1).max(100),
   maxBackoffMs: z.number().int().min(0),
   jitter: z.boolean(),
+  // Absent from definitions stored before retry rules; absent means exponential, no lists, no deadline.
+  backoffType: z.enum(BACKOFF_TYPES).optional(),
+  /** Exit codes (command jobs) or HTTP statuses (HTTP jobs) retried whatever their class. */
+  retryOn: z.array(z.number().int().min(1).max(599)).optional(),
+  /** Exit codes or HTTP statuses never retried. */
+  noRetryOn: z.array(z.number().int().min(1).max(599)).optional(),
+  /** No retry is scheduled later than this long after the instant's first attempt started. */
+  deadlineMs: z.number().int().positive().optional(),
 });
 export type RetryPolicy = z.infer<typeof retryPolicySchema>;
 
@@ -184,6 +195,12 @@ export const jobInputSchema = z.object({
   backoffFactor: z.number().optional(),
   backoffMax: z.string().optional(),
   jitter: z.boolean().optional(),
+  /** `exponential`, `linear` or `constant`. */
+  backoffType: z.string().optional(),
+  /** Exit codes or HTTP statuses, comma-separated, as typed. */
+  retryOn: z.string().optional(),
+  noRetryOn: z.string().optional(),
+  retryDeadline: z.string().optional(),
   concurrency: z.string().optional(),
   /** `skip`, `latest`, `all` or `count:N`. */
   misfire: z.string().optional(),
@@ -226,6 +243,9 @@ export const jobPatchSchema = jobInputSchema.partial().extend({
         'after',
         'afterAll',
         'on',
+        'retryOn',
+        'noRetryOn',
+        'retryDeadline',
       ]),
     )
     .optional(),

@@ -2,8 +2,10 @@ import { formatDuration } from './duration.js';
 import { inputError } from './input-error.js';
 import type { JobPatch, RetryPolicy } from './job.js';
 import { parseBoundedDuration } from './normalize-duration.js';
+import { buildRetryRules, type RetryRuleFields } from './normalize-retry-rules.js';
 
-export type RetryFields = Pick<JobPatch, 'retries' | 'backoff' | 'backoffFactor' | 'backoffMax' | 'jitter'>;
+export type RetryFields = Pick<JobPatch, 'retries' | 'backoff' | 'backoffFactor' | 'backoffMax' | 'jitter'> &
+  RetryRuleFields;
 
 const MAX_RETRIES = 100;
 const MAX_FACTOR = 100;
@@ -16,6 +18,7 @@ export function buildRetryPolicy(
   current: RetryPolicy,
   fields: RetryFields,
   base: 'default' | 'stored',
+  cleared?: ReadonlySet<string>,
 ): RetryPolicy {
   const policy: RetryPolicy = {
     maxRetries: fields.retries === undefined ? current.maxRetries : checkRetries(fields.retries),
@@ -37,6 +40,7 @@ export function buildRetryPolicy(
             hint: 'Give --backoff-max as the longest delay between attempts, such as 10m or 1h.',
           }),
     jitter: fields.jitter ?? current.jitter,
+    ...buildRetryRules(current, fields, cleared),
   };
   if (policy.maxBackoffMs < policy.initialBackoffMs) {
     const first = formatDuration(policy.initialBackoffMs);

@@ -105,7 +105,7 @@ export function applyJobPatch(current: JobDefinition, patch: JobPatch, ctx: Norm
         ? current.timeoutMs
         : parseTimeout(patch.timeout),
     labels: patch.labels === undefined ? current.labels : checkLabels(patch.labels),
-    retry: buildRetryPolicy(current.retry, patch, 'stored'),
+    retry: buildRetryPolicy(current.retry, patch, 'stored', cleared),
     policy: buildTimePolicy(current.policy, patch),
     placement: buildPlacement(current.placement, patch, checkLabels),
     ...buildDependencies(current, patch, patch.name ?? current.name),

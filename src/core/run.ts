@@ -77,6 +77,16 @@ export interface Run extends RunSummary {
   outputSeq?: number;
 }
 
+/**
+ * What an executor knows about a failure beyond its exit code or status, kept with the outcome in memory
+ * (never stored): the launcher needs it to decide on the retry.
+ */
+export type FailureCause =
+  | { kind: 'breaker-open'; retryAt: number }
+  | { kind: 'not-found' }
+  | { kind: 'not-executable' }
+  | { kind: 'invalid-request' };
+
 /** How a finished run ended, as the executor reports it. */
 export interface RunOutcome {
   state: Extract<RunState, 'succeeded' | 'failed' | 'timed_out' | 'cancelled' | 'lost'>;
@@ -91,6 +101,8 @@ export interface RunOutcome {
   stdoutBytes?: number;
   stderrBytes?: number;
   responseHeaders?: Record<string, string> | null;
+  /** What the executor knows of a failure beyond its code, for the retry decision; never stored. */
+  cause?: FailureCause;
 }
 
 export function isFinalRunState(state: RunState): boolean {

@@ -78,6 +78,6 @@ export async function recordLostRunsOf(
     if (!leftBehind(run)) continue;
     const job = await store.findJob(run.jobId);
     const error = typeof reason === 'string' ? reason : reason(run.id);
-    if (job) await launcher.recordLost(run.id, job, run.attempt, run.scheduledFor, error, run.host);
+    if (job) await launcher.recordLost(run, job, error);
   }
 }

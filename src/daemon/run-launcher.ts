@@ -1,9 +1,12 @@
 import { SchedError } from '../core/errors.js';
 import type { Job } from '../core/job.js';
-import { backoffMs, shouldRetry } from '../core/retry/backoff.js';
-import type { Run, RunOutcome } from '../core/run.js';
+import { decideRetry } from '../core/retry/decision.js';
+import { annotateError } from '../core/retry/failure-note.js';
+import type { TargetKind } from '../core/retry/failure-class.js';
+import type { Run, RunOutcome, RunSummary } from '../core/run.js';
 import type { NewRun, Store } from '../store/store.js';
 import { sleep, type Clock } from './clock.js';
+import { earlierAttempts } from './earlier-attempts.js';
 import type { DaemonEvents } from './events.js';
 import type { CommandExecutor } from './executor/command-executor.js';
 import type { HttpExecutor } from './executor/http-executor.js';
@@ -31,6 +34,22 @@ export function runEnvironment(run: Run, job: Job): Record<string, string> {
 }
 
 const RETRYABLE: ReadonlySet<RunOutcome['state']> = new Set(['failed', 'timed_out', 'lost']);
+
+/** The attempt whose end is being recorded; `startedAt` is null when it never started here. */
+interface EndingAttempt {
+  attempt: number;
+  scheduledFor: number;
+  host?: string;
+  startedAt?: number | null;
+}
+
+/** A run found `running` whose process is gone. */
+type LostRun = Pick<RunSummary, 'id' | 'attempt' | 'scheduledFor' | 'host' | 'startedAt'>;
+
+function targetKind(job: Job): TargetKind {
+  if (job.target.kind === 'http') return 'http';
+  return job.target.shell !== null ? 'shell' : 'argv';
+}
 
 export interface RunLauncherOptions {
   store: Store;
@@ -132,15 +151,11 @@ export class RunLauncher {
     });
   }
 
-  /** Records a run that never reached an executor (a crash left it running) and retries it per policy. */
-  async recordLost(
-    runId: string,
-    job: Job,
-    attempt: number,
-    scheduledFor: number,
-    error: string,
-    host = '',
-  ): Promise<void> {
+  /**
+   * Records a run that never reached an executor (a crash left it running) and retries it per policy; when
+   * it started counts for the retry deadline.
+   */
+  async recordLost(run: LostRun, job: Job, error: string): Promise<void> {
     const outcome: RunOutcome = {
       state: 'lost',
       finishedAt: this.options.clock.now(),
@@ -150,9 +165,7 @@ export class RunLauncher {
       stdoutTail: '',
       stderrTail: '',
     };
-    await this.released(runId, job.id, () =>
-      this.finishWith(runId, job, outcome, { attempt, scheduledFor, host }),
-    );
+    await this.released(run.id, job.id, () => this.finishWith(run.id, job, outcome, run));
   }
 
   /** Records a waiting run that will never start (its job was cancelled) as cancelled. */
@@ -231,10 +244,12 @@ export class RunLauncher {
     runId: string,
     job: Job | undefined,
     outcome: RunOutcome,
-    attemptOf: { attempt: number; scheduledFor: number; host?: string },
+    attemptOf: EndingAttempt,
   ): Promise<void> {
-    const retry = job ? this.retryFor(job, attemptOf, outcome) : undefined;
-    const { run, retry: retryRun } = await this.options.store.finishRun(runId, outcome, retry);
+    const { retry, error } = job
+      ? await this.retryFor(job, attemptOf, outcome)
+      : { retry: undefined, error: outcome.error };
+    const { run, retry: retryRun } = await this.options.store.finishRun(runId, { ...outcome, error }, retry);
     this.options.events.emit(outcome.state === 'lost' ? 'run:lost' : 'run:finished', run);
     if (retryRun) {
       this.options.events.emit('run:retry-scheduled', retryRun);
@@ -245,27 +260,49 @@ export class RunLauncher {
     }
   }
 
-  private retryFor(
+  /** The attempt that follows, if any, and the error to store (with why no attempt follows, when that matters). */
+  private async retryFor(
     job: Job,
-    failed: { attempt: number; scheduledFor: number; host?: string },
+    failed: EndingAttempt,
     outcome: RunOutcome,
-  ): NewRun | undefined {
-    if (!RETRYABLE.has(outcome.state) || !shouldRetry(failed.attempt, job.retry) || job.state === 'cancelled')
-      return undefined;
-    const delay = backoffMs(failed.attempt, job.retry, this.options.random ?? Math.random);
+  ): Promise<{ retry: NewRun | undefined; error: string | null }> {
+    if (!RETRYABLE.has(outcome.state) || job.retry.maxRetries === 0 || job.state === 'cancelled')
+      return { retry: undefined, error: outcome.error };
+    const host = failed.host ?? '';
+    const earlier =
+      failed.attempt > 1
+        ? await earlierAttempts(this.options.store, { ...failed, jobId: job.id, host })
+        : { firstStartedAt: null, breakerWaits: 0 };
     const now = this.options.clock.now();
-    return {
-      id: this.options.newId(),
-      jobId: job.id,
-      scheduledFor: failed.scheduledFor,
-      attempt: failed.attempt + 1,
-      trigger: 'retry',
-      node: this.options.node,
-      fence: this.options.runFence(),
+    const decision = decideRetry(
+      {
+        attempt: failed.attempt,
+        outcome,
+        target: targetKind(job),
+        firstStartedAt: earlier.firstStartedAt ?? failed.startedAt ?? null,
+        breakerWaits: earlier.breakerWaits,
+      },
+      job.retry,
       now,
-      state: 'scheduled',
-      dueAt: Math.max(now, outcome.finishedAt) + delay,
-      host: failed.host ?? '',
+      this.options.random ?? Math.random,
+    );
+    const error = annotateError(outcome.error, decision, job.retry);
+    if (!decision.retry) return { retry: undefined, error };
+    return {
+      retry: {
+        id: this.options.newId(),
+        jobId: job.id,
+        scheduledFor: failed.scheduledFor,
+        attempt: failed.attempt + 1,
+        trigger: 'retry',
+        node: this.options.node,
+        fence: this.options.runFence(),
+        now,
+        state: 'scheduled',
+        dueAt: decision.dueAt,
+        host,
+      },
+      error,
     };
   }
 

@@ -1,5 +1,6 @@
 import type { ChalkInstance } from 'chalk';
 import { formatDuration } from '../../core/duration.js';
+import { isPermanentError } from '../../core/retry/failure-note.js';
 import type { Run, RunState, RunSummary } from '../../core/run.js';
 import { colourRunState } from './state.js';
 import { formatRelative } from './time.js';
@@ -23,13 +24,15 @@ export function describeExit(run: RunSummary): string {
 
 /**
  * The state, and where a run stands among its attempts: `failed → retried` (a later attempt took
- * over), `failed (dead)` (no attempt follows: the dead letters `history --status failed` lists),
+ * over), `failed (dead)` (no attempt follows: the dead letters `history --status failed` lists; `failed
+ * (permanent)` when the failure's class kept a retry from being made),
  * `scheduled (due in 20s)` (a retry waiting out its backoff).
  */
 export function describeRunState(run: RunSummary, now: number, painter?: ChalkInstance): string {
   const state = colourRunState(run.state, painter);
   if (run.retriedBy !== null) return `${state} → retried`;
-  if (RETRYABLE_STATES.has(run.state)) return `${state} (dead)`;
+  if (RETRYABLE_STATES.has(run.state))
+    return `${state} (${isPermanentError(run.error) ? 'permanent' : 'dead'})`;
   if (run.state === 'scheduled' && run.dueAt !== run.scheduledFor && run.dueAt > now)
     return `${state} (due ${formatRelative(run.dueAt, now)})`;
   return state;

@@ -17,6 +17,10 @@ export function definitionToInput(definition: JobDefinition): JobInput {
     backoffMax: `${retry.maxBackoffMs}ms`,
     jitter: retry.jitter,
   };
+  if (retry.backoffType !== undefined) input.backoffType = retry.backoffType;
+  if (retry.retryOn !== undefined) input.retryOn = retry.retryOn.join(',');
+  if (retry.noRetryOn !== undefined) input.noRetryOn = retry.noRetryOn.join(',');
+  if (retry.deadlineMs !== undefined) input.retryDeadline = `${retry.deadlineMs}ms`;
   if (definition.description !== null) input.description = definition.description;
   if (definition.payload !== null) input.payload = JSON.stringify(definition.payload);
   if (definition.timeoutMs !== null) input.timeout = `${definition.timeoutMs}ms`;

@@ -1,5 +1,6 @@
 import { DateTime } from 'luxon';
 import { formatDuration } from '../duration.js';
+import { permanentReason } from '../retry/failure-note.js';
 import type { RunSummary } from '../run.js';
 import { clock } from '../schedule/explain.js';
 import { assertTimezone, offsetAt } from '../schedule/timezone.js';
@@ -136,7 +137,7 @@ function attemptText(run: RunSummary, timezone: string, entry: LedgerEntry, now:
     case 'succeeded':
       return took === null ? `${attempt} succeeded` : `${attempt} succeeded in ${took}`;
     case 'failed':
-      return `${attempt} failed${after}`;
+      return `${attempt} failed${after}${permanentText(run.error)}`;
     case 'timed_out':
       return `${attempt} timed out${after}`;
     case 'cancelled':
@@ -153,6 +154,12 @@ function attemptText(run: RunSummary, timezone: string, entry: LedgerEntry, now:
         ? `${attempt} was due at ${timeText(run.dueAt, entry.scheduledFor, timezone)} and waits for the job's running run to end or a free slot`
         : `${attempt} is due at ${timeText(run.dueAt, entry.scheduledFor, timezone)}`;
   }
+}
+
+/** `, a permanent failure (HTTP 404 is a client error…), so it was not retried`, or nothing. */
+function permanentText(error: string | null): string {
+  const reason = permanentReason(error);
+  return reason === null ? '' : `, a permanent failure (${reason}), so it was not retried`;
 }
 
 /** `2.1s` under a minute (`450ms` under a second), `3m20s` beyond. */

@@ -1,9 +1,11 @@
 import type { RetryPolicy } from '../job.js';
 
 /**
- * The delay before attempt `attempt + 1`, after attempt `attempt` (1-based) failed: exponential growth
- * from `initialBackoffMs`, capped at `maxBackoffMs`, and with jitter a uniform draw from [0, cap] ("full
- * jitter"), so that jobs failing together do not retry in lockstep. `random` returns a value in [0, 1).
+ * The delay before attempt `attempt + 1`, after attempt `attempt` (1-based) failed: growing from
+ * `initialBackoffMs` by the policy's backoff type (exponential by `factor`, the default; linear, by
+ * `initialBackoffMs` a step; or constant), capped at `maxBackoffMs`, and with jitter a uniform draw from
+ * [0, cap] ("full jitter"), so that jobs failing together do not retry in lockstep. `random` returns a value
+ * in [0, 1).
  */
 export function backoffMs(attempt: number, policy: RetryPolicy, random: () => number): number {
   const cap = backoffCapMs(attempt, policy);
@@ -19,8 +21,14 @@ export function shouldRetry(attempt: number, policy: RetryPolicy): boolean {
 
 function backoffCapMs(attempt: number, policy: RetryPolicy): number {
   if (policy.initialBackoffMs <= 0) return 0;
+  const steps = Math.max(0, attempt - 1);
   // factor ** 99 overflows to Infinity for large factors; the cap is then the maximum, never Infinity or NaN.
-  const grown = policy.initialBackoffMs * policy.factor ** Math.max(0, attempt - 1);
+  const grown =
+    policy.backoffType === 'constant'
+      ? policy.initialBackoffMs
+      : policy.backoffType === 'linear'
+        ? policy.initialBackoffMs * (steps + 1)
+        : policy.initialBackoffMs * policy.factor ** steps;
   if (!Number.isFinite(grown)) return policy.maxBackoffMs;
   return Math.floor(Math.min(policy.maxBackoffMs, grown));
 }

@@ -13,7 +13,9 @@ import type { BreakerStatus } from '../../ipc/protocol.js';
 export type BreakerVerdict = 'success' | 'failure' | 'none';
 
 export type BreakerTicket =
-  { admitted: true; origin: string; trial: boolean } | { admitted: false; origin: string; reason: string };
+  | { admitted: true; origin: string; trial: boolean }
+  /** `retryAt`: the earliest a request could be let through (the end of the cool-down). */
+  | { admitted: false; origin: string; reason: string; retryAt: number };
 
 interface OriginBreaker {
   value: BreakerStateValue;
@@ -32,7 +34,11 @@ export class BreakerRegistry {
     if (entry === undefined) return { admitted: true, origin, trial: false };
     entry.settings = settings;
     const { admit, next } = breakerAdmits(entry.value, now, settings);
-    if (!admit) return { admitted: false, origin, reason: circuitOpenMessage(origin, entry) };
+    if (!admit) {
+      // Half-open, the trial's failure would reopen the breaker now: a cool-down from now is the earliest.
+      const retryAt = breakerRetryAt(entry.value, settings) ?? now + settings.cooldownMs;
+      return { admitted: false, origin, reason: circuitOpenMessage(origin, entry), retryAt };
+    }
     const trial = entry.value.state === 'open' && next.state === 'half_open';
     entry.value = next;
     return { admitted: true, origin, trial };

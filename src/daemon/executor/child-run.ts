@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { statSync } from 'node:fs';
-import type { RunOutcome } from '../../core/run.js';
+import type { FailureCause, RunOutcome } from '../../core/run.js';
 import { systemClock, type CancelTimer } from '../clock.js';
 import type { ChildJournal } from '../orphans/child-journal.js';
 import { OutputTail } from './output-tail.js';
@@ -89,14 +89,15 @@ export class ChildRun {
         stdio: [stdin === null ? 'ignore' : 'pipe', 'pipe', 'pipe'],
       });
     } catch (error) {
-      return this.failBeforeStart(describeSpawnError(file, error, this.execution));
+      return this.failBeforeStart(describeSpawnError(file, error, this.execution), spawnFailureCause(error));
     }
     this.child = child;
     if (child.pid !== undefined) this.journalChild(child.pid);
     this.report({ type: 'started', runId, pid: child.pid ?? null });
     // A failed spawn emits 'error' and never 'exit'; later errors of a live child are not the run's end.
     child.on('error', (error) => {
-      if (child.pid === undefined) this.finishFailed(describeSpawnError(file, error, this.execution));
+      if (child.pid === undefined)
+        this.finishFailed(describeSpawnError(file, error, this.execution), spawnFailureCause(error));
     });
     child.stdout?.on('data', (chunk: Buffer) => this.onOutput('stdout', chunk)).on('error', ignore);
     child.stderr?.on('data', (chunk: Buffer) => this.onOutput('stderr', chunk)).on('error', ignore);
@@ -165,19 +166,19 @@ export class ChildRun {
     this.endBeforeStart('cancelled', reason);
   }
 
-  private failBeforeStart(error: string): void {
-    this.endBeforeStart('failed', error);
+  private failBeforeStart(error: string, cause?: FailureCause): void {
+    this.endBeforeStart('failed', error, cause);
   }
 
   /** `started` (without a pid) still precedes `finished`, as for a run that got a child. */
-  private endBeforeStart(state: 'failed' | 'cancelled', error: string): void {
+  private endBeforeStart(state: 'failed' | 'cancelled', error: string, cause?: FailureCause): void {
     if (this.done || this.child !== null) return;
     this.report({ type: 'started', runId: this.execution.runId, pid: null });
-    this.finish(state, error, null, null);
+    this.finish(state, error, null, null, cause);
   }
 
-  private finishFailed(error: string): void {
-    this.finish('failed', error, null, null);
+  private finishFailed(error: string, cause?: FailureCause): void {
+    this.finish('failed', error, null, null, cause);
   }
 
   private finish(
@@ -185,6 +186,7 @@ export class ChildRun {
     error: string | null,
     exitCode: number | null,
     signal: string | null,
+    cause?: FailureCause,
   ): void {
     if (this.done) return;
     this.done = true;
@@ -199,6 +201,7 @@ export class ChildRun {
       stderrTail: this.stderrTail.toString(),
       stdoutBytes: this.stdoutTail.totalBytes,
       stderrBytes: this.stderrTail.totalBytes,
+      ...(cause && { cause }),
     };
     this.flushOutput();
     this.report({ type: 'finished', runId: this.execution.runId, outcome });
@@ -229,6 +232,14 @@ function describeSpawnError(command: string, error: unknown, execution: CommandE
   if (code === 'EACCES') return `${command}: permission denied ${where} (EACCES)`;
   const detail = code ?? (error instanceof Error ? error.message : String(error));
   return `could not start ${command} (${detail})`;
+}
+
+/** A program that is not there, or that cannot be run, will not be there or runnable on the next attempt. */
+function spawnFailureCause(error: unknown): FailureCause | undefined {
+  const code = errorCode(error);
+  if (code === 'ENOENT') return { kind: 'not-found' };
+  if (code === 'EACCES') return { kind: 'not-executable' };
+  return undefined;
 }
 
 function errorCode(error: unknown): string | undefined {

@@ -2,7 +2,7 @@ import { Agent, request } from 'undici';
 import type { Dispatcher } from 'undici';
 import type { HttpTarget } from '../../core/job.js';
 import { systemClock, type Clock } from '../clock.js';
-import type { RunOutcome } from '../../core/run.js';
+import type { FailureCause, RunOutcome } from '../../core/run.js';
 import type { BreakerStatus } from '../../ipc/protocol.js';
 import { BreakerRegistry, type BreakerTicket, type BreakerVerdict } from './breaker-registry.js';
 import type { ExecutorEvents } from './command-executor.js';
@@ -90,7 +90,10 @@ export class HttpExecutor {
     // Admission happens now, not after an await, so concurrent runs see the half-open trial taken.
     const ticket = this.breakers.admit(execution.target.url, execution.target.breaker, this.clock.now());
     if (!ticket.admitted) {
-      this.finishWithoutRequest(runId, 'failed', ticket.reason);
+      this.finishWithoutRequest(runId, 'failed', ticket.reason, {
+        kind: 'breaker-open',
+        retryAt: ticket.retryAt,
+      });
       return;
     }
     const inFlight: InFlight = { controller: new AbortController(), cause: null, started: false };
@@ -230,17 +233,28 @@ export class HttpExecutor {
     }
     // A request undici refuses to build (a bad header value, say) is the job's fault, not the origin's.
     if (code === 'UND_ERR_INVALID_ARG' || code === 'UND_ERR_NOT_SUPPORTED') {
-      return { outcome: outcomeOf('failed', now, `invalid request: ${String(error)}`), verdict: 'none' };
+      return {
+        outcome: {
+          ...outcomeOf('failed', now, `invalid request: ${String(error)}`),
+          cause: { kind: 'invalid-request' },
+        },
+        verdict: 'none',
+      };
     }
     return { outcome: outcomeOf('failed', now, describeNetworkError(error, origin)), verdict: 'failure' };
   }
 
   /** A run that never reaches the network still reports started then finished, like one that did. */
-  private finishWithoutRequest(runId: string, state: 'failed' | 'lost', error: string): void {
+  private finishWithoutRequest(
+    runId: string,
+    state: 'failed' | 'lost',
+    error: string,
+    cause?: FailureCause,
+  ): void {
     queueMicrotask(() => {
       const at = this.clock.now();
       this.signals.emit('started', runId, null, at);
-      this.signals.emit('finished', runId, outcomeOf(state, at, error));
+      this.signals.emit('finished', runId, { ...outcomeOf(state, at, error), ...(cause && { cause }) });
     });
   }
 }
