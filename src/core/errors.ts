@@ -24,6 +24,8 @@ export const ERROR_CODES = {
   DAEMON_ALREADY_RUNNING: 4,
   /** A node fired from a shard map that a newer one has replaced; the fire was refused. */
   FENCED: 4,
+  /** A run was asked for, and no live node of the cluster may run the job (its `--on` labels). */
+  NO_MATCHING_NODE: 4,
   UNAUTHORIZED: 5,
   RATE_LIMITED: 6,
   DAEMON_UNAVAILABLE: 7,

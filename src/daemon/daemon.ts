@@ -28,6 +28,7 @@ import { createRequestRouter, type DaemonControl } from './request-router.js';
 import { Retention, type RetentionPolicy } from './retention.js';
 import { RunDrain } from './run-drain.js';
 import { RunGate } from './run-gate.js';
+import { RunRouting } from './run-routing.js';
 import { inheritedEnvironment, RunLauncher } from './run-launcher.js';
 import { RunService } from './run-service.js';
 import { HostScheduler } from './scheduler/host-scheduler.js';
@@ -207,7 +208,8 @@ export class Daemon {
       kill: (runId, reason) => launcher.kill(runId, reason),
     });
     await stack.start(service('run gate', { stop: () => (gate.close(), gate.settled()) }));
-    dependencies = new DependencyTrigger({ store, clock, events, gate, newId, node, fence });
+    const routing = new RunRouting(cluster, gate);
+    dependencies = new DependencyTrigger({ store, clock, events, gate, routing, newId, node, fence });
     await recordLostRunsOf(store, launcher, leftBehind, (runId) =>
       crashLostReason(stoppedLeftovers.get(runId)),
     );
@@ -253,6 +255,7 @@ export class Daemon {
       events,
       launcher,
       gate,
+      routing,
       waitingRuns,
       lookup,
       idempotency,
@@ -268,7 +271,7 @@ export class Daemon {
       clock,
       events,
       lookup,
-      gate,
+      routing,
       newId,
       actor,
       node,

@@ -5,12 +5,12 @@ import type { Run, RunState, RunSummary } from '../core/run.js';
 import type { ParsedParams, RedriveResult } from '../ipc/protocol.js';
 import type { Store } from '../store/store.js';
 import type { JobLookup } from './job-lookup.js';
-import type { RunGate } from './run-gate.js';
+import type { RunRouting } from './run-routing.js';
 
 export interface DeadRunRedriveDeps {
   store: Store;
   lookup: JobLookup;
-  gate: RunGate;
+  routing: RunRouting;
   /** Adds the next attempt of a run that ended without success, `scheduled` to wait for a slot. */
   addAttempt: (failed: RunSummary, job: Job) => Promise<Run>;
 }
@@ -52,7 +52,7 @@ export class DeadRunRedrive {
       const retry = await this.addAttempt(run, job);
       if (retry === null) continue;
       result.redriven.push({ dead: run, retry });
-      this.deps.gate.hold(retry, job);
+      this.deps.routing.dispatch(retry, job);
     }
     return result;
   }

@@ -8,12 +8,14 @@ import type { NewOccurrence, NewRun, Store } from '../store/store.js';
 import type { Clock } from './clock.js';
 import type { DaemonEvents } from './events.js';
 import type { RunGate } from './run-gate.js';
+import type { RunRouting } from './run-routing.js';
 
 export interface DependencyTriggerOptions {
   store: Store;
   clock: Clock;
   events: DaemonEvents;
   gate: RunGate;
+  routing: RunRouting;
   newId: () => string;
   node: string;
   fence: () => number;
@@ -94,9 +96,18 @@ export class DependencyTrigger {
   }
 
   private async start(job: Job, upstream: Run, reason: string): Promise<void> {
-    const { clock, gate, events } = this.options;
+    const { clock, gate, events, routing } = this.options;
     if (job.state !== 'active') return;
     const now = clock.now();
+    const node = routing.nodeFor(job);
+    if (!routing.isHere(node)) {
+      // The node its placement names decides overlap and starts it, as it would any run of the job.
+      const run = await this.insert(job, now, 'scheduled', node);
+      this.remember(instantKey(run), upstream.id);
+      await this.record(job, run.scheduledFor, 'ran', reason);
+      events.emit('run:fired', run);
+      return;
+    }
     const { decision, state } = gate.overlap(job);
     if (decision.action === 'skip') {
       const skipped =
@@ -108,7 +119,7 @@ export class DependencyTrigger {
     const reserved = decision.action !== 'queue' && gate.reserve();
     let run: Run;
     try {
-      run = await this.insert(job, now, reserved ? 'running' : 'scheduled');
+      run = await this.insert(job, now, reserved ? 'running' : 'scheduled', node);
     } catch (error) {
       if (reserved) gate.release();
       throw error;
@@ -121,7 +132,7 @@ export class DependencyTrigger {
   }
 
   /** Inserts the run at `now`; an instant of the job already taken at that millisecond moves it on by one. */
-  private async insert(job: Job, now: number, state: NewRun['state']): Promise<Run> {
+  private async insert(job: Job, now: number, state: NewRun['state'], node: string): Promise<Run> {
     for (let offset = 0; ; offset++) {
       const newRun: NewRun = {
         id: this.options.newId(),
@@ -129,7 +140,7 @@ export class DependencyTrigger {
         scheduledFor: now + offset,
         attempt: 1,
         trigger: 'dependency',
-        node: this.options.node,
+        node,
         fence: this.options.fence(),
         now,
         state,

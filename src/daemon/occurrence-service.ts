@@ -11,14 +11,14 @@ import type { NewOccurrence, NewRun, Store } from '../store/store.js';
 import type { Clock } from './clock.js';
 import type { DaemonEvents } from './events.js';
 import type { JobLookup } from './job-lookup.js';
-import type { RunGate } from './run-gate.js';
+import type { RunRouting } from './run-routing.js';
 
 export interface OccurrenceServiceDeps {
   store: Store;
   clock: Clock;
   events: DaemonEvents;
   lookup: JobLookup;
-  gate: RunGate;
+  routing: RunRouting;
   newId: () => string;
   actor: string;
   node: string;
@@ -61,7 +61,7 @@ export class OccurrenceService {
 
   async backfill(params: ParsedParams<'job.backfill'>): Promise<BackfillResult> {
     const { ref, from, to, dryRun, max } = params;
-    const { store, clock, lookup, gate } = this.deps;
+    const { store, clock, lookup } = this.deps;
     const job = await lookup.findLive(ref, 'be backfilled');
     const now = clock.now();
     checkRange(job.name, from, to, now);
@@ -116,12 +116,13 @@ export class OccurrenceService {
     const order = job.policy.concurrency === 'allow' ? 'parallel' : 'serial';
     const result: BackfillResult = { job, dryRun, from, to, instants, created: 0, order };
     if (dryRun) return result;
+    const node = this.deps.routing.nodeFor(job);
     await store.recordOccurrences(passedOver);
     const created: Run[] = [];
     for (const instant of instants) {
       if (instant.action !== 'run') continue;
       try {
-        const run = await store.insertRun(this.backfillRun(job.id, instant.scheduledFor, now));
+        const run = await store.insertRun(this.backfillRun(job.id, instant.scheduledFor, now, node));
         instant.runId = run.id;
         created.push(run);
       } catch (error) {
@@ -141,7 +142,7 @@ export class OccurrenceService {
     });
     for (const run of created) {
       this.deps.events.emit('run:fired', run);
-      gate.hold(run, job);
+      this.deps.routing.dispatch(run, job);
     }
     return { ...result, created: created.length };
   }
@@ -184,14 +185,14 @@ export class OccurrenceService {
     return runs;
   }
 
-  private backfillRun(jobId: string, scheduledFor: number, now: number): NewRun {
+  private backfillRun(jobId: string, scheduledFor: number, now: number, node: string): NewRun {
     return {
       id: this.deps.newId(),
       jobId,
       scheduledFor,
       attempt: 1,
       trigger: 'backfill',
-      node: this.deps.node,
+      node,
       fence: this.deps.fence(),
       now,
       state: 'scheduled',

@@ -4,7 +4,7 @@ import { checkTimeRange } from '../core/time-bound.js';
 import type { Job } from '../core/job.js';
 import type { Run, RunSummary } from '../core/run.js';
 import type { Page, ParsedParams, RedriveResult } from '../ipc/protocol.js';
-import type { NewRun, Store } from '../store/store.js';
+import type { IdempotencyClaim, NewRun, Store } from '../store/store.js';
 import type { Clock } from './clock.js';
 import { DeadRunRedrive } from './dead-run-redrive.js';
 import type { DaemonEvents } from './events.js';
@@ -13,6 +13,7 @@ import type { JobLookup } from './job-lookup.js';
 import type { LiveOutput } from './live-output.js';
 import type { RunGate } from './run-gate.js';
 import type { RunLauncher } from './run-launcher.js';
+import type { RunRouting } from './run-routing.js';
 import type { WaitingRuns } from './scheduler/waiting-runs.js';
 import { WaitingRunActions } from './waiting-run-actions.js';
 
@@ -22,6 +23,7 @@ export interface RunServiceDeps {
   events: DaemonEvents;
   launcher: RunLauncher;
   gate: RunGate;
+  routing: RunRouting;
   waitingRuns: WaitingRuns;
   lookup: JobLookup;
   idempotency: IdempotencyGuard;
@@ -48,7 +50,8 @@ export class RunService {
     this.waiting = new WaitingRunActions(deps);
     this.redriver = new DeadRunRedrive({
       ...deps,
-      addAttempt: (failed, job) => this.addAttempt(failed, job, 'scheduled'),
+      addAttempt: (failed, job) =>
+        this.addAttempt(failed, job, 'scheduled', deps.routing.retryNode(failed, job)),
     });
   }
 
@@ -56,24 +59,33 @@ export class RunService {
     return this.deps.idempotency.run('job.trigger', idempotencyKey, { ref }, async (claim) => {
       const job = await this.deps.lookup.findLive(ref, 'be triggered');
       const now = this.deps.clock.now();
-      // Past the daemon-wide limit it waits, as `scheduled`, for a slot.
-      const reserved = this.deps.gate.reserve();
-      const starting = this.startingRun(job.id, now, now, 1, 'manual');
-      let run: Run;
-      try {
-        run = await this.deps.store.insertRun(
-          reserved ? starting : { ...starting, state: 'scheduled' },
-          claim,
-        );
-      } catch (error) {
-        if (reserved) this.deps.gate.release();
-        throw error;
-      }
-      this.deps.events.emit('run:fired', run);
-      if (reserved) this.deps.gate.launchReserved(run, job);
-      else this.deps.gate.hold(run, job);
+      const [first, ...others] = this.deps.routing.triggerNodes(job);
+      const run = await this.triggerOn(first!, job, now, claim);
+      for (const node of others) await this.triggerOn(node, job, now);
       return run;
     });
+  }
+
+  /** Makes the triggered run of `node`: started here at once, or stored waiting for the node it is for. */
+  private async triggerOn(node: string, job: Job, now: number, claim?: IdempotencyClaim): Promise<Run> {
+    const { gate, routing, store } = this.deps;
+    // Past the daemon-wide limit it waits, as `scheduled`, for a slot; another node's run waits for it.
+    const reserved = routing.isHere(node) && gate.reserve();
+    const starting = {
+      ...this.startingRun(job.id, now, now, 1, 'manual', node),
+      host: routing.hostOf(job, node),
+    };
+    let run: Run;
+    try {
+      run = await store.insertRun(reserved ? starting : { ...starting, state: 'scheduled' }, claim);
+    } catch (error) {
+      if (reserved) gate.release();
+      throw error;
+    }
+    this.deps.events.emit('run:fired', run);
+    if (reserved) gate.launchReserved(run, job);
+    else routing.dispatch(run, job);
+    return run;
   }
 
   async list(params: ParsedParams<'run.list'>): Promise<Page<RunSummary>> {
@@ -191,7 +203,9 @@ export class RunService {
       );
     }
     const job = await this.deps.lookup.findLive(failed.jobId, 'be retried');
-    const run = await this.addAttempt(failed, job, 'running');
+    const node = this.deps.routing.retryNode(failed, job);
+    if (!this.deps.routing.isHere(node)) return this.addAttempt(failed, job, 'scheduled', node);
+    const run = await this.addAttempt(failed, job, 'running', node);
     this.deps.gate.launchNow(run, job);
     return run;
   }
@@ -234,10 +248,15 @@ export class RunService {
   }
 
   /** The next attempt of a run that ended without success: `running` to start now, `scheduled` to wait for a slot. */
-  private async addAttempt(failed: RunSummary, job: Job, state: 'running' | 'scheduled'): Promise<Run> {
+  private async addAttempt(
+    failed: RunSummary,
+    job: Job,
+    state: 'running' | 'scheduled',
+    node: string,
+  ): Promise<Run> {
     const now = this.deps.clock.now();
     const next = {
-      ...this.startingRun(job.id, failed.scheduledFor, now, failed.attempt + 1, 'retry'),
+      ...this.startingRun(job.id, failed.scheduledFor, now, failed.attempt + 1, 'retry', node),
       state,
       host: failed.host ?? '',
     };
@@ -259,8 +278,8 @@ export class RunService {
     now: number,
     attempt: number,
     trigger: Run['trigger'],
+    node = this.deps.node,
   ): NewRun {
-    const { node } = this.deps;
     const fence = this.deps.runFence();
     return {
       id: this.deps.newId(),
