@@ -40,6 +40,8 @@ import type { ObservabilityServer } from './observability/http-endpoint.js';
 import { instrumentStore } from './observability/instrumented-store.js';
 import { DaemonMetrics } from './observability/metrics.js';
 import { Retention, type RetentionPolicy } from './retention.js';
+import { ScheduledBackups, type BackupSchedule } from './backup/scheduled-backups.js';
+import { StoreBackup } from './backup/store-backup.js';
 
 export interface DaemonOptions {
   locations: Locations;
@@ -61,6 +63,8 @@ export interface DaemonOptions {
   /** Prometheus `/metrics` and `/health` listener, `host:port`; off when absent. */
   metricsAddress?: string;
   retention?: Partial<RetentionPolicy>;
+  /** `[backup]`: copies of the store on a schedule; off when absent. */
+  backup?: BackupSchedule;
   /** Federation settings, used when the store is PostgreSQL. */
   cluster?: { labels?: Record<string, string>; heartbeatIntervalMs?: number; leaseTtlMs?: number };
 }
@@ -84,6 +88,7 @@ export class Daemon {
   private server: TransportServer | null = null;
   private observability: ObservabilityServer | null = null;
   private retention: Retention | null = null;
+  private scheduledBackups: ScheduledBackups | null = null;
   private stopping: Promise<void> | null = null;
   private hurried = false;
 
@@ -224,6 +229,7 @@ export class Daemon {
         : {}),
     }));
     const startedAt = clock.now();
+    const storeDisplay = target.kind === 'postgres' ? redactUrl(target.url) : `sqlite:${target.path}`;
     const jobs = new JobService({
       store,
       clock,
@@ -240,7 +246,7 @@ export class Daemon {
         version: this.options.version,
         home: locations.home,
         socketPath: locations.socketPath,
-        store: target.kind === 'postgres' ? redactUrl(target.url) : `sqlite:${target.path}`,
+        store: storeDisplay,
         node,
         startedAt,
         runningRuns: launcher.runningCount(),
@@ -262,6 +268,7 @@ export class Daemon {
       finishedRun: (id, ms) => nextRunEnd(this.events, clock, id, ms),
     });
     const stream = new EventStream(this.events, clock);
+    const storeBackup = new StoreBackup({ store: rawStore, clock, events: this.events, storeDisplay });
     const control: DaemonControl = {
       subscribe: async (requestId, connection, { types, runId }) => {
         stream.subscribe(requestId, connection, { types, runId });
@@ -291,6 +298,7 @@ export class Daemon {
         );
         return { stopping: true, pid: process.pid };
       },
+      backup: ({ file, force }) => storeBackup.take(file, force),
     };
     const occurrences = new OccurrenceService({
       store,
@@ -341,6 +349,15 @@ export class Daemon {
     }
     this.retention = new Retention(store, clock, this.events, this.options.retention);
     this.retention.start();
+    if (this.options.backup) {
+      this.scheduledBackups = new ScheduledBackups({
+        store: rawStore,
+        clock,
+        events: this.events,
+        schedule: this.options.backup,
+      });
+      await this.scheduledBackups.start();
+    }
     if (this.options.metricsAddress) {
       metrics = new DaemonMetrics({
         events: this.events,
@@ -400,6 +417,7 @@ export class Daemon {
     await this.gate?.settled();
     await this.stopWatchingJobs?.();
     await this.retention?.stop();
+    await this.scheduledBackups?.stop();
     await this.observability?.close();
     await this.server?.close();
     fs.rmSync(this.options.locations.socketPath, { force: true });

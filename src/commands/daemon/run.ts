@@ -102,6 +102,10 @@ export default class DaemonRun extends SchedCommand {
           ? { intervalMs: parseDuration(flags['retention-interval'], '--retention-interval') }
           : {}),
       },
+      backup:
+        config.backup.dir !== null && config.backup.everyMs !== null
+          ? { dir: config.backup.dir, everyMs: config.backup.everyMs, keep: config.backup.keep }
+          : undefined,
       // A fault-injection hook for the crash tests; documented nowhere a user would look.
       crashBeforeReply: process.env.SCHED_TEST_CRASH_BEFORE_REPLY,
       onStopped: () => stopped(),
