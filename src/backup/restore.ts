@@ -94,14 +94,19 @@ function openBackup(Database: DatabaseConstructor, file: string): import('better
 
 /** Throws unless `file` passes SQLite's integrity_check and has sched's tables; returns its job count. */
 function checkSchedDatabase(backup: import('better-sqlite3').Database, file: string): number {
-  let problems: string[];
   try {
-    problems = (backup.pragma('integrity_check') as Array<{ integrity_check: string }>).map(
-      (row) => row.integrity_check,
-    );
+    return countJobsIfSound(backup, file);
   } catch (error) {
+    // SQLite's own refusals (not a database, malformed pages) say what is wrong with the file.
+    if (isSchedError(error)) throw error;
     throw notASchedDatabase(file, (error as Error).message);
   }
+}
+
+function countJobsIfSound(backup: import('better-sqlite3').Database, file: string): number {
+  const problems = (backup.pragma('integrity_check') as Array<{ integrity_check: string }>).map(
+    (row) => row.integrity_check,
+  );
   if (problems.length !== 1 || problems[0] !== 'ok') {
     throw new SchedError(
       'VALIDATION_FAILED',
