@@ -72,6 +72,13 @@ function isOff(value: unknown): boolean {
   return value === false || (typeof value === 'string' && ['', 'off', 'none', 'false'].includes(value));
 }
 
+/** A setting that can be turned off: null when it is, else the text, which `isValid` must accept. */
+function offOr(isValid: (text: string) => boolean): z.ZodType {
+  return z
+    .union([z.literal(false), z.string().refine((text) => isOff(text) || isValid(text))])
+    .transform((value) => (isOff(value) ? null : value));
+}
+
 // Port 0 asks for any free port (the daemon logs the one it got), which tests use.
 function isAddress(text: string): boolean {
   const port = ADDRESS.exec(text)?.[2];
@@ -115,9 +122,7 @@ const BACKUP_KEYS: readonly KeySpec[] = [
     key: 'backup.dir',
     env: 'SCHED_BACKUP_DIR',
     expects: 'an absolute path of a folder, or "off"',
-    schema: z
-      .union([z.literal(false), z.string().refine((text) => isOff(text) || path.isAbsolute(text))])
-      .transform((value) => (isOff(value) ? null : value)),
+    schema: offOr(path.isAbsolute),
     fromText: (text) => text.trim(),
     default: () => null,
   },
@@ -125,9 +130,7 @@ const BACKUP_KEYS: readonly KeySpec[] = [
     key: 'backup.every',
     env: 'SCHED_BACKUP_EVERY',
     expects: 'a duration of at least 1m such as "6h" or "1d", or "off"',
-    schema: z
-      .union([z.literal(false), z.string().refine((text) => isOff(text) || backupEveryMs(text) !== null)])
-      .transform((value) => (isOff(value) ? null : value)),
+    schema: offOr((text) => backupEveryMs(text) !== null),
     fromText: (text) => text.trim(),
     default: () => null,
   },
@@ -194,9 +197,7 @@ export const KEY_SPECS: readonly KeySpec[] = [
     env: 'SCHED_METRICS_ADDRESS',
     flag: '--metrics',
     expects: 'host:port such as "127.0.0.1:9464", or "off"',
-    schema: z
-      .union([z.literal(false), z.string().refine((text) => isOff(text) || isAddress(text))])
-      .transform((value) => (isOff(value) ? null : value)),
+    schema: offOr(isAddress),
     fromText: (text) => text.trim(),
     default: () => null,
   },
