@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { SchedError } from '../../core/errors.js';
 import path from 'node:path';
 import {
   backupFileName,
@@ -42,9 +43,26 @@ export class ScheduledBackups implements Service {
       this.deps.events.emit('backup:failed', { error: new Error(reason) });
       return;
     }
-    fs.mkdirSync(this.deps.schedule.dir, { recursive: true, mode: 0o700 });
-    const newest = newestBackupAt(fs.readdirSync(this.deps.schedule.dir));
+    const newest = newestBackupAt(this.openFolder());
     this.armFor(nextBackupAt(newest, this.deps.schedule.everyMs, this.deps.clock.now()));
+  }
+
+  /** The names in the backups folder, which is made if missing; a folder it cannot use is a config mistake. */
+  private openFolder(): string[] {
+    const { dir } = this.deps.schedule;
+    try {
+      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+      return fs.readdirSync(dir);
+    } catch (error) {
+      throw new SchedError(
+        'VALIDATION_FAILED',
+        `Cannot use the backup folder ${dir}: ${(error as Error).message}.`,
+        {
+          hint: "Set backup.dir to a folder the daemon's user may create and write to, or turn it off.",
+          details: { dir },
+        },
+      );
+    }
   }
 
   async stop(): Promise<void> {
