@@ -6,7 +6,9 @@ import {
   acquireInstanceLock,
   type InstanceLock,
 } from '../daemon/single-instance-lock.js';
+import { MIGRATIONS_FOLDER } from '../store/sqlite/connection.js';
 import { backupDatabase, temporaryBeside } from '../store/sqlite/online-backup.js';
+import { isFromNewerRelease } from '../store/sqlite/migration-state.js';
 
 export interface RestoreResult {
   /** The backup that was put in place, as an absolute path. */
@@ -121,6 +123,13 @@ function countJobsIfSound(backup: import('better-sqlite3').Database, file: strin
   );
   const missing = ['jobs', 'runs', '__drizzle_migrations'].filter((table) => !tables.has(table));
   if (missing.length > 0) throw notASchedDatabase(file, `it has no ${missing.join(', ')} table`);
+  if (isFromNewerRelease(backup, MIGRATIONS_FOLDER)) {
+    throw new SchedError(
+      'VALIDATION_FAILED',
+      `${file} was written by a newer release of sched: it has database migrations this one does not know.`,
+      { hint: 'Install that release (or a later one) to restore it.', details: { file } },
+    );
+  }
   const { count } = backup.prepare("SELECT count(*) AS count FROM jobs WHERE state <> 'cancelled'").get() as {
     count: number;
   };

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import { openSqliteConnection } from '../../src/store/sqlite/connection.js';
 import { sched, useDaemons, waitFor } from '../support/sched-harness.js';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -148,6 +149,18 @@ describe('sched backup and sched restore', () => {
       /is not a sched database: it has no jobs, runs, __drizzle_migrations table/,
     ],
     ['a missing file', () => undefined, /There is no file/],
+    [
+      'a database from a newer release',
+      (file: string) => {
+        const newer = openSqliteConnection(file);
+        newer
+          .prepare('INSERT INTO __drizzle_migrations (hash, created_at) VALUES (?, ?)')
+          .run('from-the-future', Date.UTC(2100, 0, 1));
+        newer.pragma('journal_mode = DELETE');
+        newer.close();
+      },
+      /was written by a newer release of sched/,
+    ],
   ])(
     'Given %s, when restored, then it is refused and the database is unchanged',
     async (_what, make, says) => {

@@ -5,7 +5,7 @@ import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { copyBeforeMigrating } from './pre-migration-copy.js';
 
 // Both src/store/sqlite/ (under vitest) and dist/store/sqlite/ sit three levels below the package root.
-const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../../drizzle/sqlite', import.meta.url));
+export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../../drizzle/sqlite', import.meta.url));
 
 export interface SqliteConnectionOptions {
   /** FULL (the default) survives power loss; NORMAL may lose the last commits but never corrupts. */

@@ -1,13 +1,7 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import type Database from 'better-sqlite3';
+import { pendingMigrations } from './migration-state.js';
 import { vacuumInto } from './online-backup.js';
-
-interface JournalEntry {
-  tag: string;
-  /** drizzle's `folderMillis`: a migration is pending when the database's last one is older. */
-  when: number;
-}
 
 /**
  * Before a migration changes a database that already holds jobs, copies it to
@@ -21,19 +15,4 @@ export function copyBeforeMigrating(sqlite: Database.Database, migrationsFolder:
   const copy = `${sqlite.name}.before-${pending[0]!.tag}.bak`;
   if (!fs.existsSync(copy)) vacuumInto(sqlite, copy);
   return copy;
-}
-
-function pendingMigrations(sqlite: Database.Database, migrationsFolder: string): JournalEntry[] {
-  const applied = sqlite
-    .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'")
-    .get();
-  if (applied === undefined) return [];
-  const last = sqlite.prepare('SELECT max(created_at) AS at FROM __drizzle_migrations').get() as {
-    at: number | string | null;
-  };
-  if (last.at === null) return [];
-  const journal = JSON.parse(
-    fs.readFileSync(path.join(migrationsFolder, 'meta', '_journal.json'), 'utf8'),
-  ) as { entries: JournalEntry[] };
-  return journal.entries.filter((entry) => entry.when > Number(last.at));
 }
