@@ -115,6 +115,26 @@ describe('sched backup and sched restore', () => {
     expect(fs.readdirSync(dir)).toEqual(['copy.db']);
   });
 
+  it("Given the daemon's own database as FILE, when backed up with --force, then it is refused and the daemon goes on", async () => {
+    const home = daemons.home();
+    await daemons.start(home);
+    expect((await sched(home, ['add', 'nightly', '--cron', '0 3 * * *', '--', 'true'])).code).toBe(0);
+    const database = path.join(home, 'sched.db');
+    const inode = fs.statSync(database).ino;
+
+    for (const file of [database, `${database}-wal`]) {
+      const refused = await sched(home, ['backup', file, '--force', '--json']);
+      expect(refused.code).toBe(2);
+      expect(refused.json.error.message).toBe(
+        `${file} is the daemon's own database; a backup cannot replace it.`,
+      );
+    }
+
+    expect(fs.statSync(database).ino).toBe(inode);
+    expect((await sched(home, ['add', 'later', '--every', '1h', '--', 'true'])).code).toBe(0);
+    expect((await liveJobs(home)).map((job) => job.name)).toEqual(['later', 'nightly']);
+  });
+
   it('Given a running daemon, when restore is asked for, then it is refused and nothing changes', async () => {
     const home = daemons.home();
     const file = path.join(daemons.home(), 'copy.db');

@@ -16,6 +16,7 @@ export async function backupDatabase(
   options: { force: boolean },
 ): Promise<{ file: string; bytes: number }> {
   const target = path.resolve(file);
+  refuseOwnFiles(source, target);
   refuseExisting(target, options.force);
   const temporary = temporaryBeside(target);
   try {
@@ -80,6 +81,34 @@ function standAlone(file: string): void {
     copy.pragma('journal_mode = DELETE');
   } finally {
     copy.close();
+  }
+}
+
+/** Even with --force: replacing the database (or its journal) under the daemon would break it. */
+function refuseOwnFiles(source: Database.Database, target: string): void {
+  const database = realPath(source.name);
+  const named = realPath(target);
+  if (![database, `${database}-wal`, `${database}-shm`, `${database}-journal`].includes(named)) return;
+  throw new SchedError(
+    'VALIDATION_FAILED',
+    `${target} is the daemon's own database; a backup cannot replace it.`,
+    {
+      hint: 'Write the copy to another file, preferably on another disk.',
+      details: { file: target },
+    },
+  );
+}
+
+/** The file a path names, symlinks resolved; a file not there yet resolves through its folder. */
+function realPath(file: string): string {
+  try {
+    return fs.realpathSync(file);
+  } catch {
+    try {
+      return path.join(fs.realpathSync(path.dirname(file)), path.basename(file));
+    } catch {
+      return path.resolve(file);
+    }
   }
 }
 
