@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { SchedError } from '../../core/errors.js';
+import { resolveDatabasePath } from './database-path.js';
 
 /**
  * Copies the database behind `source` into `file` with SQLite's online backup API, which copies a
@@ -86,8 +87,8 @@ function standAlone(file: string): void {
 
 /** Even with --force: replacing the database (or its journal) under the daemon would break it. */
 function refuseOwnFiles(source: Database.Database, target: string): void {
-  const database = realPath(source.name);
-  const named = realPath(target);
+  const database = resolveDatabasePath(source.name);
+  const named = resolveDatabasePath(target);
   if (![database, `${database}-wal`, `${database}-shm`, `${database}-journal`].includes(named)) return;
   throw new SchedError(
     'VALIDATION_FAILED',
@@ -97,19 +98,6 @@ function refuseOwnFiles(source: Database.Database, target: string): void {
       details: { file: target },
     },
   );
-}
-
-/** The file a path names, symlinks resolved; a file not there yet resolves through its folder. */
-function realPath(file: string): string {
-  try {
-    return fs.realpathSync(file);
-  } catch {
-    try {
-      return path.join(fs.realpathSync(path.dirname(file)), path.basename(file));
-    } catch {
-      return path.resolve(file);
-    }
-  }
 }
 
 function refuseExisting(file: string, force: boolean): void {
