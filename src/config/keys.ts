@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { parseDuration } from '../core/duration.js';
 import { isSchedError } from '../core/errors.js';
 import { assertTimezone, isValidTimezone } from '../core/schedule/timezone.js';
 
@@ -71,6 +72,13 @@ function isOff(value: unknown): boolean {
   return value === false || (typeof value === 'string' && ['', 'off', 'none', 'false'].includes(value));
 }
 
+/** A setting that can be turned off: null when it is, else the text, which `isValid` must accept. */
+function offOr(isValid: (text: string) => boolean): z.ZodType {
+  return z
+    .union([z.literal(false), z.string().refine((text) => isOff(text) || isValid(text))])
+    .transform((value) => (isOff(value) ? null : value));
+}
+
 // Port 0 asks for any free port (the daemon logs the one it got), which tests use.
 function isAddress(text: string): boolean {
   const port = ADDRESS.exec(text)?.[2];
@@ -95,6 +103,46 @@ function retentionKey(key: string, unit: string, fallback: number): KeySpec {
     default: () => fallback,
   };
 }
+
+const MIN_BACKUP_EVERY_MS = 60_000;
+
+/** The interval of `backup.every` in ms; null when the text is not a duration of at least a minute. */
+export function backupEveryMs(text: string): number | null {
+  try {
+    const ms = parseDuration(text);
+    return ms >= MIN_BACKUP_EVERY_MS ? ms : null;
+  } catch {
+    return null;
+  }
+}
+
+/** `[backup]`: the daemon copies the store into `dir` every `every`, keeping the newest `keep`. */
+const BACKUP_KEYS: readonly KeySpec[] = [
+  {
+    key: 'backup.dir',
+    env: 'SCHED_BACKUP_DIR',
+    expects: 'an absolute path of a folder, or "off"',
+    schema: offOr(path.isAbsolute),
+    fromText: (text) => text.trim(),
+    default: () => null,
+  },
+  {
+    key: 'backup.every',
+    env: 'SCHED_BACKUP_EVERY',
+    expects: 'a duration of at least 1m such as "6h" or "1d", or "off"',
+    schema: offOr((text) => backupEveryMs(text) !== null),
+    fromText: (text) => text.trim(),
+    default: () => null,
+  },
+  {
+    key: 'backup.keep',
+    env: 'SCHED_BACKUP_KEEP',
+    expects: 'a whole number of backups ≥ 1',
+    schema: wholeNumber,
+    fromText: asNumber,
+    default: () => 7,
+  },
+];
 
 /** Every setting sched reads from config.toml, the environment or flags. */
 export const KEY_SPECS: readonly KeySpec[] = [
@@ -149,9 +197,7 @@ export const KEY_SPECS: readonly KeySpec[] = [
     env: 'SCHED_METRICS_ADDRESS',
     flag: '--metrics',
     expects: 'host:port such as "127.0.0.1:9464", or "off"',
-    schema: z
-      .union([z.literal(false), z.string().refine((text) => isOff(text) || isAddress(text))])
-      .transform((value) => (isOff(value) ? null : value)),
+    schema: offOr(isAddress),
     fromText: (text) => text.trim(),
     default: () => null,
   },
@@ -159,6 +205,7 @@ export const KEY_SPECS: readonly KeySpec[] = [
   retentionKey('failed_days', 'days', DEFAULT_RETENTION.failedDays),
   retentionKey('max_runs_per_job', 'runs', DEFAULT_RETENTION.maxRunsPerJob),
   retentionKey('audit_days', 'days', DEFAULT_RETENTION.auditDays),
+  ...BACKUP_KEYS,
 ];
 
 export type ConfigKey =
@@ -171,7 +218,10 @@ export type ConfigKey =
   | 'retention.succeeded_days'
   | 'retention.failed_days'
   | 'retention.max_runs_per_job'
-  | 'retention.audit_days';
+  | 'retention.audit_days'
+  | 'backup.dir'
+  | 'backup.every'
+  | 'backup.keep';
 
 /** The keys that a flag can set, by flag name without dashes (`max-concurrent`). */
 export type FlagValues = Partial<Record<ConfigKey, string | undefined>>;

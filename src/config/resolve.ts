@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { editDistance } from '../core/edit-distance.js';
 import { SchedError } from '../core/errors.js';
 import {
+  backupEveryMs,
   KEY_SPECS,
   type ConfigKey,
   type FlagValues,
@@ -29,6 +30,8 @@ export interface ResolvedConfig {
   /** host:port of the metrics and health listener; null when it is off. */
   readonly metricsAddress: string | null;
   readonly retention: Readonly<Retention>;
+  /** Scheduled backups: taken only when both `dir` and `everyMs` are set. */
+  readonly backup: Readonly<{ dir: string | null; everyMs: number | null; keep: number }>;
   /** The config file that was read, if any. */
   readonly file: string | null;
   readonly values: Readonly<Record<ConfigKey, unknown>>;
@@ -84,6 +87,11 @@ export function resolveConfig(inputs: ConfigInputs): ResolvedConfig {
       failedDays: values['retention.failed_days'] as number,
       maxRunsPerJob: values['retention.max_runs_per_job'] as number,
       auditDays: values['retention.audit_days'] as number,
+    },
+    backup: {
+      dir: values['backup.dir'] as string | null,
+      everyMs: values['backup.every'] === null ? null : backupEveryMs(values['backup.every'] as string),
+      keep: values['backup.keep'] as number,
     },
     file: inputs.file?.path ?? null,
     values,

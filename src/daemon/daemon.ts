@@ -7,6 +7,8 @@ import { newId } from '../store/ids.js';
 import { ClusterFollower } from './cluster/follow-cluster.js';
 import { ClusterMembership } from './cluster/cluster-membership.js';
 import { systemClock, type Clock } from './clock.js';
+import { ScheduledBackups, type BackupSchedule } from './backup/scheduled-backups.js';
+import { StoreBackup } from './backup/store-backup.js';
 import { auditDeadRuns } from './dead-run-audit.js';
 import { DependencyTrigger } from './dependency-trigger.js';
 import { EventStream } from './event-stream.js';
@@ -59,6 +61,8 @@ export interface DaemonOptions {
   /** Prometheus `/metrics` and `/health` listener, `host:port`; off when absent. */
   metricsAddress?: string;
   retention?: Partial<RetentionPolicy>;
+  /** `[backup]`: copies of the store on a schedule; off when absent. */
+  backup?: BackupSchedule;
   /** This node's place in a federation, used when the store is shared. */
   cluster?: { labels?: Record<string, string>; heartbeatIntervalMs?: number; leaseTtlMs?: number };
 }
@@ -278,12 +282,19 @@ export class Daemon {
       fence,
     });
     const stream = new EventStream(events, clock);
+    const storeBackup = new StoreBackup({
+      store: rawStore,
+      clock,
+      events,
+      storeDisplay: describeStoreTarget(target),
+    });
     const control: DaemonControl = {
       subscribe: async (requestId, connection, { types, runId }) => {
         stream.subscribe(requestId, connection, { types, runId });
         return { subscribed: true, types: types ?? null };
       },
       clusterStatus: () => cluster.status(scheduler.recentLatenessMs()),
+      backup: ({ file, force }) => storeBackup.take(file, force),
       stop: async ({ graceMs }) => {
         // Answer first: the reply must leave before the socket closes.
         clock.setTimer(
@@ -328,6 +339,9 @@ export class Daemon {
     }
     const retention = new Retention(store, clock, events, this.options.retention);
     await stack.start(service('retention', { start: () => retention.start(), stop: () => retention.stop() }));
+    const backups = this.options.backup;
+    if (backups)
+      await stack.start(new ScheduledBackups({ store: rawStore, clock, events, schedule: backups }));
 
     const metricsAddress = this.options.metricsAddress;
     if (metricsAddress) {

@@ -97,6 +97,12 @@ export function logDaemonEvents(
   events.on('retention:pruned', (report) =>
     log.info({ event: 'retention:pruned', ...report }, 'pruned history'),
   );
+  events.on('backup:written', (backup) =>
+    log.info({ event: 'backup:written', ...backup }, 'wrote a backup of the store'),
+  );
+  events.on('backup:failed', ({ error }) =>
+    log.error({ event: 'backup:failed', err: error }, 'could not write a scheduled backup'),
+  );
   events.on('tick:late', (late) => log.warn({ event: 'tick:late', ...late }, 'fired late'));
   events.on('cluster:map', (map) => log.info({ event: 'cluster:map', ...map }, 'new shard map in force'));
   events.on('cluster:fenced', (fence) =>

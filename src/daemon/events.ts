@@ -44,6 +44,10 @@ export interface DaemonEventMap {
   'scheduler:error': [{ error: Error }];
   /** A frame or request from the socket was refused as malformed; `connection` numbers the daemon's connections. */
   'socket:refused': [{ connection: number; reason: string }];
+  /** A copy of the store was written: asked for with `sched backup`, or on the `[backup]` schedule. */
+  'backup:written': [{ file: string; bytes: number; takenAt: number; scheduled: boolean }];
+  /** A scheduled backup could not be written; the next is tried an interval later. */
+  'backup:failed': [{ error: Error }];
   'retention:pruned': [{ succeeded: number; failed: number; beyondCap: number; audit: number; jobs: number }];
 }
 

@@ -22,6 +22,7 @@ export interface DaemonControl {
   ): Promise<Results['events.subscribe']>;
   stop(params: ParsedParams<'daemon.stop'>): Promise<Results['daemon.stop']>;
   clusterStatus(): Promise<Results['cluster.status']>;
+  backup(params: ParsedParams<'store.backup'>): Promise<Results['store.backup']>;
 }
 
 interface RequestContext {
@@ -42,6 +43,7 @@ export function createRequestRouter(
   const handlers: Handlers = {
     'daemon.stop': (params) => control.stop(params),
     'cluster.status': () => control.clusterStatus(),
+    'store.backup': (params) => control.backup(params),
     'events.subscribe': (params, { requestId, connection }) =>
       control.subscribe(requestId, connection, params),
     'daemon.status': () => jobs.status(),

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { SchedError } from '../core/errors.js';
+import { resolveDatabasePath } from '../store/sqlite/database-path.js';
 import { createPrivateFile } from './private-file.js';
 import type { Service } from './service.js';
 
@@ -42,20 +43,6 @@ export function acquireDatabaseLock(databasePath: string): InstanceLock {
       details: { databasePath: database, lockPath, pid: attempt.holder },
     },
   );
-}
-
-/** The file the path names, symlinks resolved; a database not created yet resolves through its folder. */
-function resolveDatabasePath(databasePath: string): string {
-  const absolute = path.resolve(databasePath);
-  try {
-    return fs.realpathSync(absolute);
-  } catch {
-    try {
-      return path.join(fs.realpathSync(path.dirname(absolute)), path.basename(absolute));
-    } catch {
-      return absolute;
-    }
-  }
 }
 
 /**

@@ -1,5 +1,6 @@
 import { hostDefaults, loadConfig } from '../config/load.js';
 import { isSchedError } from '../core/errors.js';
+import { backupCheck } from './backup-check.js';
 import { failure, pass, type Check, type DoctorReport } from './check.js';
 import { clockCheck } from './clock-check.js';
 import { daemonCheck, daemonStatus } from './daemon-check.js';
@@ -17,9 +18,11 @@ export async function diagnose(
 ): Promise<DoctorReport> {
   const checks: Check[] = [];
   let { socket, store } = hostDefaults(env);
+  let backup: Check | null = null;
   try {
     const config = loadConfig(env);
     ({ socket, store } = config);
+    backup = backupCheck(config.backup, Date.now());
     checks.push(
       pass('config', config.file === null ? 'no config file; defaults and environment' : config.file),
     );
@@ -35,5 +38,6 @@ export async function diagnose(
   );
   checks.push(await clockCheck());
   checks.push(timezoneCheck());
+  if (backup !== null) checks.push(backup);
   return { ok: checks.every((check) => check.status !== 'fail'), checks };
 }

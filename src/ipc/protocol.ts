@@ -79,6 +79,8 @@ export const requestSchemas = {
     dryRun: z.boolean().default(false),
     max: z.number().int().min(1).max(1_000_000).default(10_000),
   }),
+  /** A consistent copy of the store written to `file` (an absolute path) while the daemon runs. */
+  'store.backup': z.object({ file: z.string().min(1), force: z.boolean().default(false) }),
   'daemon.stop': z.object({ graceMs: z.number().int().min(0).optional() }),
   /** Nodes, coordinator and term, and shards per node, as this daemon sees the cluster. */
   'cluster.status': z.object({}),
@@ -221,6 +223,13 @@ export interface CancelledJob extends Job {
   stranded: { id: string; name: string }[];
 }
 
+export interface BackupResult {
+  /** The absolute path of the copy. */
+  file: string;
+  bytes: number;
+  takenAt: number;
+}
+
 export interface AuditRecord {
   id: string;
   at: number;
@@ -252,6 +261,7 @@ export interface Results {
   'job.occurrences': Page<LedgerEntry>;
   'job.backfill': BackfillResult;
   'daemon.stop': { stopping: true; pid: number };
+  'store.backup': BackupResult;
   'events.subscribe': { subscribed: true; types: string[] | null };
 }
 

@@ -257,6 +257,11 @@ export interface Store {
     onChange: (change: StoreChange) => void,
     onError: (error: Error) => void,
   ): Promise<(() => Promise<void>) | null>;
+  /**
+   * Writes a consistent copy of the whole store to `file` (a SQLite database) while it is in use; refuses
+   * an existing file unless `force`. Absent where the server's own tools do it (PostgreSQL: pg_dump).
+   */
+  backupTo?(file: string, options: { force: boolean }): Promise<{ file: string; bytes: number }>;
   /** A number that grows every time a daemon opens this store: the fencing token of its runs. */
   nextFenceEpoch(): Promise<number>;
   close(): Promise<void>;

@@ -103,6 +103,10 @@ export default class DaemonRun extends SchedCommand {
           ? { intervalMs: parseDuration(flags['retention-interval'], '--retention-interval') }
           : {}),
       },
+      backup:
+        config.backup.dir !== null && config.backup.everyMs !== null
+          ? { dir: config.backup.dir, everyMs: config.backup.everyMs, keep: config.backup.keep }
+          : undefined,
       onStopped: () => stopped(),
     });
     if (!flags.quiet)

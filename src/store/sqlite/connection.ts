@@ -2,9 +2,10 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import { copyBeforeMigrating } from './pre-migration-copy.js';
 
 // Both src/store/sqlite/ (under vitest) and dist/store/sqlite/ sit three levels below the package root.
-const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../../drizzle/sqlite', import.meta.url));
+export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../../drizzle/sqlite', import.meta.url));
 
 export interface SqliteConnectionOptions {
   /** FULL (the default) survives power loss; NORMAL may lose the last commits but never corrupts. */
@@ -21,6 +22,7 @@ export function openSqliteConnection(file: string, options: SqliteConnectionOpti
     sqlite.pragma('busy_timeout = 5000');
     // 64 MiB: index pages of a large jobs table stay cached (about +30% inserts at 1M rows).
     sqlite.pragma('cache_size = -65536');
+    copyBeforeMigrating(sqlite, MIGRATIONS_FOLDER);
     migrate(drizzle({ client: sqlite }), { migrationsFolder: MIGRATIONS_FOLDER });
     return sqlite;
   } catch (error) {

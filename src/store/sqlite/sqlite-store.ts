@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { SqlStore } from '../sql/sql-store.js';
 import { openSqliteConnection } from './connection.js';
+import { backupDatabase } from './online-backup.js';
 import type { SqliteConnectionOptions } from './connection.js';
 import { SqliteDialect } from './sqlite-dialect.js';
 
@@ -11,7 +12,11 @@ export function openSqliteStore(file: string, options: SqliteConnectionOptions =
 /** The Store on one SQLite file (see SqliteDialect for how it writes). */
 export class SqliteStore extends SqlStore {
   /** Takes a connection from `openSqliteConnection`, whose settings and schema it relies on. */
-  constructor(sqlite: Database.Database) {
+  constructor(private readonly sqlite: Database.Database) {
     super(new SqliteDialect(sqlite));
+  }
+
+  backupTo(file: string, options: { force: boolean }): Promise<{ file: string; bytes: number }> {
+    return backupDatabase(this.sqlite, file, options);
   }
 }
