@@ -9,6 +9,7 @@ import { ClusterMembership } from './cluster/cluster-membership.js';
 import { systemClock, type Clock } from './clock.js';
 import { ScheduledBackups, type BackupSchedule } from './backup/scheduled-backups.js';
 import { StoreBackup } from './backup/store-backup.js';
+import { storedRunEnd } from './stored-run-end.js';
 import { auditDeadRuns } from './dead-run-audit.js';
 import { DependencyTrigger } from './dependency-trigger.js';
 import { EventStream } from './event-stream.js';
@@ -269,6 +270,7 @@ export class Daemon {
       runFence: fence,
       liveOutput,
       finishedRun: (id, ms) => nextRunEnd(events, clock, id, ms),
+      endedRun: (id, ms) => storedRunEnd(store, clock, id, ms),
     });
     const occurrences = new OccurrenceService({
       store,

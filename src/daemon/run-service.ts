@@ -33,8 +33,10 @@ export interface RunServiceDeps {
   /** The fencing token stamped on the runs it creates. */
   runFence: () => number;
   liveOutput: LiveOutput;
-  /** Resolves with the run once its end is recorded, or null after `timeoutMs`. */
+  /** Resolves with the run once its end is recorded here, or null after `timeoutMs`. */
   finishedRun: (runId: string, timeoutMs: number) => Promise<Run | null>;
+  /** Resolves with the run once its end is in the store, wherever it ran, or null after `timeoutMs`. */
+  endedRun: (runId: string, timeoutMs: number) => Promise<Run | null>;
 }
 
 /** Fewer characters would match runs by the minute they were made in, not by who they are. */
@@ -156,6 +158,8 @@ export class RunService {
       run = (await this.deps.store.findRun(run.id)) ?? run;
     }
     const reason = `killed by ${this.deps.actor} with sched kill`;
+    if (run.state === 'running' && !this.deps.routing.isHere(run.node))
+      return this.killElsewhere(run, reason);
     if (run.state !== 'running' || !this.deps.launcher.kill(run.id, reason)) {
       throw new SchedError(
         'INVALID_STATE',
@@ -168,6 +172,13 @@ export class RunService {
     }
     await this.auditKill(run);
     return (await this.deps.finishedRun(run.id, 30_000)) ?? run;
+  }
+
+  /** A run another node runs: that node is asked (through the store) and its end is waited for there. */
+  private async killElsewhere(run: Run, reason: string): Promise<Run> {
+    await this.deps.store.relayKill(run.id, reason);
+    await this.auditKill(run);
+    return (await this.deps.endedRun(run.id, 30_000)) ?? run;
   }
 
   private auditKill(run: Run): Promise<void> {

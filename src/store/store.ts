@@ -164,6 +164,8 @@ export interface StoreCapabilities {
 export type StoreChange =
   | { kind: 'job'; id: string }
   | { kind: 'waiting-run'; id: string }
+  /** `sched kill` asked on another node for a run this node may be running. */
+  | { kind: 'kill'; runId: string; reason: string }
   /** The announcements were cut off for a while (a lost connection): reload what you rely on. */
   | { kind: 'missed' };
 
@@ -257,6 +259,8 @@ export interface Store {
     onChange: (change: StoreChange) => void,
     onError: (error: Error) => void,
   ): Promise<(() => Promise<void>) | null>;
+  /** Tells every node watching changes to kill `runId` if it runs it; nothing where one daemon is alone. */
+  relayKill(runId: string, reason: string): Promise<void>;
   /**
    * Writes a consistent copy of the whole store to `file` (a SQLite database) while it is in use; refuses
    * an existing file unless `force`. Absent where the server's own tools do it (PostgreSQL: pg_dump).

@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sched, useDaemons, waitFor } from '../support/sched-harness.js';
@@ -142,6 +144,45 @@ describe('where a manual run executes in a federation', () => {
     expect(downstream).toMatchObject({ node: dbNode, trigger: 'dependency', state: 'succeeded' });
     expect(downstream!.stdout.trim()).toBe(dbHome);
   }, 150_000);
+
+  it('kills a run on the db node when asked on a web node: its process is gone and the run ends killed', async () => {
+    const { web, dbNode } = await startCluster();
+    const pidFile = path.join(web, 'job.pid');
+    ok(
+      await sched(web, [
+        'add',
+        'long',
+        '--cron',
+        '0 * * * *',
+        '--on',
+        'role=db',
+        '--shell',
+        `echo $$ > '${pidFile}'; exec sleep 120`,
+      ]),
+    );
+    const triggered = await sched(web, ['trigger', 'long', '--json']);
+    ok(triggered);
+    const pid = await waitFor(async () => {
+      const text = fs.existsSync(pidFile) ? fs.readFileSync(pidFile, 'utf8').trim() : '';
+      return text === '' ? null : Number(text);
+    }, 30_000);
+    const [running] = await runsOf('long');
+    expect(running).toMatchObject({ node: dbNode, state: 'running' });
+
+    const killed = await sched(web, ['kill', triggered.json.id, '--json']);
+    ok(killed);
+    expect(killed.json.state).toBe('cancelled');
+    expect(killed.json.error).toContain('sched kill');
+    const alive = () => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    await waitFor(async () => !alive(), 10_000);
+  }, 120_000);
 
   it('refuses a run that no live node may execute, says which labels it needs, and stores nothing', async () => {
     const { web } = await startCluster();

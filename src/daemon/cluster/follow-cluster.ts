@@ -52,6 +52,8 @@ export class ClusterFollower implements Service {
       (change) => {
         if (change.kind === 'missed')
           return void Promise.all([scheduler.reset(), waitingRuns.reset()]).catch(report);
+        // Every node hears a kill; the one running the run stops it (the others have nothing to kill).
+        if (change.kind === 'kill') return void launcher.kill(change.runId, change.reason);
         if (change.kind === 'waiting-run')
           return void store
             .findRun(change.id)

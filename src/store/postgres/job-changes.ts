@@ -7,6 +7,7 @@ import type { Db } from './session.js';
 /** The LISTEN/NOTIFY channel on which every job write announces the job's id, and a waiting run `run:ID`. */
 export const JOB_CHANGES_CHANNEL = 'sched_jobs';
 const WAITING_RUN_PREFIX = 'run:';
+const KILL_PREFIX = 'kill:';
 const RECONNECT_DELAY_MS = 1_000;
 
 /** Announces, at commit, that a job was written, so every daemon's scheduler takes the change at once. */
@@ -19,10 +20,30 @@ export async function notifyRunWaiting(db: Db, runId: string): Promise<void> {
   await db.execute(sql`SELECT pg_notify(${JOB_CHANGES_CHANNEL}, ${WAITING_RUN_PREFIX + runId})`);
 }
 
-function changeOf(payload: string): StoreChange {
-  return payload.startsWith(WAITING_RUN_PREFIX)
-    ? { kind: 'waiting-run', id: payload.slice(WAITING_RUN_PREFIX.length) }
-    : { kind: 'job', id: payload };
+/** Asks whichever node runs `runId` to kill it: every node listens, the one running it acts. */
+export async function notifyKill(pool: pg.Pool, runId: string, reason: string): Promise<void> {
+  await pool.query('SELECT pg_notify($1, $2)', [
+    JOB_CHANGES_CHANNEL,
+    KILL_PREFIX + JSON.stringify({ runId, reason }),
+  ]);
+}
+
+function changeOf(payload: string): StoreChange | null {
+  if (payload.startsWith(WAITING_RUN_PREFIX))
+    return { kind: 'waiting-run', id: payload.slice(WAITING_RUN_PREFIX.length) };
+  if (payload.startsWith(KILL_PREFIX)) return killOf(payload.slice(KILL_PREFIX.length));
+  return { kind: 'job', id: payload };
+}
+
+/** A kill request as another node wrote it; anything else on the channel is dropped, never thrown. */
+function killOf(json: string): StoreChange | null {
+  try {
+    const value = JSON.parse(json) as { runId?: unknown; reason?: unknown };
+    if (typeof value.runId !== 'string' || typeof value.reason !== 'string') return null;
+    return { kind: 'kill', runId: value.runId, reason: value.reason };
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -60,7 +81,9 @@ export async function listenForChanges(
   const connect = async (reconnecting: boolean): Promise<void> => {
     const next = new pg.Client({ connectionString: url, application_name: 'sched-listen' });
     next.on('notification', (message) => {
-      if (message.channel === JOB_CHANGES_CHANNEL && message.payload) onChange(changeOf(message.payload));
+      const change =
+        message.channel === JOB_CHANGES_CHANNEL && message.payload ? changeOf(message.payload) : null;
+      if (change !== null) onChange(change);
     });
     next.on('error', (error) => {
       onError(error);

@@ -5,7 +5,7 @@ import type { Retention, StoreDialect } from '../sql/dialect.js';
 import { runAsync, type Awaitable, type Script } from '../sql/script.js';
 import type { Session } from '../sql/session.js';
 import { POSTGRES_ENCODING, searchableLabels } from './encoding.js';
-import { listenForChanges } from './job-changes.js';
+import { listenForChanges, notifyKill } from './job-changes.js';
 import { isUniqueViolation } from './pg-errors.js';
 import { postgresRetention } from './retention.js';
 import { meta } from './schema.js';
@@ -64,6 +64,10 @@ export class PostgresDialect implements StoreDialect {
     onError: (error: Error) => void,
   ): Promise<() => Promise<void>> {
     return listenForChanges(this.url, onChange, onError);
+  }
+
+  async relayKill(runId: string, reason: string): Promise<void> {
+    await notifyKill(this.pool, runId, reason);
   }
 
   async close(): Promise<void> {

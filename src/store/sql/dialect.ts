@@ -30,6 +30,7 @@ export interface StoreDialect {
     onChange: (change: StoreChange) => void,
     onError: (error: Error) => void,
   ): Promise<(() => Promise<void>) | null>;
+  relayKill(runId: string, reason: string): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -102,6 +102,10 @@ export class SqlStore implements Store {
     return this.dialect.watchChanges(onChange, onError);
   }
 
+  async relayKill(runId: string, reason: string): Promise<void> {
+    await this.dialect.relayKill(runId, reason);
+  }
+
   async recordFire(fire: Fire): Promise<Run[] | null> {
     try {
       return await this.dialect.transaction((session) => recordFire(this.dialect, session, fire));

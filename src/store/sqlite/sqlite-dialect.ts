@@ -71,6 +71,9 @@ export class SqliteDialect implements StoreDialect {
     return null;
   }
 
+  /** The one daemon of a SQLite store runs every run itself. */
+  async relayKill(): Promise<void> {}
+
   async close(): Promise<void> {
     this.commits.flush();
     if (this.sqlite.open) this.sqlite.close();
