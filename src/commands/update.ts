@@ -1,3 +1,4 @@
+import { alertClearFlags, alertClears } from '../cli/alert-flags.js';
 import { Args, Flags } from '@oclif/core';
 import { SchedCommand } from '../cli/base-command.js';
 import { assertNoStrayArguments, splitAtDoubleDash } from '../cli/command-argv.js';
@@ -62,6 +63,7 @@ With --if-version, the change is refused if someone changed the job since you lo
     ...scheduleFlags(),
     ...jobSpecFlags,
     ...timePolicyClearFlags,
+    ...alertClearFlags,
     name: Flags.string({ summary: 'Rename the job.', helpValue: 'NEW' }),
     'if-version': Flags.integer({
       summary: 'Refuse the change unless the job is still at this version.',
@@ -86,6 +88,7 @@ With --if-version, the change is refused if someone changed the job since you lo
     const clear: ClearableField[] = [
       ...(['timeout', 'payload', 'description', 'cwd'] as const).filter((field) => flags[`clear-${field}`]),
       ...timePolicyClears(flags),
+      ...alertClears(flags),
     ];
     const patch: JobPatch = { ...(await jobFieldsFromFlags(flags, command, process.cwd())) };
     if (flags.name !== undefined) patch.name = flags.name;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { alertsSchema } from './notify/alerts.js';
 
 export const MAX_PAYLOAD_BYTES = 1024 * 1024;
 /** How deep a payload's objects and arrays may nest: validating and serialising it recurse. */
@@ -136,6 +137,8 @@ export const jobDefinitionSchema = z.object({
   /** Fan-in: one run once every one of these has succeeded since this job last ran. */
   afterAll: z.array(z.string().min(1)),
   placement: placementSchema,
+  /** Notifications and the dead-man's switch (`--notify`, `--notify-on`, `--expect-success-every`). */
+  alerts: alertsSchema.optional(),
 });
 export type JobDefinition = z.infer<typeof jobDefinitionSchema>;
 
@@ -207,6 +210,12 @@ export const jobInputSchema = z.object({
   payload: z.string().optional(),
   timeout: z.string().optional(),
   labels: z.record(z.string(), z.string()).optional(),
+  /** `--notify URL`, repeatable; replaces the job's targets wholesale. */
+  notify: z.array(z.string()).optional(),
+  /** `failure,dead,recovered,success,overdue`, as typed. */
+  notifyOn: z.string().optional(),
+  /** `--expect-success-every D`, as typed. */
+  expectSuccessEvery: z.string().optional(),
 });
 export type JobInput = z.infer<typeof jobInputSchema>;
 
@@ -226,6 +235,9 @@ export const jobPatchSchema = jobInputSchema.partial().extend({
         'after',
         'afterAll',
         'on',
+        'notify',
+        'notifyOn',
+        'expectSuccessEvery',
       ]),
     )
     .optional(),

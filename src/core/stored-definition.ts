@@ -1,7 +1,11 @@
+import { DEFAULT_ALERTS } from './notify/alerts.js';
 import { DEFAULT_PLACEMENT, DEFAULT_TIME_POLICY, type JobDefinition, type TimePolicy } from './job.js';
 
 /** A definition as stored: jobs written by older versions lack the fields added since. */
-export type StoredDefinition = Omit<JobDefinition, 'policy' | 'after' | 'afterAll' | 'placement'> & {
+export type StoredDefinition = Omit<
+  JobDefinition,
+  'policy' | 'after' | 'afterAll' | 'placement' | 'alerts'
+> & {
   policy?: Partial<Omit<TimePolicy, 'misfire' | 'dst'>> & {
     misfire?: Partial<TimePolicy['misfire']>;
     dst?: Partial<TimePolicy['dst']>;
@@ -9,6 +13,7 @@ export type StoredDefinition = Omit<JobDefinition, 'policy' | 'after' | 'afterAl
   after?: JobDefinition['after'];
   afterAll?: JobDefinition['afterAll'];
   placement?: Partial<JobDefinition['placement']>;
+  alerts?: JobDefinition['alerts'];
 };
 
 /**
@@ -27,5 +32,6 @@ export function withDefinitionDefaults(definition: StoredDefinition): JobDefinit
     after: definition.after ?? [],
     afterAll: definition.afterAll ?? [],
     placement: { ...DEFAULT_PLACEMENT, ...definition.placement },
+    alerts: definition.alerts ?? DEFAULT_ALERTS,
   });
 }
