@@ -1,11 +1,7 @@
-import { DEFAULT_ALERTS } from './notify/alerts.js';
 import { DEFAULT_PLACEMENT, DEFAULT_TIME_POLICY, type JobDefinition, type TimePolicy } from './job.js';
 
 /** A definition as stored: jobs written by older versions lack the fields added since. */
-export type StoredDefinition = Omit<
-  JobDefinition,
-  'policy' | 'after' | 'afterAll' | 'placement' | 'alerts'
-> & {
+export type StoredDefinition = Omit<JobDefinition, 'policy' | 'after' | 'afterAll' | 'placement'> & {
   policy?: Partial<Omit<TimePolicy, 'misfire' | 'dst'>> & {
     misfire?: Partial<TimePolicy['misfire']>;
     dst?: Partial<TimePolicy['dst']>;
@@ -13,7 +9,6 @@ export type StoredDefinition = Omit<
   after?: JobDefinition['after'];
   afterAll?: JobDefinition['afterAll'];
   placement?: Partial<JobDefinition['placement']>;
-  alerts?: JobDefinition['alerts'];
 };
 
 /**
@@ -32,6 +27,5 @@ export function withDefinitionDefaults(definition: StoredDefinition): JobDefinit
     after: definition.after ?? [],
     afterAll: definition.afterAll ?? [],
     placement: { ...DEFAULT_PLACEMENT, ...definition.placement },
-    alerts: definition.alerts ?? DEFAULT_ALERTS,
   });
 }
