@@ -44,7 +44,29 @@ export interface DaemonEventMap {
   'scheduler:error': [{ error: Error }];
   /** A frame or request from the socket was refused as malformed; `connection` numbers the daemon's connections. */
   'socket:refused': [{ connection: number; reason: string }];
+  /** A job with `--expect-success-every` went that long without a success (once per spell). */
+  'job:overdue': [OverdueEvent];
+  /** An overdue job succeeded again. */
+  'job:recovered': [OverdueEvent & { runId: string }];
+  /** An attempt to send a notification, and what came of it. */
+  'notification:attempted': [NotificationAttempt];
   'retention:pruned': [{ succeeded: number; failed: number; beyondCap: number; audit: number; jobs: number }];
+}
+
+export interface OverdueEvent {
+  jobId: string;
+  jobName: string;
+  since: number;
+}
+
+export interface NotificationAttempt {
+  id: string;
+  jobId: string;
+  kind: string;
+  /** The target without its path or query (which may hold a token). */
+  target: string;
+  outcome: 'delivered' | 'retrying' | 'failed' | 'suppressed';
+  answer: string;
 }
 
 export class DaemonEvents extends EventEmitter<DaemonEventMap> {}

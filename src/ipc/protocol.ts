@@ -241,6 +241,8 @@ export interface StreamEvents {
   'run:dead': Run;
   /** An instant that did not run (skipped, missed, passed over by a clock change), as the ledger recorded it. */
   'occurrence:recorded': LedgerEntry;
+  'job:overdue': { jobId: string; jobName: string; since: number };
+  'job:recovered': { jobId: string; jobName: string; since: number; runId: string };
   'stream:dropped': { reason: string };
 }
 
