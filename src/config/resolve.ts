@@ -29,10 +29,24 @@ export interface ResolvedConfig {
   /** host:port of the metrics and health listener; null when it is off. */
   readonly metricsAddress: string | null;
   readonly retention: Readonly<Retention>;
+  /** `[notify]`: defaults for jobs that name no targets or events, and how messages go out. */
+  readonly notify: Readonly<NotifyConfig>;
   /** The config file that was read, if any. */
   readonly file: string | null;
   readonly values: Readonly<Record<ConfigKey, unknown>>;
   readonly sources: Readonly<Record<ConfigKey, ConfigSource>>;
+}
+
+export interface NotifyConfig {
+  targets: string[];
+  /** A comma list as written; null means dead and recovered. */
+  on: string | null;
+  /** Read by the daemon at start; the secret itself is never part of the config. */
+  webhookSecretFile: string | null;
+  smtpUrl: string | null;
+  from: string;
+  maxPerWindow: number;
+  window: string;
 }
 
 export interface ConfigInputs {
@@ -84,6 +98,15 @@ export function resolveConfig(inputs: ConfigInputs): ResolvedConfig {
       failedDays: values['retention.failed_days'] as number,
       maxRunsPerJob: values['retention.max_runs_per_job'] as number,
       auditDays: values['retention.audit_days'] as number,
+    },
+    notify: {
+      targets: values['notify.targets'] as string[],
+      on: values['notify.on'] as string | null,
+      webhookSecretFile: values['notify.webhook_secret_file'] as string | null,
+      smtpUrl: values['notify.smtp_url'] as string | null,
+      from: values['notify.from'] as string,
+      maxPerWindow: values['notify.max_per_window'] as number,
+      window: values['notify.window'] as string,
     },
     file: inputs.file?.path ?? null,
     values,

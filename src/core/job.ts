@@ -156,6 +156,8 @@ export interface Job extends JobDefinition {
   deletedAt: number | null;
   /** The next instant this job is due, or null when it will not fire again (paused, done, cancelled). */
   nextRunAt: number | null;
+  /** Set by the daemon on listings while the job's dead-man's switch has tripped: since when. */
+  overdueSince?: number;
 }
 
 /**

@@ -40,6 +40,8 @@ import type { ObservabilityServer } from './observability/http-endpoint.js';
 import { instrumentStore } from './observability/instrumented-store.js';
 import { DaemonMetrics } from './observability/metrics.js';
 import { Retention, type RetentionPolicy } from './retention.js';
+import { Alerting, type NotifySettings } from './notify/alerting.js';
+import { registerAlertMetrics } from './notify/alert-metrics.js';
 
 export interface DaemonOptions {
   locations: Locations;
@@ -63,6 +65,8 @@ export interface DaemonOptions {
   retention?: Partial<RetentionPolicy>;
   /** Federation settings, used when the store is PostgreSQL. */
   cluster?: { labels?: Record<string, string>; heartbeatIntervalMs?: number; leaseTtlMs?: number };
+  /** `[notify]`: default targets and events, throttle, and how e-mail and signed webhooks go out. */
+  notify?: NotifySettings;
 }
 
 const SHUTDOWN_REASON = 'killed: the daemon shut down before the run finished';
@@ -84,6 +88,7 @@ export class Daemon {
   private server: TransportServer | null = null;
   private observability: ObservabilityServer | null = null;
   private retention: Retention | null = null;
+  private alerting: Alerting | null = null;
   private stopping: Promise<void> | null = null;
   private hurried = false;
 
@@ -179,6 +184,16 @@ export class Daemon {
     }));
     let dependencies: DependencyTrigger | null = null;
     const liveOutput = new LiveOutput();
+    const alerting = (this.alerting = new Alerting({
+      store,
+      clock,
+      events: this.events,
+      lookup,
+      newId,
+      node,
+      fence,
+      settings: this.options.notify,
+    }));
     const launcher = (this.launcher = new RunLauncher({
       store,
       clock,
@@ -192,6 +207,7 @@ export class Daemon {
       liveOutput,
       waitForRetry: (run) => waitingRuns.add(run),
       extraEnvironment: (run) => dependencies?.environmentFor(run) ?? {},
+      notices: alerting.deliveriesFor,
     }));
     const gate = (this.gate = new RunGate({
       store,
@@ -303,8 +319,13 @@ export class Daemon {
       node,
       fence,
     });
-    const route = createRequestRouter(jobs, runs, occurrences, control, (error) =>
-      this.events.emit('scheduler:error', { error }),
+    const route = createRequestRouter(
+      jobs,
+      runs,
+      occurrences,
+      control,
+      (error) => this.events.emit('scheduler:error', { error }),
+      alerting.requests,
     );
     this.server = await bindPrivately(() =>
       serve(
@@ -341,6 +362,7 @@ export class Daemon {
     }
     this.retention = new Retention(store, clock, this.events, this.options.retention);
     this.retention.start();
+    await alerting.start();
     if (this.options.metricsAddress) {
       metrics = new DaemonMetrics({
         events: this.events,
@@ -350,6 +372,7 @@ export class Daemon {
         troubledBreakers: () => http.troubledBreakers(),
         cluster: async () => (federation ? federation.status(scheduler.recentLatenessMs()) : null),
       });
+      registerAlertMetrics(metrics.registry, this.events, alerting.watch);
       this.observability = await serveDaemonEndpoints({
         address: this.options.metricsAddress,
         metrics,
@@ -400,6 +423,7 @@ export class Daemon {
     await this.gate?.settled();
     await this.stopWatchingJobs?.();
     await this.retention?.stop();
+    await this.alerting?.stop();
     await this.observability?.close();
     await this.server?.close();
     fs.rmSync(this.options.locations.socketPath, { force: true });

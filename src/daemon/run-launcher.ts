@@ -1,5 +1,6 @@
 import { SchedError } from '../core/errors.js';
 import type { Job } from '../core/job.js';
+import type { NewDelivery } from '../core/notify/delivery.js';
 import { backoffMs, shouldRetry } from '../core/retry/backoff.js';
 import type { Run, RunOutcome } from '../core/run.js';
 import type { NewRun, Store } from '../store/store.js';
@@ -49,6 +50,8 @@ export interface RunLauncherOptions {
   waitForRetry: (run: Run) => void;
   /** Variables a run gets beyond the standard ones (`SCHED_UPSTREAM_RUN` of a dependency's run). */
   extraEnvironment?: (run: Run) => Record<string, string>;
+  /** The notifications a run's end causes, written in the transaction that records the end. */
+  notices?: (job: Job, runId: string, outcome: RunOutcome, retrying: boolean) => Promise<NewDelivery[]>;
   random?: () => number;
 }
 
@@ -234,7 +237,10 @@ export class RunLauncher {
     attemptOf: { attempt: number; scheduledFor: number; host?: string },
   ): Promise<void> {
     const retry = job ? this.retryFor(job, attemptOf, outcome) : undefined;
-    const { run, retry: retryRun } = await this.options.store.finishRun(runId, outcome, retry);
+    const deliveries = job
+      ? await this.options.notices?.(job, runId, outcome, retry !== undefined)
+      : undefined;
+    const { run, retry: retryRun } = await this.options.store.finishRun(runId, outcome, retry, deliveries);
     this.options.events.emit(outcome.state === 'lost' ? 'run:lost' : 'run:finished', run);
     if (retryRun) {
       this.options.events.emit('run:retry-scheduled', retryRun);

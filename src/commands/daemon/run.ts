@@ -74,6 +74,7 @@ export default class DaemonRun extends SchedCommand {
     logFatalErrors((line) => process.stdout.write(`${line}\n`));
     const config = loadConfig(process.env, configFlagValues(flags));
     const { parseKeyValuePairs } = await import('../../cli/key-value.js');
+    const { parseNotifyOn } = await import('../../core/notify/normalize-alerts.js');
     const cluster = {
       labels: parseKeyValuePairs(flags.label, '--label') ?? {},
       heartbeatIntervalMs: flags['heartbeat-interval']
@@ -101,6 +102,19 @@ export default class DaemonRun extends SchedCommand {
         ...(flags['retention-interval']
           ? { intervalMs: parseDuration(flags['retention-interval'], '--retention-interval') }
           : {}),
+      },
+      notify: {
+        defaults: {
+          targets: config.notify.targets,
+          on: config.notify.on === null ? null : parseNotifyOn(config.notify.on),
+        },
+        throttle: {
+          maxPerWindow: config.notify.maxPerWindow,
+          windowMs: parseDuration(config.notify.window, '[notify] window'),
+        },
+        webhookSecretFile: config.notify.webhookSecretFile,
+        smtpUrl: config.notify.smtpUrl,
+        from: config.notify.from,
       },
       // A fault-injection hook for the crash tests; documented nowhere a user would look.
       crashBeforeReply: process.env.SCHED_TEST_CRASH_BEFORE_REPLY,

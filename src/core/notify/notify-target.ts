@@ -49,3 +49,12 @@ export function describeTarget(text: string): string {
   const prefix = target.kind === 'webhook' ? '' : `${target.kind}+`;
   return `${prefix}${url.protocol}//${url.host}${url.pathname === '/' ? '' : '/…'}`;
 }
+
+/** `describeTarget` for a stored target, which a later version of the rules might no longer read. */
+export function describeStoredTarget(text: string): string {
+  try {
+    return describeTarget(text);
+  } catch {
+    return '(unreadable target)';
+  }
+}

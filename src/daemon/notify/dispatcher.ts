@@ -1,6 +1,6 @@
 import type { Delivery, DeliveryAttempt } from '../../core/notify/delivery.js';
 import { buildMessage, type NotifyMessage } from '../../core/notify/message.js';
-import { describeTarget } from '../../core/notify/notify-target.js';
+import { describeStoredTarget } from '../../core/notify/notify-target.js';
 import {
   deliveryBackoffMs,
   MAX_DELIVERY_ATTEMPTS,
@@ -181,17 +181,9 @@ export class NotificationDispatcher implements Service {
       id: delivery.id,
       jobId: delivery.jobId,
       kind: delivery.kind,
-      target: safeTarget(delivery.target),
+      target: describeStoredTarget(delivery.target),
       outcome,
       answer,
     });
-  }
-}
-
-function safeTarget(target: string): string {
-  try {
-    return describeTarget(target);
-  } catch {
-    return '(unreadable target)';
   }
 }

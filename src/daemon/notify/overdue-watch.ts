@@ -32,7 +32,9 @@ export class OverdueWatch implements Service {
   private stopped = false;
   private loop: Promise<void> | null = null;
   private readonly abort = new AbortController();
-  private overdue = new Map<string, number>();
+  private overdue = new Map<string, { jobName: string; since: number }>();
+  /** Every job watched at the last check, by id, with its name (for the metric's 0s). */
+  private watched = new Map<string, string>();
 
   constructor(private readonly options: OverdueWatchOptions) {}
 
@@ -47,14 +49,19 @@ export class OverdueWatch implements Service {
   }
 
   /** Jobs overdue at the last check, with since when; for listings and the metric. */
-  overdueJobs(): ReadonlyMap<string, number> {
+  overdueJobs(): ReadonlyMap<string, { jobName: string; since: number }> {
     return this.overdue;
+  }
+
+  watchedJobs(): ReadonlyMap<string, string> {
+    return this.watched;
   }
 
   /** One pass over the watched jobs; exposed for tests on a fake clock. */
   async check(): Promise<void> {
     const { store } = this.options;
     const marks = new Map((await store.listOverdue()).map((mark) => [mark.jobId, mark.since]));
+    const watched = new Map<string, string>();
     let cursor: string | undefined;
     for (;;) {
       const page = await store.listJobs({ limit: PAGE, cursor, states: ['active', 'paused'] });
@@ -62,12 +69,19 @@ export class OverdueWatch implements Service {
         const every = job.alerts?.expectSuccessEveryMs ?? null;
         const since = marks.get(job.id);
         if (every === null && since === undefined) continue;
+        watched.set(job.id, job.name);
         await this.checkJob(job, every, since, marks);
       }
       if (page.nextCursor === null) break;
       cursor = page.nextCursor;
     }
-    this.overdue = marks;
+    this.watched = watched;
+    this.overdue = new Map(
+      [...marks].flatMap(([jobId, since]) => {
+        const jobName = watched.get(jobId);
+        return jobName === undefined ? [] : [[jobId, { jobName, since }] as const];
+      }),
+    );
   }
 
   private async checkJob(
