@@ -91,4 +91,16 @@ describe('notify flags on add, update, export and import', () => {
     expect((await sched(home, ['update', 'nightly', '--clear-notify'])).code).toBe(0);
     expect((await sched(home, ['show', 'nightly', '--json'])).json.job.alerts.notify).toEqual([]);
   });
+
+  it('Given an SMTP URL with a password, when the config is shown, then the password is not', async () => {
+    const home = daemons.home();
+
+    const shown = await sched(home, ['config', 'show', '--json'], {
+      env: { SCHED_SMTP_URL: 'smtp://sched:hunter2-secret@mail.example.com:587' },
+    });
+
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).not.toContain('hunter2-secret');
+    expect(shown.json.settings['notify.smtp_url'].value).toBe('smtp://sched:***@mail.example.com:587');
+  });
 });

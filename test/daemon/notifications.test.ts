@@ -48,7 +48,7 @@ describe('notifications from a real daemon to real local receivers', () => {
     process.kill(first.pid, 'SIGKILL');
     await first.exited;
     accept = true;
-    await daemons.start(home);
+    const second = await daemons.start(home);
 
     await waitFor(async () => hook.received.some((request) => request.status === 200), 30_000);
     await sleep(3_000);
@@ -70,6 +70,9 @@ describe('notifications from a real daemon to real local receivers', () => {
     expect(listed.json.items[0].attempts).toBeGreaterThanOrEqual(1);
     expect(hook.received.filter((request) => request.status === 500).length).toBeGreaterThanOrEqual(1);
     expect(JSON.stringify(listed.json)).not.toContain(SECRET);
+    expect(first.output() + second.output()).not.toContain(SECRET);
+    expect(second.output()).toContain('"event":"notification:attempted"');
+    expect(fs.readFileSync(path.join(home, 'sched.db')).includes(SECRET)).toBe(false);
   });
 
   it('Given Slack, webhook and e-mail targets, when sched notify test runs, then each answers and the Slack hook gets a readable text and the mail arrives by SMTP', async () => {
