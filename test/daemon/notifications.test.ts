@@ -160,7 +160,7 @@ describe('notifications from a real daemon to real local receivers', () => {
     cleanups.push(() => hook.close());
     const home = daemons.home();
     writeConfig(home, []);
-    const first = await daemons.start(home);
+    const first = await daemons.start(home, ['--metrics', '127.0.0.1:0']);
     await sched(home, [
       'add',
       'heartbeat',
@@ -181,6 +181,12 @@ describe('notifications from a real daemon to real local receivers', () => {
     await waitFor(async () => events().includes('overdue'), 30_000);
     const listed = await sched(home, ['ls', '--json']);
     expect(listed.json.items?.[0]?.overdueSince ?? listed.json[0]?.overdueSince).toEqual(expect.any(Number));
+    const started = first
+      .output()
+      .split('\n')
+      .find((line) => line.includes('"daemon:started"'))!;
+    const metrics = await (await fetch(`http://${JSON.parse(started).metricsAddress}/metrics`)).text();
+    expect(metrics).toContain('sched_job_overdue{job="heartbeat"} 1');
     process.kill(first.pid, 'SIGKILL');
     await first.exited;
     await daemons.start(home);
