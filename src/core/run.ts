@@ -23,7 +23,15 @@ export const FINAL_RUN_STATES: readonly RunState[] = [
  * (`backfill`), an upstream job's run ended (`dependency`), or something outside checked in with
  * `sched ping` (`ping`: a run recorded, not run).
  */
-export const RUN_TRIGGERS = ['schedule', 'manual', 'retry', 'catchup', 'backfill', 'dependency', 'ping'] as const;
+export const RUN_TRIGGERS = [
+  'schedule',
+  'manual',
+  'retry',
+  'catchup',
+  'backfill',
+  'dependency',
+  'ping',
+] as const;
 export type RunTrigger = (typeof RUN_TRIGGERS)[number];
 
 /** One attempt of one scheduled instant of a job. `(jobId, scheduledFor, attempt)` is unique. */

@@ -42,6 +42,17 @@ export function signedWith(secret: string, received: Received): boolean {
   return received.headers['x-sched-signature'] === expected;
 }
 
+const SMTP_REPLIES: Record<string, string> = {
+  EHLO: '250 test-smtp',
+  HELO: '250 test-smtp',
+  MAIL: '250 2.1.0 ok',
+  RCPT: '250 2.1.5 ok',
+  DATA: '354 go ahead',
+  QUIT: '221 bye',
+  RSET: '250 ok',
+  NOOP: '250 ok',
+};
+
 /** Just enough SMTP (RFC 5321, no extensions) for nodemailer to hand over a message; records each one. */
 export async function startSmtpServer() {
   const messages: { from: string; to: string[]; data: string }[] = [];
@@ -74,13 +85,11 @@ export async function startSmtpServer() {
         const line = buffer.slice(0, newline);
         buffer = buffer.slice(newline + 2);
         const verb = line.slice(0, 4).toUpperCase();
-        if (verb === 'EHLO' || verb === 'HELO') reply('250 test-smtp');
-        else if (verb === 'MAIL') ((current.from = line), reply('250 2.1.0 ok'));
-        else if (verb === 'RCPT') (current.to.push(line), reply('250 2.1.5 ok'));
-        else if (verb === 'DATA') ((inData = true), reply('354 go ahead'));
-        else if (verb === 'QUIT') (reply('221 bye'), socket.end());
-        else if (verb === 'RSET' || verb === 'NOOP') reply('250 ok');
-        else reply('502 not implemented');
+        if (verb === 'MAIL') current.from = line;
+        if (verb === 'RCPT') current.to.push(line);
+        if (verb === 'DATA') inData = true;
+        reply(SMTP_REPLIES[verb] ?? '502 not implemented');
+        if (verb === 'QUIT') socket.end();
       }
     });
   });
