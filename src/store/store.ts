@@ -255,6 +255,12 @@ export interface Store {
   enqueueDeliveries(deliveries: NewDelivery[]): Promise<number>;
   /** Pending deliveries due at or before `until`, earliest first. */
   dueDeliveries(until: number, limit: number): Promise<Delivery[]>;
+  /**
+   * Takes a pending delivery to send it: moves its due time from `dueAt` (as read) to `leaseUntil`, so no
+   * other daemon on the store sends it meanwhile, and one that dies sending it leaves it to be sent again
+   * once the lease is up. False when another took it first or it is no longer pending.
+   */
+  claimDelivery(id: string, dueAt: number, leaseUntil: number): Promise<boolean>;
   /** What an attempt to send a pending delivery came to; false if it was no longer pending. */
   recordDeliveryAttempt(id: string, attempt: DeliveryAttempt): Promise<boolean>;
   /** Newest first. */

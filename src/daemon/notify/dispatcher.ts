@@ -27,6 +27,8 @@ export interface DispatcherOptions {
 const BATCH = 20;
 const DEFAULT_POLL_MS = 1_000;
 const ERROR_PAUSE_MS = 5_000;
+/** Longer than a send usually takes (15s timeouts): a daemon that dies sending leaves the delivery this long. */
+const SEND_LEASE_MS = 30_000;
 
 /**
  * Sends the stored deliveries that are due, one at a time, apart from the runs (a slow or dead target never
@@ -80,6 +82,8 @@ export class NotificationDispatcher implements Service {
 
   private async deliver(delivery: Delivery): Promise<void> {
     const { store, clock } = this.options;
+    // Another daemon on the same store may have read it too: only the one that claims it sends it.
+    if (!(await store.claimDelivery(delivery.id, delivery.dueAt, clock.now() + SEND_LEASE_MS))) return;
     if (delivery.kind !== 'summary' && (await this.throttled(delivery))) return;
     const detail = delivery.kind === 'summary' ? await this.summaryDetail(delivery) : delivery.detail;
     const job = await store.findJob(delivery.jobId);

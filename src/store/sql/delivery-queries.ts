@@ -70,6 +70,25 @@ export async function dueDeliveries(
   );
 }
 
+export async function claimDelivery(
+  dialect: StoreDialect,
+  id: string,
+  dueAt: number,
+  leaseUntil: number,
+): Promise<boolean> {
+  const { deliveries } = dialect.tables;
+  const rows = await dialect.write((session) =>
+    session.query<{ id: string }>((db) =>
+      db
+        .update(deliveries)
+        .set({ dueAt: leaseUntil })
+        .where(and(eq(deliveries.id, id), eq(deliveries.state, 'pending'), eq(deliveries.dueAt, dueAt)))
+        .returning({ id: deliveries.id }),
+    ),
+  );
+  return rows.length === 1;
+}
+
 export async function recordDeliveryAttempt(
   dialect: StoreDialect,
   id: string,

@@ -227,6 +227,10 @@ export class SqlStore implements Store {
     return deliveryQueries.dueDeliveries(this.dialect, until, limit);
   }
 
+  async claimDelivery(id: string, dueAt: number, leaseUntil: number): Promise<boolean> {
+    return deliveryQueries.claimDelivery(this.dialect, id, dueAt, leaseUntil);
+  }
+
   async recordDeliveryAttempt(id: string, attempt: DeliveryAttempt): Promise<boolean> {
     return deliveryQueries.recordDeliveryAttempt(this.dialect, id, attempt);
   }

@@ -73,6 +73,18 @@ export function describeNotificationCases(store: CurrentStore): void {
       });
     });
 
+    it('Given a pending delivery read by two daemons, when both claim it, then only the first gets it and it is due again after the lease', async () => {
+      const job = await createJob(store(), 'nightly');
+      const row = delivery(job.id, { dueAt: T0 });
+      await store().enqueueDeliveries([row]);
+
+      expect(await store().claimDelivery(row.id, T0, T0 + 60_000)).toBe(true);
+      expect(await store().claimDelivery(row.id, T0, T0 + 60_000)).toBe(false);
+
+      expect(await store().dueDeliveries(T0 + 59_999, 10)).toEqual([]);
+      expect((await store().dueDeliveries(T0 + 60_000, 10)).map((due) => due.id)).toEqual([row.id]);
+    });
+
     it('Given deliveries of two targets, when one target’s are counted since a time, then summaries and other states are left out', async () => {
       const job = await createJob(store(), 'nightly');
       await store().enqueueDeliveries([
