@@ -15,7 +15,7 @@ export const alertFlags = {
   }),
   'notify-on': Flags.string({
     summary:
-      'Which events to tell about: a comma list of failure, dead, recovered, success, overdue (default dead,recovered).',
+      'Which events to tell about: a comma list of failure, dead, recovered, success, overdue (default dead,recovered; and overdue with --expect-success-every).',
     helpValue: 'EVENTS',
     helpGroup: GROUP,
   }),

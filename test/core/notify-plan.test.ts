@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { isSchedError } from '../../src/core/errors.js';
 import { parseNotifyOn } from '../../src/core/notify/normalize-alerts.js';
 import { describeTarget, parseNotifyTarget } from '../../src/core/notify/notify-target.js';
-import { runDeliveries, runEvents, throttleWindow } from '../../src/core/notify/plan.js';
+import { resolveAlerts, runDeliveries, runEvents, throttleWindow } from '../../src/core/notify/plan.js';
 
 describe('notification plan', () => {
   it('Given a failed attempt that is retried, then it is a failure only; the last one is also dead', () => {
@@ -31,6 +31,12 @@ describe('notification plan', () => {
       'dead:run-1:https://a.example/h',
       'dead:run-1:mailto:ops@example.com',
     ]);
+  });
+
+  it('Given a job with a dead-man’s switch and no events of its own, then it hears of overdue too', () => {
+    const alerts = { notify: ['https://a.example/h'], notifyOn: null, expectSuccessEveryMs: 60_000 };
+    expect(resolveAlerts({ alerts }, { targets: [], on: null }).on).toEqual(['dead', 'recovered', 'overdue']);
+    expect(resolveAlerts({ alerts }, { targets: [], on: ['dead'] }).on).toEqual(['dead']);
   });
 
   it('Given a window of 10s, then an instant falls in the window that starts at its 10s boundary', () => {

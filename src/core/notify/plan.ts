@@ -9,7 +9,10 @@ export interface NotifyDefaults {
   on: readonly NotifyEvent[] | null;
 }
 
-/** Who a job notifies about what: its own targets and events, else the config's, else dead and recovered. */
+/**
+ * Who a job notifies about what: its own targets and events, else the config's, else dead and recovered
+ * (and overdue, for a job with a dead-man's switch: whoever set one wants to hear it trip).
+ */
 export function resolveAlerts(
   job: Pick<Job, 'alerts'>,
   defaults: NotifyDefaults,
@@ -17,7 +20,10 @@ export function resolveAlerts(
   const alerts = job.alerts ?? DEFAULT_ALERTS;
   return {
     targets: alerts.notify.length > 0 ? alerts.notify : defaults.targets,
-    on: alerts.notifyOn ?? defaults.on ?? DEFAULT_NOTIFY_ON,
+    on:
+      alerts.notifyOn ??
+      defaults.on ??
+      (alerts.expectSuccessEveryMs === null ? DEFAULT_NOTIFY_ON : [...DEFAULT_NOTIFY_ON, 'overdue']),
   };
 }
 
