@@ -2,6 +2,7 @@ import path from 'node:path';
 import { Flags } from '@oclif/core';
 import { SchedError } from '../core/errors.js';
 import type { JobInput } from '../core/job.js';
+import { alertFields, alertFlags, type AlertFlagValues } from './alert-flags.js';
 import { parseKeyValuePairs } from './key-value.js';
 import { readPayloadArgument } from './payload.js';
 import { timePolicyFields, timePolicyFlags, type TimePolicyFlagValues } from './time-policy-flags.js';
@@ -68,6 +69,7 @@ export const jobSpecFlags = {
   ...retryFlags(),
   ...httpFlags(),
   ...timePolicyFlags,
+  ...alertFlags,
 };
 
 function retryFlags() {
@@ -177,7 +179,7 @@ function parseNumber(input: string): number {
   return value;
 }
 
-export interface JobFlagValues extends TimePolicyFlagValues {
+export interface JobFlagValues extends TimePolicyFlagValues, AlertFlagValues {
   cron?: string;
   at?: string;
   every?: string;
@@ -251,6 +253,7 @@ export async function jobFieldsFromFlags(
     noRetryOn: flags['no-retry-on'],
     retryDeadline: flags['retry-deadline'],
     ...timePolicyFields(flags),
+    ...alertFields(flags),
   };
   return withoutUndefined(fields);
 }

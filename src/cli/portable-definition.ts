@@ -78,3 +78,14 @@ export function timePolicyInput(definition: JobDefinition): Partial<JobInput> {
     input.afterAll = definition.afterAll.map((name) => (name.includes(':') ? `${name}:success` : name));
   return input;
 }
+
+/** The JobInput fields that re-create a definition's notifications and dead-man's switch. */
+export function alertsInput(definition: JobDefinition): Partial<JobInput> {
+  const alerts = definition.alerts;
+  if (!alerts) return {};
+  const input: Partial<JobInput> = {};
+  if (alerts.notify.length > 0) input.notify = [...alerts.notify];
+  if (alerts.notifyOn !== null) input.notifyOn = alerts.notifyOn.join(',');
+  if (alerts.expectSuccessEveryMs !== null) input.expectSuccessEvery = `${alerts.expectSuccessEveryMs}ms`;
+  return input;
+}

@@ -1,3 +1,4 @@
+import { renderJobAlerts } from '../cli/format/job-alerts.js';
 import { Args } from '@oclif/core';
 import { SchedCommand } from '../cli/base-command.js';
 import { renderJobDetail } from '../cli/format/job-detail.js';
@@ -43,6 +44,8 @@ export default class Show extends SchedCommand {
     if (!this.jsonEnabled()) {
       const { describeSchedule } = await import('../core/schedule/describe.js');
       this.log(renderJobDetail(detail, this.viewer(), describeSchedule, upstreams));
+      const alerts = renderJobAlerts(detail);
+      if (alerts !== null) this.log(`\n${alerts}`);
     }
     return { ...detail, job: asListed(detail.job), upstreams: [...upstreams.values()] };
   }

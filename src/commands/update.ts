@@ -1,3 +1,4 @@
+import { alertClearFlags, alertClears } from '../cli/alert-flags.js';
 import { Args, Flags } from '@oclif/core';
 import { SchedCommand } from '../cli/base-command.js';
 import { assertNoStrayArguments, splitAtDoubleDash } from '../cli/command-argv.js';
@@ -64,6 +65,7 @@ With --if-version, the change is refused if someone changed the job since you lo
     ...jobSpecFlags,
     ...timePolicyClearFlags,
     ...retryClearFlags,
+    ...alertClearFlags,
     name: Flags.string({ summary: 'Rename the job.', helpValue: 'NEW' }),
     'if-version': Flags.integer({
       summary: 'Refuse the change unless the job is still at this version.',
@@ -89,6 +91,7 @@ With --if-version, the change is refused if someone changed the job since you lo
       ...(['timeout', 'payload', 'description', 'cwd'] as const).filter((field) => flags[`clear-${field}`]),
       ...timePolicyClears(flags),
       ...retryClears(flags),
+      ...alertClears(flags),
     ];
     const patch: JobPatch = { ...(await jobFieldsFromFlags(flags, command, process.cwd())) };
     if (flags.name !== undefined) patch.name = flags.name;

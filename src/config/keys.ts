@@ -2,6 +2,8 @@ import path from 'node:path';
 import { z } from 'zod';
 import { parseDuration } from '../core/duration.js';
 import { isSchedError } from '../core/errors.js';
+import { parseNotifyOn } from '../core/notify/normalize-alerts.js';
+import { parseNotifyTarget } from '../core/notify/notify-target.js';
 import { assertTimezone, isValidTimezone } from '../core/schedule/timezone.js';
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
@@ -144,6 +146,84 @@ const BACKUP_KEYS: readonly KeySpec[] = [
   },
 ];
 
+function accepts(check: (text: string) => unknown): (text: string) => boolean {
+  return (text) => {
+    try {
+      check(text);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+}
+
+const isSmtpUrl = (text: string) => /^smtps?:\/\/[^/]/.test(text);
+
+/** `[notify]`: the targets and events of jobs that name none, and how messages are sent and throttled. */
+const NOTIFY_KEYS: readonly KeySpec[] = [
+  {
+    key: 'notify.targets',
+    env: 'SCHED_NOTIFY_TARGETS',
+    expects: 'a list of notification URLs (http(s), slack+https, teams+https, mailto:)',
+    schema: z.array(z.string().refine(accepts(parseNotifyTarget))),
+    fromText: (text) =>
+      text
+        .split(',')
+        .map((part) => part.trim())
+        .filter((part) => part !== ''),
+    default: () => [],
+  },
+  {
+    key: 'notify.on',
+    expects: 'a comma list of failure, dead, recovered, success, overdue',
+    schema: z.string().refine(accepts(parseNotifyOn)),
+    fromText: asText,
+    default: () => null,
+  },
+  {
+    key: 'notify.webhook_secret_file',
+    expects: 'the absolute path of a file holding the webhook signing secret',
+    schema: z.string().refine((text) => path.isAbsolute(text)),
+    fromText: asText,
+    default: () => null,
+  },
+  {
+    key: 'notify.smtp_url',
+    env: 'SCHED_SMTP_URL',
+    expects: 'an SMTP URL such as "smtp://user:password@mail.example.com:587" or "smtps://…"',
+    schema: z.string().refine(isSmtpUrl),
+    fromText: asText,
+    default: () => null,
+  },
+  {
+    key: 'notify.from',
+    expects: 'an e-mail address',
+    schema: z.string().regex(/^[^\s@]+@[^\s@]+$/),
+    fromText: asText,
+    default: () => 'sched@localhost',
+  },
+  {
+    key: 'notify.max_per_window',
+    expects: 'a whole number ≥ 1',
+    schema: wholeNumber,
+    fromText: asNumber,
+    default: () => 5,
+  },
+  {
+    key: 'notify.window',
+    expects: 'a duration such as "1h" or "10m"',
+    schema: z.string().refine(accepts((text) => parseDuration(text))),
+    fromText: asText,
+    default: () => '1h',
+  },
+];
+
+/** A setting as `sched config show` prints it: the password of an SMTP URL is never shown. */
+export function shownValue(key: string, value: unknown): unknown {
+  if (key !== 'notify.smtp_url' || typeof value !== 'string') return value;
+  return value.replace(/^(smtps?:\/\/[^:/@]*):[^@/]*@/, '$1:***@');
+}
+
 /** Every setting sched reads from config.toml, the environment or flags. */
 export const KEY_SPECS: readonly KeySpec[] = [
   {
@@ -206,6 +286,7 @@ export const KEY_SPECS: readonly KeySpec[] = [
   retentionKey('max_runs_per_job', 'runs', DEFAULT_RETENTION.maxRunsPerJob),
   retentionKey('audit_days', 'days', DEFAULT_RETENTION.auditDays),
   ...BACKUP_KEYS,
+  ...NOTIFY_KEYS,
 ];
 
 export type ConfigKey =
@@ -221,7 +302,14 @@ export type ConfigKey =
   | 'retention.audit_days'
   | 'backup.dir'
   | 'backup.every'
-  | 'backup.keep';
+  | 'backup.keep'
+  | 'notify.targets'
+  | 'notify.on'
+  | 'notify.webhook_secret_file'
+  | 'notify.smtp_url'
+  | 'notify.from'
+  | 'notify.max_per_window'
+  | 'notify.window';
 
 /** The keys that a flag can set, by flag name without dashes (`max-concurrent`). */
 export type FlagValues = Partial<Record<ConfigKey, string | undefined>>;

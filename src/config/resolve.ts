@@ -32,10 +32,24 @@ export interface ResolvedConfig {
   readonly retention: Readonly<Retention>;
   /** Scheduled backups: taken only when both `dir` and `everyMs` are set. */
   readonly backup: Readonly<{ dir: string | null; everyMs: number | null; keep: number }>;
+  /** `[notify]`: defaults for jobs that name no targets or events, and how messages go out. */
+  readonly notify: Readonly<NotifyConfig>;
   /** The config file that was read, if any. */
   readonly file: string | null;
   readonly values: Readonly<Record<ConfigKey, unknown>>;
   readonly sources: Readonly<Record<ConfigKey, ConfigSource>>;
+}
+
+export interface NotifyConfig {
+  targets: string[];
+  /** A comma list as written; null means dead and recovered. */
+  on: string | null;
+  /** Read by the daemon at start; the secret itself is never part of the config. */
+  webhookSecretFile: string | null;
+  smtpUrl: string | null;
+  from: string;
+  maxPerWindow: number;
+  window: string;
 }
 
 export interface ConfigInputs {
@@ -92,6 +106,15 @@ export function resolveConfig(inputs: ConfigInputs): ResolvedConfig {
       dir: values['backup.dir'] as string | null,
       everyMs: values['backup.every'] === null ? null : backupEveryMs(values['backup.every'] as string),
       keep: values['backup.keep'] as number,
+    },
+    notify: {
+      targets: values['notify.targets'] as string[],
+      on: values['notify.on'] as string | null,
+      webhookSecretFile: values['notify.webhook_secret_file'] as string | null,
+      smtpUrl: values['notify.smtp_url'] as string | null,
+      from: values['notify.from'] as string,
+      maxPerWindow: values['notify.max_per_window'] as number,
+      window: values['notify.window'] as string,
     },
     file: inputs.file?.path ?? null,
     values,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { alertsSchema } from './notify/alerts.js';
 
 export const MAX_PAYLOAD_BYTES = 1024 * 1024;
 /** How deep a payload's objects and arrays may nest: validating and serialising it recurse. */
@@ -147,6 +148,8 @@ export const jobDefinitionSchema = z.object({
   /** Fan-in: one run once every one of these has succeeded since this job last ran. */
   afterAll: z.array(z.string().min(1)),
   placement: placementSchema,
+  /** Notifications and the dead-man's switch (`--notify`, `--notify-on`, `--expect-success-every`). */
+  alerts: alertsSchema.optional(),
 });
 export type JobDefinition = z.infer<typeof jobDefinitionSchema>;
 
@@ -164,6 +167,8 @@ export interface Job extends JobDefinition {
   deletedAt: number | null;
   /** The next instant this job is due, or null when it will not fire again (paused, done, cancelled). */
   nextRunAt: number | null;
+  /** Set by the daemon on listings while the job's dead-man's switch has tripped: since when. */
+  overdueSince?: number;
 }
 
 /**
@@ -224,6 +229,12 @@ export const jobInputSchema = z.object({
   payload: z.string().optional(),
   timeout: z.string().optional(),
   labels: z.record(z.string(), z.string()).optional(),
+  /** `--notify URL`, repeatable; replaces the job's targets wholesale. */
+  notify: z.array(z.string()).optional(),
+  /** `failure,dead,recovered,success,overdue`, as typed. */
+  notifyOn: z.string().optional(),
+  /** `--expect-success-every D`, as typed. */
+  expectSuccessEvery: z.string().optional(),
 });
 export type JobInput = z.infer<typeof jobInputSchema>;
 
@@ -246,6 +257,9 @@ export const jobPatchSchema = jobInputSchema.partial().extend({
         'retryOn',
         'noRetryOn',
         'retryDeadline',
+        'notify',
+        'notifyOn',
+        'expectSuccessEvery',
       ]),
     )
     .optional(),

@@ -16,6 +16,8 @@ import { parseBoundedDuration } from './normalize-duration.js';
 import { parsePayload } from './normalize-payload.js';
 import { buildRetryPolicy } from './normalize-retry.js';
 import { buildTarget } from './normalize-target.js';
+import { DEFAULT_ALERTS } from './notify/alerts.js';
+import { buildAlerts } from './notify/normalize-alerts.js';
 import { parseAt } from './schedule/at.js';
 import { assertCronExpression } from './schedule/cron.js';
 import { parseEvery } from './schedule/every.js';
@@ -60,6 +62,7 @@ export function normalizeJobInput(input: JobInput, ctx: NormalizeContext): JobDe
     policy: buildTimePolicy(DEFAULT_TIME_POLICY, input),
     ...dependencies,
     placement: buildPlacement(DEFAULT_PLACEMENT, input, checkLabels),
+    alerts: buildAlerts(DEFAULT_ALERTS, input, new Set()),
   });
 }
 
@@ -108,6 +111,7 @@ export function applyJobPatch(current: JobDefinition, patch: JobPatch, ctx: Norm
     retry: buildRetryPolicy(current.retry, patch, 'stored', cleared),
     policy: buildTimePolicy(current.policy, patch),
     placement: buildPlacement(current.placement, patch, checkLabels),
+    alerts: buildAlerts(current.alerts ?? DEFAULT_ALERTS, patch, cleared),
     ...buildDependencies(current, patch, patch.name ?? current.name),
   });
 }

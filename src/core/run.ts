@@ -20,9 +20,18 @@ export const FINAL_RUN_STATES: readonly RunState[] = [
 /**
  * Why a run exists: its instant came due (`schedule`), a person asked (`manual`), an earlier attempt failed
  * (`retry`), an instant missed while the daemon was down is being caught up (`catchup`), `sched backfill` made it
- * (`backfill`), or an upstream job's run ended (`dependency`).
+ * (`backfill`), an upstream job's run ended (`dependency`), or something outside checked in with
+ * `sched ping` (`ping`: a run recorded, not run).
  */
-export const RUN_TRIGGERS = ['schedule', 'manual', 'retry', 'catchup', 'backfill', 'dependency'] as const;
+export const RUN_TRIGGERS = [
+  'schedule',
+  'manual',
+  'retry',
+  'catchup',
+  'backfill',
+  'dependency',
+  'ping',
+] as const;
 export type RunTrigger = (typeof RUN_TRIGGERS)[number];
 
 /** One attempt of one scheduled instant of a job. `(jobId, scheduledFor, attempt)` is unique. */

@@ -9,6 +9,8 @@ import { ClusterMembership } from './cluster/cluster-membership.js';
 import { systemClock, type Clock } from './clock.js';
 import { ScheduledBackups, type BackupSchedule } from './backup/scheduled-backups.js';
 import { StoreBackup } from './backup/store-backup.js';
+import { Alerting, type NotifySettings } from './notify/alerting.js';
+import { registerAlertMetrics } from './notify/alert-metrics.js';
 import { storedRunEnd } from './stored-run-end.js';
 import { auditDeadRuns } from './dead-run-audit.js';
 import { DependencyTrigger } from './dependency-trigger.js';
@@ -64,6 +66,8 @@ export interface DaemonOptions {
   retention?: Partial<RetentionPolicy>;
   /** `[backup]`: copies of the store on a schedule; off when absent. */
   backup?: BackupSchedule;
+  /** `[notify]`: default targets and events, throttle, and how e-mail and signed webhooks go out. */
+  notify?: NotifySettings;
   /** This node's place in a federation, used when the store is shared. */
   cluster?: { labels?: Record<string, string>; heartbeatIntervalMs?: number; leaseTtlMs?: number };
 }
@@ -181,6 +185,16 @@ export class Daemon {
     const idempotency = new IdempotencyGuard(store, clock);
     const http = new HttpExecutor({ clock });
     const liveOutput = new LiveOutput();
+    const alerting = new Alerting({
+      store,
+      clock,
+      events,
+      lookup,
+      newId,
+      node,
+      fence,
+      settings: this.options.notify,
+    });
     const waitingRuns = new WaitingRuns({
       store,
       clock,
@@ -201,6 +215,7 @@ export class Daemon {
       liveOutput,
       waitForRetry: (run) => waitingRuns.add(run),
       extraEnvironment: (run) => dependencies?.environmentFor(run) ?? {},
+      notices: alerting.deliveriesFor,
     }));
     this.drain = await stack.start(new RunDrain(launcher, clock, this.options.shutdownGraceMs));
     if (this.hurried) this.drain.hurry();
@@ -309,8 +324,13 @@ export class Daemon {
         return { stopping: true, pid: process.pid };
       },
     };
-    const route = createRequestRouter(jobs, runs, occurrences, control, (error) =>
-      events.emit('scheduler:error', { error }),
+    const route = createRequestRouter(
+      jobs,
+      runs,
+      occurrences,
+      control,
+      (error) => events.emit('scheduler:error', { error }),
+      alerting.requests,
     );
     const answer = answerSocketRequests(this.seams.route?.(route) ?? route, events);
     await stack.start(new SocketService(locations.socketPath, answer));
@@ -344,6 +364,7 @@ export class Daemon {
     const backups = this.options.backup;
     if (backups)
       await stack.start(new ScheduledBackups({ store: rawStore, clock, events, schedule: backups }));
+    await stack.start(alerting);
 
     const metricsAddress = this.options.metricsAddress;
     if (metricsAddress) {
@@ -356,6 +377,7 @@ export class Daemon {
         // A cluster of one has no membership to report; its gauges read as one node owning every shard.
         cluster: async () => (cluster.shared ? cluster.status(scheduler.recentLatenessMs()) : null),
       });
+      registerAlertMetrics(metrics.registry, events, alerting.watch);
       const endpoints = {
         address: metricsAddress,
         metrics,

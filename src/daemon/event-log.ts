@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { DaemonEvents } from './events.js';
+import { logAlertEvents } from './notify/alert-log.js';
 import { createDaemonLogger, type LogLevel } from './observability/logger.js';
 
 /** One log line per scheduler decision (fired, started, finished, retried, lost, dead), with job and run ids. */
@@ -129,5 +130,6 @@ export function logDaemonEvents(
   events.on('scheduler:error', ({ error }) =>
     log.error({ event: 'scheduler:error', err: error }, error.message),
   );
+  logAlertEvents(events, log);
   return log;
 }

@@ -48,7 +48,29 @@ export interface DaemonEventMap {
   'backup:written': [{ file: string; bytes: number; takenAt: number; scheduled: boolean }];
   /** A scheduled backup could not be written; the next is tried an interval later. */
   'backup:failed': [{ error: Error }];
+  /** A job with `--expect-success-every` went that long without a success (once per spell). */
+  'job:overdue': [OverdueEvent];
+  /** An overdue job succeeded again. */
+  'job:recovered': [OverdueEvent & { runId: string }];
+  /** An attempt to send a notification, and what came of it. */
+  'notification:attempted': [NotificationAttempt];
   'retention:pruned': [{ succeeded: number; failed: number; beyondCap: number; audit: number; jobs: number }];
+}
+
+export interface OverdueEvent {
+  jobId: string;
+  jobName: string;
+  since: number;
+}
+
+export interface NotificationAttempt {
+  id: string;
+  jobId: string;
+  kind: string;
+  /** The target without its path or query (which may hold a token). */
+  target: string;
+  outcome: 'delivered' | 'retrying' | 'failed' | 'suppressed';
+  answer: string;
 }
 
 export class DaemonEvents extends EventEmitter<DaemonEventMap> {}

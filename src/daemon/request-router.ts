@@ -10,6 +10,7 @@ import {
 } from '../ipc/protocol.js';
 import type { ServerConnection } from '../ipc/transport.js';
 import type { JobService } from './job-service.js';
+import type { AlertRequests } from './notify/alert-requests.js';
 import type { OccurrenceService } from './occurrence-service.js';
 import type { RunService } from './run-service.js';
 
@@ -39,6 +40,7 @@ export function createRequestRouter(
   occurrences: OccurrenceService,
   control: DaemonControl,
   onBug: (error: Error) => void,
+  alerts: AlertRequests,
 ) {
   const handlers: Handlers = {
     'daemon.stop': (params) => control.stop(params),
@@ -48,8 +50,8 @@ export function createRequestRouter(
       control.subscribe(requestId, connection, params),
     'daemon.status': () => jobs.status(),
     'job.add': (params) => jobs.add(params),
-    'job.list': (params) => jobs.list(params),
-    'job.get': (params) => jobs.get(params),
+    'job.list': async (params) => alerts.withOverdue(await jobs.list(params)),
+    'job.get': async (params) => alerts.withDetail(await jobs.get(params)),
     'job.update': (params) => jobs.update(params),
     'job.cancel': (params) => jobs.cancel(params),
     'job.pause': (params) => jobs.pause(params),
@@ -64,6 +66,9 @@ export function createRequestRouter(
     'job.why': (params) => occurrences.why(params),
     'job.occurrences': (params) => occurrences.list(params),
     'job.backfill': (params) => occurrences.backfill(params),
+    'job.ping': (params) => alerts.ping(params),
+    'notify.test': (params) => alerts.test(params),
+    'notify.list': (params) => alerts.list(params),
   };
 
   return async function route(

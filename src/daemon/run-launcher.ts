@@ -4,6 +4,7 @@ import { decideRetry } from '../core/retry/decision.js';
 import { annotateError } from '../core/retry/failure-note.js';
 import type { TargetKind } from '../core/retry/failure-class.js';
 import type { Run, RunOutcome, RunSummary } from '../core/run.js';
+import type { NewDelivery } from '../core/notify/delivery.js';
 import type { NewRun, Store } from '../store/store.js';
 import { sleep, type Clock } from './clock.js';
 import { earlierAttempts } from './earlier-attempts.js';
@@ -68,6 +69,8 @@ export interface RunLauncherOptions {
   waitForRetry: (run: Run) => void;
   /** Variables a run gets beyond the standard ones (`SCHED_UPSTREAM_RUN` of a dependency's run). */
   extraEnvironment?: (run: Run) => Record<string, string>;
+  /** The notifications a run's end causes, written in the transaction that records the end. */
+  notices?: (job: Job, runId: string, outcome: RunOutcome, retrying: boolean) => Promise<NewDelivery[]>;
   random?: () => number;
 }
 
@@ -249,7 +252,9 @@ export class RunLauncher {
     const { retry, error } = job
       ? await this.retryFor(job, attemptOf, outcome)
       : { retry: undefined, error: outcome.error };
-    const { run, retry: retryRun } = await this.options.store.finishRun(runId, { ...outcome, error }, retry);
+    const ended = { ...outcome, error };
+    const deliveries = job ? await this.options.notices?.(job, runId, ended, retry !== undefined) : undefined;
+    const { run, retry: retryRun } = await this.options.store.finishRun(runId, ended, retry, deliveries);
     this.options.events.emit(outcome.state === 'lost' ? 'run:lost' : 'run:finished', run);
     if (retryRun) {
       this.options.events.emit('run:retry-scheduled', retryRun);

@@ -4,6 +4,7 @@ import { JOB_STATUSES } from '../core/job-status.js';
 import { RUN_STATES, type Run, type RunSummary } from '../core/run.js';
 import type { ErrorShape } from '../core/errors.js';
 import type { LedgerEntry } from '../core/ledger/entry.js';
+import type { Delivery } from '../core/notify/delivery.js';
 import type { OccurrenceNote } from '../core/schedule/occurrences.js';
 
 /**
@@ -72,6 +73,17 @@ export const requestSchemas = {
   /** The occurrence ledger of a job, newest first; `cursor` is the previous page's `nextCursor`. */
   'job.occurrences': z.object({ ref: z.string().min(1), ...pageParams }),
   /** The instants of a job in [from, to]: listed (`dryRun`) or run, honouring its overlap policy. */
+  'job.ping': z.object({
+    ref: z.string().min(1),
+    fail: z.boolean().default(false),
+    message: z.string().max(1_000).optional(),
+  }),
+  'notify.test': z.object({ ref: z.string().min(1) }),
+  'notify.list': z.object({
+    jobRef: z.string().min(1).optional(),
+    failed: z.boolean().default(false),
+    limit: z.number().int().min(1).max(1_000).default(50),
+  }),
   'job.backfill': z.object({
     ref: z.string().min(1),
     from: z.number().int(),
@@ -131,6 +143,18 @@ export interface JobDetail {
   recentRuns: RunSummary[];
   /** For HTTP jobs: the breaker of the target's origin. */
   breaker: BreakerStatus | null;
+  /** The job's latest notifications, newest first. */
+  deliveries?: DeliveryView[];
+  /** When its dead-man's switch tripped, while it is overdue; null otherwise. */
+  overdueSince?: number | null;
+}
+
+/** A notification as shown: its target without the path or query, which may hold a token. */
+export type DeliveryView = Omit<Delivery, 'dedupKey'>;
+
+export interface NotifyTestResult {
+  job: { id: string; name: string };
+  targets: { target: string; ok: boolean; answer: string }[];
 }
 
 /** One daemon of a federation, as the cluster's membership table and shard map show it. */
@@ -260,6 +284,9 @@ export interface Results {
   'cluster.status': ClusterStatus;
   'job.occurrences': Page<LedgerEntry>;
   'job.backfill': BackfillResult;
+  'job.ping': Run;
+  'notify.test': NotifyTestResult;
+  'notify.list': { items: DeliveryView[] };
   'daemon.stop': { stopping: true; pid: number };
   'store.backup': BackupResult;
   'events.subscribe': { subscribed: true; types: string[] | null };
@@ -285,6 +312,8 @@ export interface StreamEvents {
   'run:dead': Run;
   /** An instant that did not run (skipped, missed, passed over by a clock change), as the ledger recorded it. */
   'occurrence:recorded': LedgerEntry;
+  'job:overdue': { jobId: string; jobName: string; since: number };
+  'job:recovered': { jobId: string; jobName: string; since: number; runId: string };
   'stream:dropped': { reason: string };
 }
 

@@ -18,4 +18,6 @@ export const PUBLISHED_EVENT_TYPES = [
   'run:retry-scheduled',
   'run:dead',
   'occurrence:recorded',
+  'job:overdue',
+  'job:recovered',
 ] as const satisfies readonly StreamEventType[];

@@ -6,6 +6,10 @@ import { sql } from 'drizzle-orm';
 export { JOB_STATES as JOB_STATE_VALUES } from '../core/job.js';
 export { RUN_STATES as RUN_STATE_VALUES, RUN_TRIGGERS as RUN_TRIGGER_VALUES } from '../core/run.js';
 export { OCCURRENCE_OUTCOMES as OCCURRENCE_OUTCOME_VALUES } from '../core/ledger/entry.js';
+export {
+  DELIVERY_KINDS as DELIVERY_KIND_VALUES,
+  DELIVERY_STATES as DELIVERY_STATE_VALUES,
+} from '../core/notify/delivery.js';
 /** `success`, `failure`, `always` for `--after`; `all` for `--after-all` (checked in sql/records.ts). */
 export const DEPENDENCY_ON_VALUES = ['success', 'failure', 'always', 'all'] as const;
 

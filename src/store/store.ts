@@ -1,5 +1,6 @@
 import type { Job, JobDefinition, JobState } from '../core/job.js';
 import type { LedgerEntry } from '../core/ledger/entry.js';
+import type { Delivery, DeliveryAttempt, DeliveryState, NewDelivery } from '../core/notify/delivery.js';
 import type { Run, RunOutcome, RunState, RunSummary, RunTrigger } from '../core/run.js';
 
 export interface Page<T> {
@@ -150,6 +151,20 @@ export interface DependencyEdge {
   on: 'success' | 'failure' | 'always' | 'all';
 }
 
+export interface DeliveryQuery {
+  limit: number;
+  jobId?: string;
+  states?: DeliveryState[];
+}
+
+/** A job's dead-man's switch tripping: stored once, with its ledger note and its notifications. */
+export interface OverdueMark {
+  jobId: string;
+  since: number;
+  note: NewOccurrence;
+  deliveries: NewDelivery[];
+}
+
 export interface StoreCapabilities {
   /** Can tell other processes about changes (LISTEN/NOTIFY). */
   notify: boolean;
@@ -202,8 +217,16 @@ export interface Store {
   /** Moves a waiting run to `running` if it is still `scheduled`; false when something else took it. */
   claimRun(runId: string, startedAt: number): Promise<boolean>;
   setRunPid(runId: string, pid: number): Promise<void>;
-  /** Records how a run ended and, in the same transaction, the attempt that retries it. */
-  finishRun(runId: string, outcome: RunOutcome, retry?: NewRun): Promise<FinishedRun>;
+  /**
+   * Records how a run ended and, in the same transaction, the attempt that retries it and the notifications
+   * it causes (a delivery whose key is taken is dropped).
+   */
+  finishRun(
+    runId: string,
+    outcome: RunOutcome,
+    retry?: NewRun,
+    deliveries?: NewDelivery[],
+  ): Promise<FinishedRun>;
   /**
    * Ends a run that is still waiting (`scheduled`) with `outcome` (a cancellation), so it never starts; null
    * when it is not waiting any more (something started or ended it first).
@@ -248,6 +271,29 @@ export interface Store {
   listDependents(upstreamId: string): Promise<Job[]>;
   /** Every dependency link between live jobs, for refusing cycles. */
   listDependencyEdges(): Promise<DependencyEdge[]>;
+  /** Stores notifications to send; one whose dedup key is taken is dropped. Returns how many were new. */
+  enqueueDeliveries(deliveries: NewDelivery[]): Promise<number>;
+  /** Pending deliveries due at or before `until`, earliest first. */
+  dueDeliveries(until: number, limit: number): Promise<Delivery[]>;
+  /**
+   * Takes a pending delivery to send it: moves its due time from `dueAt` (as read) to `leaseUntil`, so no
+   * other daemon on the store sends it meanwhile, and one that dies sending it leaves it to be sent again
+   * once the lease is up. False when another took it first or it is no longer pending.
+   */
+  claimDelivery(id: string, dueAt: number, leaseUntil: number): Promise<boolean>;
+  /** What an attempt to send a pending delivery came to; false if it was no longer pending. */
+  recordDeliveryAttempt(id: string, attempt: DeliveryAttempt): Promise<boolean>;
+  /** Newest first. */
+  listDeliveries(query: DeliveryQuery): Promise<Delivery[]>;
+  /** Deliveries of one job to one target created at or after `since` (summaries not counted), in `states`. */
+  countDeliveries(jobId: string, target: string, since: number, states: DeliveryState[]): Promise<number>;
+  /** Marks a job overdue with its note and deliveries, once: false (nothing written) if it already is. */
+  markOverdue(mark: OverdueMark): Promise<boolean>;
+  /** Clears a job's overdue mark and stores the deliveries that tell so; the mark's `since`, or null if there was none. */
+  clearOverdue(jobId: string, deliveries: NewDelivery[]): Promise<number | null>;
+  listOverdue(): Promise<{ jobId: string; since: number }[]>;
+  /** The job's most recent successful run by when it finished, or null when none succeeded. */
+  latestSuccess(jobId: string): Promise<{ runId: string; finishedAt: number } | null>;
   /** A cheap round trip that proves the store can still be read and written; throws when it cannot. */
   ping(): Promise<void>;
   /**

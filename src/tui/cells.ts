@@ -25,6 +25,7 @@ export function fit(text: string, width: number, align: 'left' | 'right' = 'left
 
 /** The next run as a countdown (`in 4m`, `in 12s`), or why there is none. */
 export function nextRunCell(job: Job, now: number): Cell {
+  if (job.overdueSince !== undefined) return { text: '⚠ overdue', tone: 'bad' };
   if (job.state === 'paused') return { text: '‖ paused', tone: 'warn' };
   if (jobStatus(job) === 'done') return { text: '✓ done', tone: 'plain' };
   if (job.nextRunAt === null) return { text: '-', tone: 'plain' };

@@ -161,6 +161,7 @@ describe('operations commands, in process', () => {
       'after',
       'afterAll',
       'placement',
+      'alerts',
     ]);
   });
 

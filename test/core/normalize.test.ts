@@ -1,3 +1,4 @@
+import { DEFAULT_ALERTS } from '../../src/core/notify/alerts.js';
 import { describe, expect, it } from 'vitest';
 import { SchedError } from '../../src/core/errors.js';
 import {
@@ -60,6 +61,7 @@ describe('normalizeJobInput: the happy path', () => {
       after: [],
       afterAll: [],
       placement: DEFAULT_PLACEMENT,
+      alerts: DEFAULT_ALERTS,
     });
   });
 
@@ -78,6 +80,7 @@ describe('normalizeJobInput: the happy path', () => {
       after: [],
       afterAll: [],
       placement: DEFAULT_PLACEMENT,
+      alerts: DEFAULT_ALERTS,
     });
   });
 

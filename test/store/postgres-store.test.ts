@@ -66,11 +66,13 @@ describe('PostgreSQL store on a shared database', () => {
       'cluster_lease',
       'cluster_map',
       'cluster_nodes',
+      'deliveries',
       'idempotency_keys',
       'job_dependencies',
       'jobs',
       'meta',
       'occurrences',
+      'overdue_jobs',
       'runs',
     ]);
     const journal = await client.query<{ n: number }>(

@@ -5,6 +5,7 @@ import { describeDependencyCases } from './conformance/dependencies.js';
 import { describeJobListingCases } from './conformance/job-listing.js';
 import { describeJobCases } from './conformance/jobs.js';
 import { describeLedgerCases } from './conformance/ledger.js';
+import { describeNotificationCases } from './conformance/notifications.js';
 import { describeRunCases } from './conformance/runs.js';
 import { describeSchedulingCases } from './conformance/scheduling.js';
 
@@ -39,5 +40,6 @@ export function describeStoreConformance(name: string, makeStore: () => Promise<
     describeAuditAndFenceCases(store);
     describeLedgerCases(store);
     describeDependencyCases(store);
+    describeNotificationCases(store);
   });
 }

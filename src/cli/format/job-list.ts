@@ -9,7 +9,7 @@ import { formatInstantWithRelative, type Viewer } from './time.js';
 export function renderJobTable(jobs: readonly Job[], viewer: Viewer, describe: ScheduleDescriber): string {
   const rows = jobs.map((job) => [
     job.name,
-    colourJobState(jobStatus(job)),
+    colourJobState(jobStatus(job)) + (job.overdueSince === undefined ? '' : ' overdue'),
     describe(job.schedule, job.timezone),
     job.nextRunAt === null ? '-' : formatInstantWithRelative(job.nextRunAt, viewer),
     formatLabels(job.labels),

@@ -2,7 +2,7 @@ import os from 'node:os';
 import { SchedCommand } from '../../cli/base-command.js';
 import { renderTable } from '../../cli/format/table.js';
 import { configFlags, configFlagValues } from '../../config/flags.js';
-import type { ConfigKey } from '../../config/keys.js';
+import { shownValue, type ConfigKey } from '../../config/keys.js';
 import { configFileCandidates } from '../../config/file.js';
 import { loadConfig } from '../../config/load.js';
 import type { ConfigSource } from '../../config/resolve.js';
@@ -43,7 +43,7 @@ export default class ConfigShow extends SchedCommand {
     const config = loadConfig(process.env, configFlagValues(flags));
     const settings = {} as ConfigShowResult['settings'];
     for (const key of Object.keys(config.values) as ConfigKey[])
-      settings[key] = { value: config.values[key], source: config.sources[key] };
+      settings[key] = { value: shownValue(key, config.values[key]), source: config.sources[key] };
     const result: ConfigShowResult = {
       file: config.file,
       searched: configFileCandidates(process.env, os.homedir()).paths,

@@ -75,6 +75,7 @@ export default class DaemonRun extends SchedCommand {
     logFatalErrors((line) => process.stdout.write(`${line}\n`));
     const config = loadConfig(process.env, configFlagValues(flags));
     const { parseKeyValuePairs } = await import('../../cli/key-value.js');
+    const { parseNotifyOn } = await import('../../core/notify/normalize-alerts.js');
     const cluster = {
       labels: parseKeyValuePairs(flags.label, '--label') ?? {},
       heartbeatIntervalMs: flags['heartbeat-interval']
@@ -107,6 +108,19 @@ export default class DaemonRun extends SchedCommand {
         config.backup.dir !== null && config.backup.everyMs !== null
           ? { dir: config.backup.dir, everyMs: config.backup.everyMs, keep: config.backup.keep }
           : undefined,
+      notify: {
+        defaults: {
+          targets: config.notify.targets,
+          on: config.notify.on === null ? null : parseNotifyOn(config.notify.on),
+        },
+        throttle: {
+          maxPerWindow: config.notify.maxPerWindow,
+          windowMs: parseDuration(config.notify.window, '[notify] window'),
+        },
+        webhookSecretFile: config.notify.webhookSecretFile,
+        smtpUrl: config.notify.smtpUrl,
+        from: config.notify.from,
+      },
       onStopped: () => stopped(),
     });
     if (!flags.quiet)

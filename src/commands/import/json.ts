@@ -1,6 +1,11 @@
 import { Args } from '@oclif/core';
 import { z } from 'zod';
-import { orderByDependencies, timePolicyInput, withUpstreamNames } from '../../cli/portable-definition.js';
+import {
+  alertsInput,
+  orderByDependencies,
+  timePolicyInput,
+  withUpstreamNames,
+} from '../../cli/portable-definition.js';
 import { contentHash } from '../../core/crontab/content-hash.js';
 import { definitionToInput, sameDefinition } from '../../core/crontab/definition-input.js';
 import { planImport } from '../../core/crontab/plan.js';
@@ -151,7 +156,7 @@ function importItem(definition: JobDefinition): ImportItem {
   const { schedule, target } = definition;
   return {
     name: definition.name,
-    input: { ...definitionToInput(definition), ...timePolicyInput(definition) },
+    input: { ...definitionToInput(definition), ...timePolicyInput(definition), ...alertsInput(definition) },
     idempotencyKey: `import:${contentHash(JSON.stringify(definition))}`,
     line: null,
     schedule: describeSchedule(schedule),

@@ -7,6 +7,8 @@ export const OCCURRENCE_OUTCOMES = [
   'dst-skipped',
   'paused',
   'deduplicated',
+  /** Not an instant: the moment a job with `--expect-success-every` went that long without a success. */
+  'overdue',
 ] as const;
 export type OccurrenceOutcome = (typeof OCCURRENCE_OUTCOMES)[number];
 

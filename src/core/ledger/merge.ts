@@ -8,6 +8,7 @@ const TRIGGER_REASONS: Readonly<Record<RunTrigger, string>> = {
   catchup: 'it was caught up after it fell due while it could not run',
   backfill: 'sched backfill asked for it',
   dependency: 'a job it runs after ended its run (--after)',
+  ping: 'something outside checked in with sched ping',
 };
 
 /**

@@ -24,6 +24,7 @@ const OUTCOME_WORDS: Readonly<Record<OccurrenceOutcome, string>> = {
   'dst-skipped': 'skipped by a clock change',
   paused: 'paused',
   deduplicated: 'repeated wall time, not run',
+  overdue: 'overdue',
 };
 
 const DEFAULT_REASONS: Readonly<Record<Exclude<OccurrenceOutcome, 'ran'>, string>> = {
@@ -33,6 +34,7 @@ const DEFAULT_REASONS: Readonly<Record<Exclude<OccurrenceOutcome, 'ran'>, string
   'dst-skipped': 'that wall time does not exist on that day',
   paused: 'the job was paused',
   deduplicated: 'its wall time came round a second time after the clocks went back',
+  overdue: 'no run had succeeded for as long as --expect-success-every allows',
 };
 
 /**

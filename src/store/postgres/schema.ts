@@ -12,6 +12,8 @@ import {
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
 import {
+  DELIVERY_KIND_VALUES,
+  DELIVERY_STATE_VALUES,
   DEPENDENCY_ON_VALUES,
   JOB_STATE_VALUES,
   OCCURRENCE_OUTCOME_VALUES,
@@ -216,4 +218,45 @@ export const idempotencyKeys = pgTable(
 export const meta = pgTable('meta', {
   key: text('key').primaryKey(),
   value: text('value').notNull(),
+});
+
+/**
+ * Notifications, one row per message to one target, written before it is sent (in the transaction of the
+ * outcome that causes it) and settled after: a restart finds what is still pending.
+ */
+export const deliveries = pgTable(
+  'deliveries',
+  {
+    id: id('id').primaryKey(),
+    // No foreign key: a cancelled job's history may be purged while its deliveries are still shown.
+    jobId: id('job_id').notNull(),
+    runId: id('run_id'),
+    kind: text('kind', { enum: DELIVERY_KIND_VALUES }).notNull(),
+    target: text('target').notNull(),
+    /** One message per (what happened, target), whichever daemon or attempt writes it. */
+    dedupKey: text('dedup_key').notNull(),
+    state: text('state', { enum: DELIVERY_STATE_VALUES }).notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    dueAt: instant('due_at').notNull(),
+    createdAt: instant('created_at').notNull(),
+    finishedAt: instant('finished_at'),
+    answer: text('answer'),
+    lastError: text('last_error'),
+    detail: text('detail').notNull().default(''),
+  },
+  (t) => [
+    uniqueIndex('deliveries_dedup_unique').on(t.dedupKey),
+    index('deliveries_job_idx').on(t.jobId, t.id),
+    index('deliveries_pending_idx')
+      .on(t.dueAt, t.id)
+      .where(sql`state = 'pending'`),
+    check('deliveries_state_check', sql`state IN (${inList(DELIVERY_STATE_VALUES)})`),
+    check('deliveries_kind_check', sql`kind IN (${inList(DELIVERY_KIND_VALUES)})`),
+  ],
+);
+
+/** Jobs whose dead-man's switch has tripped, and since when: stored so a restart does not notify again. */
+export const overdueJobs = pgTable('overdue_jobs', {
+  jobId: id('job_id').primaryKey(),
+  since: instant('since').notNull(),
 });

@@ -35,7 +35,7 @@ export interface StoreDialect {
 }
 
 /** What the transaction scripts need of a dialect besides a session. */
-export type ScriptDialect = Pick<StoreDialect, 'encoding' | 'isUniqueViolation'>;
+export type ScriptDialect = Pick<StoreDialect, 'encoding' | 'isUniqueViolation' | 'tables'>;
 
 /** Batched deletes, written per dialect (PostgreSQL skips rows another daemon is deleting). */
 export interface Retention {

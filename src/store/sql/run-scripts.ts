@@ -1,3 +1,4 @@
+import type { NewDelivery } from '../../core/notify/delivery.js';
 import type { Run, RunOutcome } from '../../core/run.js';
 import { occurrenceToRow } from '../ledger-rows.js';
 import {
@@ -8,6 +9,7 @@ import {
   runNotFound,
 } from '../store-errors.js';
 import type { Fire, FinishedRun, IdempotencyClaim, NewRun } from '../store.js';
+import { insertDeliveries } from './delivery-queries.js';
 import type { ScriptDialect } from './dialect.js';
 import { recordIdempotentResponse } from './job-scripts.js';
 import { newRunToRun, outcomeToRow, rowToRun } from './row-mapping.js';
@@ -68,16 +70,18 @@ function* announceIfWaiting(session: Session, run: Run): Script<void> {
   if (run.state === 'scheduled') yield* step(session.announceWaitingRun(run.id));
 }
 
-/** Records how a run ended and the attempt that retries it, if one is asked for. */
+/** Records how a run ended, the attempt that retries it if one is asked for, and the notifications it causes. */
 export function* finishRun(
   dialect: ScriptDialect,
   session: Session,
   runId: string,
   outcome: RunOutcome,
   retry?: NewRun,
+  deliveries: readonly NewDelivery[] = [],
 ): Script<FinishedRun> {
   const row = yield* step(session.finishRun({ id: runId, ...outcomeToRow(outcome, dialect.encoding) }));
   if (!row) return yield* explainUnchangedRun(session, runId, outcome.state);
+  if (deliveries.length > 0) yield* insertDeliveries(dialect.tables, session, deliveries);
   const run = rowToRun(row);
   if (!retry) return { run, retry: null };
   const retried = yield* insertRetry(dialect, session, runId, retry);

@@ -1,11 +1,13 @@
 import type { Job, JobState } from '../../core/job.js';
 import type { LedgerEntry } from '../../core/ledger/entry.js';
+import type { Delivery, DeliveryAttempt, DeliveryState, NewDelivery } from '../../core/notify/delivery.js';
 import type { Run, RunOutcome, RunState, RunSummary } from '../../core/run.js';
 import { idPrefixRange } from '../ids.js';
 import { occurrenceToRow } from '../ledger-rows.js';
 import type {
   AuditEntry,
   AuditStamp,
+  DeliveryQuery,
   DependencyEdge,
   Fire,
   FinishedRun,
@@ -17,12 +19,14 @@ import type {
   NewOccurrence,
   NewRun,
   OccurrenceQuery,
+  OverdueMark,
   Page,
   RunQuery,
   Store,
   StoreCapabilities,
   StoreChange,
 } from '../store.js';
+import * as deliveryQueries from './delivery-queries.js';
 import type { StoreDialect } from './dialect.js';
 import { changeJob, createJob } from './job-scripts.js';
 import { listOccurrences, listRunsByInstant } from './ledger-queries.js';
@@ -131,8 +135,15 @@ export class SqlStore implements Store {
     await this.dialect.write((session) => session.run(session.statements.setRunPid, { id: runId, pid }));
   }
 
-  async finishRun(runId: string, outcome: RunOutcome, retry?: NewRun): Promise<FinishedRun> {
-    return this.dialect.transaction((session) => finishRun(this.dialect, session, runId, outcome, retry));
+  async finishRun(
+    runId: string,
+    outcome: RunOutcome,
+    retry?: NewRun,
+    deliveries?: NewDelivery[],
+  ): Promise<FinishedRun> {
+    return this.dialect.transaction((session) =>
+      finishRun(this.dialect, session, runId, outcome, retry, deliveries),
+    );
   }
 
   async cancelWaitingRun(runId: string, outcome: RunOutcome): Promise<Run | null> {
@@ -212,6 +223,56 @@ export class SqlStore implements Store {
 
   async listDependencyEdges(): Promise<DependencyEdge[]> {
     return this.session.all(this.statements.dependencyEdges);
+  }
+
+  async enqueueDeliveries(deliveries: NewDelivery[]): Promise<number> {
+    if (deliveries.length === 0) return 0;
+    return this.dialect.transaction((session) =>
+      deliveryQueries.insertDeliveries(this.dialect.tables, session, deliveries),
+    );
+  }
+
+  async dueDeliveries(until: number, limit: number): Promise<Delivery[]> {
+    return deliveryQueries.dueDeliveries(this.dialect, until, limit);
+  }
+
+  async claimDelivery(id: string, dueAt: number, leaseUntil: number): Promise<boolean> {
+    return deliveryQueries.claimDelivery(this.dialect, id, dueAt, leaseUntil);
+  }
+
+  async recordDeliveryAttempt(id: string, attempt: DeliveryAttempt): Promise<boolean> {
+    return deliveryQueries.recordDeliveryAttempt(this.dialect, id, attempt);
+  }
+
+  async listDeliveries(query: DeliveryQuery): Promise<Delivery[]> {
+    return deliveryQueries.listDeliveries(this.dialect, query);
+  }
+
+  async countDeliveries(
+    jobId: string,
+    target: string,
+    since: number,
+    states: DeliveryState[],
+  ): Promise<number> {
+    return deliveryQueries.countDeliveries(this.dialect, jobId, target, since, states);
+  }
+
+  async markOverdue(mark: OverdueMark): Promise<boolean> {
+    return this.dialect.transaction((session) => deliveryQueries.markOverdue(this.dialect, session, mark));
+  }
+
+  async clearOverdue(jobId: string, deliveries: NewDelivery[]): Promise<number | null> {
+    return this.dialect.transaction((session) =>
+      deliveryQueries.clearOverdue(this.dialect, session, jobId, deliveries),
+    );
+  }
+
+  async listOverdue(): Promise<{ jobId: string; since: number }[]> {
+    return deliveryQueries.listOverdue(this.dialect);
+  }
+
+  async latestSuccess(jobId: string): Promise<{ runId: string; finishedAt: number } | null> {
+    return deliveryQueries.latestSuccess(this.dialect, jobId);
   }
 
   async ping(): Promise<void> {

@@ -67,6 +67,22 @@ export const OCCURRENCE_COLUMNS = [
   'decidedAt',
 ] as const;
 export const DEPENDENCY_COLUMNS = ['jobId', 'upstreamId', 'on'] as const;
+export const DELIVERY_COLUMNS = [
+  'id',
+  'jobId',
+  'runId',
+  'kind',
+  'target',
+  'dedupKey',
+  'state',
+  'attempts',
+  'dueAt',
+  'createdAt',
+  'finishedAt',
+  'answer',
+  'lastError',
+  'detail',
+] as const;
 export const IDEMPOTENCY_COLUMNS = ['key', 'method', 'fingerprint', 'response', 'createdAt'] as const;
 
 /** A table with these columns whose rows have the shape the shared statements read. */
@@ -88,4 +104,6 @@ export interface StoreTables {
   jobDependencies: TableOf<typeof DEPENDENCY_COLUMNS>;
   idempotencyKeys: TableOf<typeof IDEMPOTENCY_COLUMNS, IdempotencyRow>;
   meta: TableOf<readonly ['key', 'value']>;
+  deliveries: TableOf<typeof DELIVERY_COLUMNS>;
+  overdueJobs: TableOf<readonly ['jobId', 'since']>;
 }

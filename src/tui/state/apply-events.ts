@@ -72,6 +72,10 @@ function applyEvent(draft: Draft, event: StreamEvent): void {
       return upsertJob(draft, event.data);
     case 'job:cancelled':
       return removeJob(draft, event.data.id);
+    case 'job:overdue':
+      return markOverdue(draft, event.data.jobId, event.data.since);
+    case 'job:recovered':
+      return markOverdue(draft, event.data.jobId, undefined);
     case 'run:fired':
       advanceNextRun(draft, event.data);
       return upsertRun(draft, event.data);
@@ -114,6 +118,14 @@ function upsertJob(draft: Draft, job: Job): void {
   jobs.set(job.id, job);
   if (!existing)
     insertId(draft.writeOrder(), job, jobs, comparatorFor(draft.next.sort, draft.currentHistory));
+}
+
+/** A job's dead-man's switch tripped (`since`) or cleared (undefined); the job itself is unchanged. */
+function markOverdue(draft: Draft, jobId: string, since: number | undefined): void {
+  const existing = draft.currentJobs.get(jobId);
+  if (!existing) return;
+  const { overdueSince: _previous, ...job } = existing;
+  draft.writeJobs().set(jobId, since === undefined ? job : { ...job, overdueSince: since });
 }
 
 /**

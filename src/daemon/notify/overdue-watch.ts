@@ -1,0 +1,150 @@
+import { formatDuration } from '../../core/duration.js';
+import type { Job } from '../../core/job.js';
+import { overdueDeliveries, type NotifyDefaults } from '../../core/notify/plan.js';
+import type { Store } from '../../store/store.js';
+import { sleep, type Clock } from '../clock.js';
+import type { DaemonEvents } from '../events.js';
+import type { Service } from '../service.js';
+
+export interface OverdueWatchOptions {
+  store: Store;
+  clock: Clock;
+  events: DaemonEvents;
+  newId: () => string;
+  node: string;
+  defaults: NotifyDefaults;
+  /** Told when deliveries were stored, so they go out without waiting for a poll. */
+  onDeliveries: () => void;
+  checkEveryMs?: number;
+}
+
+const PAGE = 500;
+const DEFAULT_CHECK_MS = 1_000;
+
+/**
+ * The dead-man's switch: every live job with `--expect-success-every D` that has not succeeded for D (since
+ * its last success, or since it was created) is marked overdue, once, in the store, with a ledger note and
+ * its `overdue` deliveries in the same transaction; its next success clears the mark and sends `recovered`.
+ * The mark is stored, so neither a restart nor a second daemon on the same store notifies twice.
+ */
+export class OverdueWatch implements Service {
+  readonly name = 'overdue-watch';
+  private stopped = false;
+  private loop: Promise<void> | null = null;
+  private readonly abort = new AbortController();
+  private overdue = new Map<string, { jobName: string; since: number }>();
+  /** Every job watched at the last check, by id, with its name (for the metric's 0s). */
+  private watched = new Map<string, string>();
+
+  constructor(private readonly options: OverdueWatchOptions) {}
+
+  async start(): Promise<void> {
+    this.loop ??= this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.abort.abort();
+    await this.loop;
+  }
+
+  /** Jobs overdue at the last check, with since when; for listings and the metric. */
+  overdueJobs(): ReadonlyMap<string, { jobName: string; since: number }> {
+    return this.overdue;
+  }
+
+  watchedJobs(): ReadonlyMap<string, string> {
+    return this.watched;
+  }
+
+  /** One pass over the watched jobs; exposed for tests on a fake clock. */
+  async check(): Promise<void> {
+    const { store } = this.options;
+    const marks = new Map((await store.listOverdue()).map((mark) => [mark.jobId, mark.since]));
+    const watched = new Map<string, string>();
+    let cursor: string | undefined;
+    for (;;) {
+      const page = await store.listJobs({ limit: PAGE, cursor, states: ['active', 'paused'] });
+      for (const job of page.items) {
+        const every = job.alerts?.expectSuccessEveryMs ?? null;
+        const since = marks.get(job.id);
+        if (every === null && since === undefined) continue;
+        watched.set(job.id, job.name);
+        await this.checkJob(job, every, since, marks);
+      }
+      if (page.nextCursor === null) break;
+      cursor = page.nextCursor;
+    }
+    this.watched = watched;
+    this.overdue = new Map(
+      [...marks].flatMap(([jobId, since]) => {
+        const jobName = watched.get(jobId);
+        return jobName === undefined ? [] : [[jobId, { jobName, since }] as const];
+      }),
+    );
+  }
+
+  private async checkJob(
+    job: Job,
+    every: number | null,
+    since: number | undefined,
+    marks: Map<string, number>,
+  ): Promise<void> {
+    const { store, clock, events, newId, defaults, node } = this.options;
+    const now = clock.now();
+    const success = await store.latestSuccess(job.id);
+    if (since !== undefined) {
+      // A success since the mark clears it and is the recovery; the switch turned off clears it quietly.
+      const recovered = success !== null && success.finishedAt >= since;
+      if (!recovered && every !== null) return;
+      const runId = recovered ? success.runId : '';
+      const detail = `it succeeded again after being overdue since ${new Date(since).toISOString()}.`;
+      const deliveries = recovered
+        ? overdueDeliveries(job, { kind: 'recovered', runId }, defaults, detail, now, newId)
+        : [];
+      if ((await store.clearOverdue(job.id, deliveries)) === null) return;
+      marks.delete(job.id);
+      events.emit('job:recovered', { jobId: job.id, jobName: job.name, since, runId });
+      if (deliveries.length > 0) this.options.onDeliveries();
+      return;
+    }
+    if (every === null) return;
+    const lastGood = success?.finishedAt ?? job.createdAt;
+    const deadline = Math.max(lastGood, job.createdAt) + every;
+    if (now < deadline) return;
+    const silence = `no run has succeeded for ${formatDuration(now - lastGood)} (expected one every ${formatDuration(every)}${
+      success
+        ? `; the last success was run ${success.runId} at ${new Date(success.finishedAt).toISOString()}`
+        : '; it has never succeeded'
+    }).`;
+    const marked = await store.markOverdue({
+      jobId: job.id,
+      since: deadline,
+      note: {
+        jobId: job.id,
+        scheduledFor: deadline,
+        outcome: 'overdue',
+        reason: silence,
+        node,
+        decidedAt: now,
+      },
+      deliveries: overdueDeliveries(job, { kind: 'overdue', since: deadline }, defaults, silence, now, newId),
+    });
+    marks.set(job.id, deadline);
+    if (!marked) return;
+    events.emit('job:overdue', { jobId: job.id, jobName: job.name, since: deadline });
+    this.options.onDeliveries();
+  }
+
+  private async run(): Promise<void> {
+    const { clock, events } = this.options;
+    while (!this.stopped) {
+      try {
+        await this.check();
+      } catch (error) {
+        events.emit('scheduler:error', { error: error as Error });
+      }
+      await sleep(clock, this.options.checkEveryMs ?? DEFAULT_CHECK_MS, this.abort.signal);
+    }
+  }
+}
