@@ -35,7 +35,7 @@ With --idempotency-key, repeating the trigger within 24h (say, after a lost repl
       idempotencyKey: flags['idempotency-key'],
     });
     if (!this.jsonEnabled()) {
-      this.log(`Triggered job ${run.jobName}: run ${run.id}.`);
+      this.log(`Triggered job ${run.jobName}: run ${run.id} on ${run.node}.`);
       this.log(`See its output with: ${this.config.bin} logs ${run.id}`);
     }
     return run;

@@ -78,7 +78,9 @@ describe('sched logs --follow', () => {
     const run = (await sched(home, ['trigger', 'talker', '--json'])).json;
     const follower = follow(home, [run.id]);
     // The follower has subscribed and read the run once it says the run is running; then it may talk.
-    await waitFor(async () => follower.stderr().includes(`Run ${run.id} of talker, attempt 1: running`));
+    await waitFor(async () =>
+      follower.stderr().includes(`Run ${run.id} of talker, attempt 1 on ${run.node}: running`),
+    );
     fs.writeFileSync(flag, '');
     const followed = await follower.done;
 
@@ -86,7 +88,7 @@ describe('sched logs --follow', () => {
     expect(followed.stdout).toBe('one\ntwo\n');
     expect(followed.stderr).toContain('three\n');
     expect(followed.stderr.trimEnd().split('\n').at(-1)).toMatch(
-      new RegExp(`^Run ${run.id} of talker, attempt 1: succeeded, exit 0, took \\d+s$`),
+      new RegExp(`^Run ${run.id} of talker, attempt 1 on ${run.node}: succeeded, exit 0, took \\d+s$`),
     );
     // Live: "one" was there well before the run ended, not printed at the end.
     const one = followed.arrivals.find((arrival) => arrival.text.includes('one'))!;
@@ -98,7 +100,9 @@ describe('sched logs --follow', () => {
     // "early" is printed (and on the event stream within 100 ms) long before a new process subscribes.
     await waitFor(async () => fs.existsSync(mark));
     const follower = follow(home, [run.id]);
-    await waitFor(async () => follower.stderr().includes(`Run ${run.id} of early, attempt 1: running`));
+    await waitFor(async () =>
+      follower.stderr().includes(`Run ${run.id} of early, attempt 1 on ${run.node}: running`),
+    );
     fs.writeFileSync(go, '');
     const followed = await follower.done;
     expect(followed.code).toBe(0);
@@ -113,7 +117,7 @@ describe('sched logs --follow', () => {
     expect(followed.code).toBe(0);
     expect(followed.stdout).toBe('fine\n');
     expect(followed.stderr).toMatch(
-      new RegExp(`^Run ${run.id} of quiet, attempt 1: succeeded, exit 0, took \\S+\\n$`),
+      new RegExp(`^Run ${run.id} of quiet, attempt 1 on ${run.node}: succeeded, exit 0, took \\S+\\n$`),
     );
   });
 

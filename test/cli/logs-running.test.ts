@@ -61,7 +61,7 @@ describe('sched logs of a running run, of a job, and by a shortened id', () => {
         return result.stdout === 'first\n' ? result : null;
       });
       expect(shown.code).toBe(0);
-      expect(shown.stderr).toContain(`Run ${run.id} of talker, attempt 1: running`);
+      expect(shown.stderr).toContain(`Run ${run.id} of talker, attempt 1 on ${run.node}: running`);
       const json = (await sched(home, ['logs', run.id, '--json'])).json;
       expect(json).toMatchObject({ state: 'running', stdoutTail: 'first\n', stdoutBytes: 6, outputSeq: 1 });
     } finally {

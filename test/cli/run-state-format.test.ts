@@ -6,6 +6,7 @@ import {
   renderResponseHeaders,
   renderRunHeadline,
 } from '../../src/cli/format/run-detail.js';
+import { renderRunTable } from '../../src/cli/format/run-list.js';
 import type { RunSummary } from '../../src/core/run.js';
 
 const NOW = Date.parse('2026-06-01T12:00:00Z');
@@ -72,7 +73,7 @@ describe('describeExit', () => {
 describe('renderRunHeadline', () => {
   it('given a dead HTTP run, shows the state marker, status and error', () => {
     expect(renderRunHeadline(run, NOW, plain)).toBe(
-      'Run run-1 of sync, attempt 1: failed (dead), HTTP 503, took 1s (error: expected 2xx, got 503)',
+      'Run run-1 of sync, attempt 1 on host: failed (dead), HTTP 503, took 1s (error: expected 2xx, got 503)',
     );
   });
 });
@@ -82,5 +83,17 @@ describe('renderResponseHeaders', () => {
     expect(renderResponseHeaders({ 'content-type': 'application/json', 'retry-after': '30' })).toBe(
       'content-type: application/json\nretry-after: 30',
     );
+  });
+});
+
+describe('renderRunTable', () => {
+  const viewer = { now: NOW, zone: 'UTC' };
+
+  it('adds a NODE column when the runs ran on more than one node, and leaves it out otherwise', () => {
+    const alone = renderRunTable([run, { ...run, id: 'run-2' }], viewer);
+    expect(alone).not.toContain('NODE');
+    const spread = renderRunTable([run, { ...run, id: 'run-2', node: 'db-1' }], viewer);
+    expect(spread.split('\n')[0]).toMatch(/EXIT\s+NODE$/);
+    expect(spread).toMatch(/run-2 .* db-1$/m);
   });
 });

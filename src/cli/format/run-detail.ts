@@ -38,7 +38,7 @@ export function describeRunState(run: RunSummary, now: number, painter?: ChalkIn
   return state;
 }
 
-/** `Run 0193… of nightly, attempt 1: failed → retried, exit 2, took 1s (error: …)` */
+/** `Run 0193… of nightly, attempt 1 on web-1: failed → retried, exit 2, took 1s (error: …)` */
 export function renderRunHeadline(run: RunSummary, now: number, painter?: ChalkInstance): string {
   const facts = [describeRunState(run, now, painter)];
   const exit = describeExit(run);
@@ -47,7 +47,7 @@ export function renderRunHeadline(run: RunSummary, now: number, painter?: ChalkI
   if (duration !== null)
     facts.push(`${run.finishedAt === null ? 'running for' : 'took'} ${formatDuration(duration)}`);
   const error = run.error ? ` (error: ${run.error})` : '';
-  return `Run ${run.id} of ${run.jobName}, attempt ${run.attempt}: ${facts.join(', ')}${error}`;
+  return `Run ${run.id} of ${run.jobName}, attempt ${run.attempt} on ${run.node}: ${facts.join(', ')}${error}`;
 }
 
 /** An HTTP run's response headers, one `name: value` a line, as curl -i shows them. */

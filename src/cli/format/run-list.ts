@@ -4,7 +4,9 @@ import { describeExit, describeRunState, runDurationMs } from './run-detail.js';
 import { renderTable } from './table.js';
 import { formatInstant, type Viewer } from './time.js';
 
+/** The runs as a table; a NODE column when they ran on more than one node (a federation). */
 export function renderRunTable(runs: readonly RunSummary[], viewer: Viewer): string {
+  const showNode = new Set(runs.map((run) => run.node)).size > 1;
   const rows = runs.map((run) => {
     const duration = runDurationMs(run, viewer.now);
     return [
@@ -15,6 +17,7 @@ export function renderRunTable(runs: readonly RunSummary[], viewer: Viewer): str
       describeRunState(run, viewer.now),
       duration === null ? '-' : formatDuration(duration),
       describeExit(run) || '-',
+      ...(showNode ? [run.node] : []),
     ];
   });
   return renderTable(
@@ -26,6 +29,7 @@ export function renderRunTable(runs: readonly RunSummary[], viewer: Viewer): str
       { header: 'STATE' },
       { header: 'DURATION', align: 'right' },
       { header: 'EXIT' },
+      ...(showNode ? [{ header: 'NODE' }] : []),
     ],
     rows,
   );
