@@ -145,6 +145,29 @@ describe('where a manual run executes in a federation', () => {
     expect(downstream!.stdout.trim()).toBe(dbHome);
   }, 150_000);
 
+  it('runs a triggered every-host job on every node, each run its own, answering with the asked node’s run', async () => {
+    const { web, otherWeb, dbHome } = await startCluster();
+    ok(
+      await sched(web, [
+        'add',
+        'rotate',
+        '--cron',
+        '0 * * * *',
+        '--placement',
+        'every-host',
+        '--shell',
+        'echo "$SCHED_HOME"',
+      ]),
+    );
+    const triggered = await sched(web, ['trigger', 'rotate', '--json']);
+    ok(triggered);
+    const runs = await finished('rotate', 3);
+    expect(new Set(runs.map((run) => run.node)).size).toBe(3);
+    expect(runs.map((run) => run.stdout.trim()).sort()).toEqual([web, otherWeb, dbHome].sort());
+    // The trigger answers with the run of the node that was asked.
+    expect(runs.find((run) => run.id === triggered.json.id)!.stdout.trim()).toBe(web);
+  }, 120_000);
+
   it('kills a run on the db node when asked on a web node: its process is gone and the run ends killed', async () => {
     const { web, dbNode } = await startCluster();
     const pidFile = path.join(web, 'job.pid');
