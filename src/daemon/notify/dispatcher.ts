@@ -25,7 +25,11 @@ export interface DispatcherOptions {
 }
 
 const BATCH = 20;
-const DEFAULT_POLL_MS = 1_000;
+/**
+ * The outbox is read when this daemon stores a delivery (wake), when one it put off falls due, and
+ * otherwise this often: for what another daemon on the store left behind (it died holding the lease).
+ */
+const DEFAULT_POLL_MS = 15_000;
 const ERROR_PAUSE_MS = 5_000;
 /** Longer than a send usually takes (15s timeouts): a daemon that dies sending leaves the delivery this long. */
 const SEND_LEASE_MS = 30_000;
@@ -41,6 +45,8 @@ export class NotificationDispatcher implements Service {
   private stopped = false;
   private loop: Promise<void> | null = null;
   private wakeUp = new AbortController();
+  /** The earliest instant a delivery this daemon put off (a retry, a summary) falls due; null for none. */
+  private nextDue: number | null = null;
 
   constructor(private readonly options: DispatcherOptions) {}
 
@@ -63,6 +69,7 @@ export class NotificationDispatcher implements Service {
     const { clock, events } = this.options;
     while (!this.stopped) {
       let pause = this.options.pollMs ?? DEFAULT_POLL_MS;
+      if (this.nextDue !== null && this.nextDue <= clock.now()) this.nextDue = null;
       try {
         const due = await this.options.store.dueDeliveries(clock.now(), BATCH);
         for (const delivery of due) {
@@ -70,6 +77,7 @@ export class NotificationDispatcher implements Service {
           await this.deliver(delivery);
         }
         if (due.length === BATCH) pause = 0;
+        else if (this.nextDue !== null) pause = Math.min(pause, Math.max(0, this.nextDue - clock.now()));
       } catch (error) {
         events.emit('scheduler:error', { error: error as Error });
         pause = ERROR_PAUSE_MS;
@@ -126,6 +134,7 @@ export class NotificationDispatcher implements Service {
             lastError: answer.answer,
           };
     await store.recordDeliveryAttempt(delivery.id, attempt);
+    if (attempt.state === 'pending') this.dueLater(attempt.dueAt);
     this.report(
       delivery,
       answer.ok ? 'delivered' : attempt.state === 'failed' ? 'failed' : 'retrying',
@@ -165,7 +174,12 @@ export class NotificationDispatcher implements Service {
       lastError: null,
     });
     this.report(delivery, 'suppressed', 'held back for the summary');
+    this.dueLater(window.end);
     return true;
+  }
+
+  private dueLater(at: number): void {
+    this.nextDue = this.nextDue === null ? at : Math.min(this.nextDue, at);
   }
 
   private async summaryDetail(summary: Delivery): Promise<string> {

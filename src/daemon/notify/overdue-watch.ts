@@ -19,7 +19,11 @@ export interface OverdueWatchOptions {
 }
 
 const PAGE = 500;
-const DEFAULT_CHECK_MS = 1_000;
+/**
+ * A pass reads every live job, so it runs when a watched job's deadline comes, when a job changes or
+ * succeeds here, and otherwise this often: for changes and successes on other daemons of the store.
+ */
+const DEFAULT_CHECK_MS = 30_000;
 
 /**
  * The dead-man's switch: every live job with `--expect-success-every D` that has not succeeded for D (since
@@ -31,7 +35,17 @@ export class OverdueWatch implements Service {
   readonly name = 'overdue-watch';
   private stopped = false;
   private loop: Promise<void> | null = null;
-  private readonly abort = new AbortController();
+  private wakeUp = new AbortController();
+  /** The earliest deadline of a watched job not yet overdue, seen at the last pass; null for none. */
+  private nextDeadline: number | null = null;
+  private readonly wake = (): void => this.wakeUp.abort();
+  /** A change to a job that has or had a switch is looked at now; other jobs' changes cost nothing. */
+  private readonly wakeOnChange = (job: Job): void => {
+    if (job.alerts?.expectSuccessEveryMs != null || this.watched.has(job.id)) this.wake();
+  };
+  private readonly wakeOnSuccess = (run: { state: string; jobId: string }): void => {
+    if (run.state === 'succeeded' && this.watched.has(run.jobId)) this.wake();
+  };
   private overdue = new Map<string, { jobName: string; since: number }>();
   /** Every job watched at the last check, by id, with its name (for the metric's 0s). */
   private watched = new Map<string, string>();
@@ -39,12 +53,20 @@ export class OverdueWatch implements Service {
   constructor(private readonly options: OverdueWatchOptions) {}
 
   async start(): Promise<void> {
+    const { events } = this.options;
+    events.on('job:created', this.wakeOnChange);
+    events.on('job:updated', this.wakeOnChange);
+    events.on('run:finished', this.wakeOnSuccess);
     this.loop ??= this.run();
   }
 
   async stop(): Promise<void> {
+    const { events } = this.options;
+    events.off('job:created', this.wakeOnChange);
+    events.off('job:updated', this.wakeOnChange);
+    events.off('run:finished', this.wakeOnSuccess);
     this.stopped = true;
-    this.abort.abort();
+    this.wake();
     await this.loop;
   }
 
@@ -60,6 +82,7 @@ export class OverdueWatch implements Service {
   /** One pass over the watched jobs; exposed for tests on a fake clock. */
   async check(): Promise<void> {
     const { store } = this.options;
+    this.nextDeadline = null;
     const marks = new Map((await store.listOverdue()).map((mark) => [mark.jobId, mark.since]));
     const watched = new Map<string, string>();
     let cursor: string | undefined;
@@ -111,7 +134,10 @@ export class OverdueWatch implements Service {
     if (every === null) return;
     const lastGood = success?.finishedAt ?? job.createdAt;
     const deadline = Math.max(lastGood, job.createdAt) + every;
-    if (now < deadline) return;
+    if (now < deadline) {
+      this.nextDeadline = Math.min(this.nextDeadline ?? deadline, deadline);
+      return;
+    }
     const silence = `no run has succeeded for ${formatDuration(now - lastGood)} (expected one every ${formatDuration(every)}${
       success
         ? `; the last success was run ${success.runId} at ${new Date(success.finishedAt).toISOString()}`
@@ -144,7 +170,12 @@ export class OverdueWatch implements Service {
       } catch (error) {
         events.emit('scheduler:error', { error: error as Error });
       }
-      await sleep(clock, this.options.checkEveryMs ?? DEFAULT_CHECK_MS, this.abort.signal);
+      if (this.stopped) return;
+      let pause = this.options.checkEveryMs ?? DEFAULT_CHECK_MS;
+      if (this.nextDeadline !== null) pause = Math.min(pause, Math.max(0, this.nextDeadline - clock.now()));
+      if (this.wakeUp.signal.aborted) this.wakeUp = new AbortController();
+      else await sleep(clock, pause, this.wakeUp.signal);
+      if (this.wakeUp.signal.aborted) this.wakeUp = new AbortController();
     }
   }
 }
