@@ -26,7 +26,7 @@
 //        BENCH_FED_INTERVAL_S (300), BENCH_FED_WINDOW_S (60; quick 20), BENCH_FED_LEAD_S (lead from the
 //        end of the fill to the first instant, 20).
 import { knob } from './lib/config.js';
-import { cpuNote, measureFederationWindow, printLatenessBreakdown } from './lib/federation-window.js';
+import { measureFederationWindow, printLatenessBreakdown, windowNotes } from './lib/federation-window.js';
 import { startHttpTarget } from './lib/http-target.js';
 import { startPostgres } from './lib/postgres-server.js';
 import { emitResult, progress } from './lib/report.js';
@@ -38,23 +38,6 @@ const WINDOW_MS = knob('FED_WINDOW_S', 60, 20) * 1000;
 const LEAD_MS = knob('FED_LEAD_S', 20) * 1000;
 
 const count = (value) => value.toLocaleString('en-US');
-
-function notes(result) {
-  const { fires } = result;
-  const parts = [
-    `${fires.firesPerSecond.toFixed(0)} fires/s`,
-    `fired ${count(fires.fired)}/${count(fires.expected)} expected`,
-    `missed ${count(fires.missed)}`,
-    `duplicates ${fires.duplicates}`,
-  ];
-  if (fires.early) parts.push(`early ${fires.early}`);
-  if (fires.catchups) parts.push(`${count(fires.catchups)} as catch-ups (> 2 s late)`);
-  if (result.daemons > 1)
-    parts.push(`per node ${fires.perNode.map((node) => count(node.runsInWindow)).join('/')}`);
-  parts.push(cpuNote(result));
-  if (result.windowDelayedMs > 0) parts.push(`window started ${result.windowDelayedMs} ms late`);
-  return parts.join(', ');
-}
 
 const rows = [];
 const figures = {};
@@ -88,7 +71,7 @@ try {
       p50: result.fires.latenessMs.p50,
       p99: result.fires.latenessMs.p99,
       max: result.fires.latenessMs.max,
-      notes: notes(result),
+      notes: [`${result.fires.firesPerSecond.toFixed(0)} fires/s`, ...windowNotes(result)].join(', '),
     });
   }
 } catch (error) {

@@ -1,10 +1,11 @@
 // One measured window of a federation: N daemons on a fresh PostgreSQL database filled with jobs `every
 // <interval>` calling a loopback HTTP endpoint, the runs they fire matched against every instant due in the
-// window. federation.js measures this way; see bench/README.md.
+// window. federation.js (fixed load, 1 and 3 daemons) and federation-capacity.js (rising load, 3 daemons)
+// both measure this way; see bench/README.md.
 import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startDaemon } from './daemon.js';
-import { readFiredRuns, scheduleFrom, writeSpreadJobs } from './postgres-data.js';
+import { countOccurrenceOutcomes, readFiredRuns, scheduleFrom, writeSpreadJobs } from './postgres-data.js';
 import { cpuMeter, cpuSeconds, machineLoadMeter } from './process-cpu.js';
 import { progress } from './report.js';
 import { summarize } from './stats.js';
@@ -185,6 +186,7 @@ export async function measureFederationWindow(
     await Promise.all(daemons.map((daemon) => daemon.stop()));
     const runs = await readFiredRuns(url);
     const fires = analyze(fill.jobs, runs, { from, to, intervalMs });
+    fires.ledger = await countOccurrenceOutcomes(url, { from, to });
     return {
       label,
       daemons: daemonCount,
@@ -209,9 +211,33 @@ export async function measureFederationWindow(
 }
 
 const pct = (value) => `${Math.round(value)}%`;
+const count = (value) => value.toLocaleString('en-US');
+
+/**
+ * What a window's table row says besides its rate and lateness: instants fired, missed (and why, from the
+ * ledger), duplicates, runs per node, CPU. A list, for each benchmark to add its own.
+ */
+export function windowNotes(result) {
+  const { fires } = result;
+  const parts = [
+    `fired ${count(fires.fired)}/${count(fires.expected)} expected`,
+    `missed ${count(fires.missed)}`,
+    `duplicates ${fires.duplicates}`,
+  ];
+  const unfired = Object.entries(fires.ledger).filter(([outcome]) => outcome !== 'ran');
+  if (unfired.length)
+    parts.push(`ledger ${unfired.map(([outcome, n]) => `${count(n)} ${outcome}`).join(', ')}`);
+  if (fires.early) parts.push(`early ${fires.early}`);
+  if (fires.catchups) parts.push(`${count(fires.catchups)} as catch-ups (> 2 s late)`);
+  if (result.daemons > 1)
+    parts.push(`per node ${fires.perNode.map((node) => count(node.runsInWindow)).join('/')}`);
+  parts.push(cpuNote(result));
+  if (result.windowDelayedMs > 0) parts.push(`window started ${result.windowDelayedMs} ms late`);
+  return parts;
+}
 
 /** "CPU daemons 40%/38%/41%, postgres 60%, bench 12% (of one core); others took 5% of both cores". */
-export function cpuNote({ cpu, daemons }) {
+function cpuNote({ cpu, daemons }) {
   return (
     `CPU daemon${daemons > 1 ? 's' : ''} ${cpu.daemonsPct.map(pct).join('/')}, ` +
     `postgres ${pct(cpu.postgresPct)}, bench ${pct(cpu.benchPct)} (of one core); ` +
