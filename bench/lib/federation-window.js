@@ -126,13 +126,13 @@ function analyze(jobs, runs, { from, to, intervalMs }) {
 
 /**
  * Fills a fresh database `database` with `jobCount` jobs every `intervalMs` calling `target`, starts
- * `daemonCount` daemons on it, measures `windowMs` from the first instant once they share one shard map,
- * stops them and analyzes the runs. Returns every figure (see the head of federation.js).
+ * `daemonCount` daemons on it, measures `windowMs` from `warmupMs` after the first instant once they share
+ * one shard map, stops them and analyzes the runs. Returns every figure (see the head of federation.js).
  */
 export async function measureFederationWindow(
   postgres,
   target,
-  { label, database, daemonCount, jobCount, intervalMs, windowMs, leadMs },
+  { label, database, daemonCount, jobCount, intervalMs, windowMs, leadMs, warmupMs = 0 },
 ) {
   const url = await postgres.createDatabase(database);
   progress(`${label}: writing ${jobCount.toLocaleString('en-US')} jobs into a fresh database`);
@@ -159,8 +159,8 @@ export async function measureFederationWindow(
     );
     // A cluster that formed after the first instant: its first instants fired under a changing map, so
     // the window starts later (and says so).
-    const from = Math.max(firstAt, readyAt + 1_000);
-    if (from > firstAt) {
+    const from = Math.max(firstAt + warmupMs, readyAt + 1_000);
+    if (from > firstAt + warmupMs) {
       progress(`! the cluster formed ${readyAt - firstAt} ms after the first instant; window starts later`);
     }
     const to = from + windowMs;
@@ -197,7 +197,8 @@ export async function measureFederationWindow(
       scheduleMs,
       clusterReadyMs: readyAt - spawnedAt,
       leadLeftMs: firstAt - readyAt,
-      windowDelayedMs: from - firstAt,
+      warmupMs,
+      windowDelayedMs: from - firstAt - warmupMs,
       term: cluster.term,
       shards: cluster.shards,
       daemonStartMs: daemons.map((daemon) => daemon.startMs),
