@@ -15,7 +15,7 @@ const SETTLE_MS = 3_000;
 /** How long N daemons may take to start and publish a map that gives each of them shards. */
 const CLUSTER_TIMEOUT_MS = 60_000;
 /** Lateness is also shown slice by slice, so a backlog that builds over the window is visible. */
-export const SLICE_MS = 10_000;
+const SLICE_MS = 10_000;
 
 /** Starts `count` daemons on the store at once; if one fails, stops those that started. */
 async function startDaemons(count, url, label) {
