@@ -22,6 +22,7 @@ const BENCHMARKS = [
   'cli-startup',
   'dash-redraw',
   'federation',
+  'federation-capacity',
   'crash-cycles',
 ];
 const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim());

@@ -113,3 +113,22 @@ export async function readFiredRuns(url) {
     await client.end();
   }
 }
+
+/**
+ * How the ledger says the instants in [from, to) ended, counted by outcome (`ran`, `skipped-overlap`,
+ * `missed-while-down`, …): why instants without a run went without one.
+ */
+export async function countOccurrenceOutcomes(url, { from, to }) {
+  const client = new pg.Client({ connectionString: url, application_name: 'sched-bench-read' });
+  await client.connect();
+  try {
+    const { rows } = await client.query(
+      `SELECT outcome, count(*)::int AS n FROM occurrences
+        WHERE scheduled_for >= $1 AND scheduled_for < $2 GROUP BY outcome ORDER BY n DESC`,
+      [from, to],
+    );
+    return Object.fromEntries(rows.map((row) => [row.outcome, row.n]));
+  } finally {
+    await client.end();
+  }
+}
