@@ -141,17 +141,19 @@ describe('HTTP jobs against a real local server', () => {
         '--breaker-failures',
         '3',
         '--breaker-cooldown',
-        '2s',
+        '8s',
       ]);
       for (let index = 0; index < 3; index += 1)
         await finished((await sched(home, ['trigger', 'flappy', '--json'])).json.id);
+      // The breaker opened here; the next trigger must come within the cooldown, even on a loaded machine.
+      const openedAt = Date.now();
       expect(hits).toBe(3);
       const fast = await finished((await sched(home, ['trigger', 'flappy', '--json'])).json.id);
       expect(fast.error).toMatch(/^CIRCUIT_OPEN/);
       expect(hits).toBe(3);
 
       failing = false;
-      await new Promise((resolve) => setTimeout(resolve, 2_100));
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, openedAt + 8_100 - Date.now())));
       const trial = await finished((await sched(home, ['trigger', 'flappy', '--json'])).json.id);
       expect(trial.state).toBe('succeeded');
       expect(hits).toBe(4);
