@@ -241,18 +241,21 @@ describe('federation through a shared PostgreSQL', () => {
       JSON.stringify(Array.from({ length: 40 }, (_, i) => tickJob(`beat-${i}`, target.url))),
     );
     expect((await sched(homes[0]!, ['import', 'json', file, '--yes'])).code).toBe(0);
-    await sched(homes[0]!, [
-      'add',
-      'long',
-      '--every',
-      '24h',
-      '--retries',
-      '1',
-      '--backoff',
-      '0s',
-      '--shell',
-      'sleep 6',
-    ]);
+    // Runs started by hand execute on the owner of their job's shard: of these jobs, one whose shard the
+    // node about to be paused owns is the one to trigger.
+    for (let i = 0; i < 16; i++)
+      await sched(homes[0]!, [
+        'add',
+        `long-${i}`,
+        '--every',
+        '24h',
+        '--retries',
+        '1',
+        '--backoff',
+        '0s',
+        '--shell',
+        'sleep 6',
+      ]);
     // The coordinator is paused, so the map that drops it comes with a new term.
     const statuses = await Promise.all(homes.map((dir) => clusterStatus(dir)));
     const pausedIndex = statuses.findIndex((status) => status.node === status.coordinator);
@@ -262,8 +265,13 @@ describe('federation through a shared PostgreSQL', () => {
     const other = homes[1 - pausedIndex]!;
     const pausedId = status.node;
     // The long run is started by hand on the node about to be paused.
-    const trigger = await sched(homes[pausedIndex]!, ['trigger', 'long', '--json']);
-    expect(trigger.code, trigger.stderr).toBe(0);
+    let long = '';
+    for (let i = 0; i < 16 && long === ''; i++) {
+      const trigger = await sched(other, ['trigger', `long-${i}`, '--json']);
+      expect(trigger.code, trigger.stderr).toBe(0);
+      if (trigger.json.node === pausedId) long = `long-${i}`;
+    }
+    expect(long).not.toBe('');
     await sleep(1_500);
 
     db = new pg.Client({ connectionString: database.url });
@@ -293,12 +301,12 @@ describe('federation through a shared PostgreSQL', () => {
     expect(paused.output()).toMatch(/cluster:fenced|run:reconciled/);
 
     // The long run was recorded lost by the coordinator and retried by another node with a newer fence.
-    const long = (await sched(other, ['history', 'long', '--json'])).json.items.slice().reverse();
-    expect(long[0].state).toBe('lost');
-    expect(long[0].node).toBe(pausedId);
-    expect(long[1]?.attempt).toBe(2);
-    expect(long[1].node).not.toBe(pausedId);
-    expect(long[1].fence).toBeGreaterThan(long[0].fence);
+    const attempts = (await sched(other, ['history', long, '--json'])).json.items.slice().reverse();
+    expect(attempts[0].state).toBe('lost');
+    expect(attempts[0].node).toBe(pausedId);
+    expect(attempts[1]?.attempt).toBe(2);
+    expect(attempts[1].node).not.toBe(pausedId);
+    expect(attempts[1].fence).toBeGreaterThan(attempts[0].fence);
     await waitFor(async () => (paused.output().includes('run:reconciled') ? true : null), 10_000);
   }, 150_000);
 
