@@ -216,6 +216,7 @@ export class Daemon {
       waitForRetry: (run) => waitingRuns.add(run),
       extraEnvironment: (run) => dependencies?.environmentFor(run) ?? {},
       notices: alerting.deliveriesFor,
+      retryNode: (job, failedOn): string => routing.automaticRetryNode(job, failedOn),
     }));
     this.drain = await stack.start(new RunDrain(launcher, clock, this.options.shutdownGraceMs));
     if (this.hurried) this.drain.hurry();

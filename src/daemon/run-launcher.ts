@@ -40,12 +40,14 @@ const RETRYABLE: ReadonlySet<RunOutcome['state']> = new Set(['failed', 'timed_ou
 interface EndingAttempt {
   attempt: number;
   scheduledFor: number;
+  /** The node the attempt ran on (another's, for a run recorded lost by the coordinator). */
+  node?: string;
   host?: string;
   startedAt?: number | null;
 }
 
 /** A run found `running` whose process is gone. */
-type LostRun = Pick<RunSummary, 'id' | 'attempt' | 'scheduledFor' | 'host' | 'startedAt'>;
+type LostRun = Pick<RunSummary, 'id' | 'attempt' | 'scheduledFor' | 'node' | 'host' | 'startedAt'>;
 
 function targetKind(job: Job): TargetKind {
   if (job.target.kind === 'http') return 'http';
@@ -67,6 +69,8 @@ export interface RunLauncherOptions {
   liveOutput: LiveOutput;
   /** Where a retry that must wait goes. */
   waitForRetry: (run: Run) => void;
+  /** The node an automatic retry of the job runs on, given the node of the attempt; this one when absent. */
+  retryNode?: (job: Job, failedOn: string) => string;
   /** Variables a run gets beyond the standard ones (`SCHED_UPSTREAM_RUN` of a dependency's run). */
   extraEnvironment?: (run: Run) => Record<string, string>;
   /** The notifications a run's end causes, written in the transaction that records the end. */
@@ -300,7 +304,7 @@ export class RunLauncher {
         scheduledFor: failed.scheduledFor,
         attempt: failed.attempt + 1,
         trigger: 'retry',
-        node: this.options.node,
+        node: this.options.retryNode?.(job, failed.node ?? this.options.node) ?? this.options.node,
         fence: this.options.runFence(),
         now,
         state: 'scheduled',

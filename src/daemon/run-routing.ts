@@ -35,6 +35,21 @@ export class RunRouting {
     return this.nodeFor(job);
   }
 
+  /**
+   * The node an automatic retry (after a failure, or of a run recorded lost) runs on: where the job's
+   * placement says now, so a lost run of an `--on` job is retried on a matching node. An `every-host`
+   * retry stays with the node that makes it. When no live node may run it now, it keeps the node of the
+   * attempt it follows: that node starts it when it is back, or the job's owner once that node has left
+   * the map for good (see Cluster.startsWaitingRun); it is never lost.
+   */
+  automaticRetryNode(job: Job, failedOn: string): string {
+    const self = this.cluster.nodeId;
+    if (job.placement.mode === 'every-host') return self;
+    const runners = this.cluster.runnersOf(job);
+    if (runners.length === 0) return failedOn;
+    return runners.includes(self) ? self : runners[0]!;
+  }
+
   /** The `host` part of a run's key: each node's run of an `every-host` job's instant is its own. */
   hostOf(job: Job, node: string): string {
     return job.placement.mode === 'every-host' && this.cluster.shared ? node : '';

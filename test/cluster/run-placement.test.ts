@@ -36,8 +36,15 @@ describe('where a manual run executes in a federation', () => {
     const database = await postgres.freshDatabase();
     const roles = ['web', 'web', 'db'];
     const homes = roles.map(() => home());
-    for (const [index, dir] of homes.entries())
-      await start(dir, ['--store', database.url, ...CLUSTER_ARGS, '--label', `role=${roles[index]}`]);
+    const argsOf = (index: number) => [
+      '--store',
+      database.url,
+      ...CLUSTER_ARGS,
+      '--label',
+      `role=${roles[index]}`,
+    ];
+    const daemons = [];
+    for (const [index, dir] of homes.entries()) daemons.push(await start(dir, argsOf(index)));
     const ids = await waitFor(async () => {
       const status = await sched(homes[0]!, ['cluster', 'status', '--json']);
       const nodes: { alive: boolean; shards: number }[] = status.json?.nodes ?? [];
@@ -48,7 +55,14 @@ describe('where a manual run executes in a federation', () => {
     }, 30_000);
     db = new pg.Client({ connectionString: database.url });
     await db.connect();
-    return { web: homes[0]!, otherWeb: homes[1]!, dbHome: homes[2]!, dbNode: ids[2]! };
+    return {
+      web: homes[0]!,
+      otherWeb: homes[1]!,
+      dbHome: homes[2]!,
+      dbNode: ids[2]!,
+      dbDaemon: daemons[2]!,
+      restartDb: () => start(homes[2]!, argsOf(2)),
+    };
   }
 
   const runsOf = async (job: string): Promise<StoredRun[]> =>
@@ -167,6 +181,40 @@ describe('where a manual run executes in a federation', () => {
     // The trigger answers with the run of the node that was asked.
     expect(runs.find((run) => run.id === triggered.json.id)!.stdout.trim()).toBe(web);
   }, 120_000);
+
+  it('retries a lost run of an --on role=db job on the db node when it is back, never on a web node', async () => {
+    const { web, dbHome, dbNode, dbDaemon, restartDb } = await startCluster();
+    ok(
+      await sched(web, [
+        'add',
+        'migrate',
+        '--cron',
+        '0 * * * *',
+        '--on',
+        'role=db',
+        '--retries',
+        '1',
+        '--backoff',
+        '0s',
+        '--shell',
+        'echo "$SCHED_HOME"; [ "$SCHED_ATTEMPT" = 1 ] && exec sleep 60; true',
+      ]),
+    );
+    const triggered = await sched(web, ['trigger', 'migrate', '--json']);
+    ok(triggered);
+    await waitFor(async () => ((await runsOf('migrate'))[0]?.state === 'running' ? true : null), 30_000);
+    await dbDaemon.stop('SIGKILL');
+    // The other nodes record the db node's run lost once it stops heartbeating; no web node may retry it.
+    await waitFor(async () => ((await runsOf('migrate'))[0]?.state === 'lost' ? true : null), 30_000);
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    const meanwhile = await runsOf('migrate');
+    expect(meanwhile.filter((run) => run.state === 'running' || run.state === 'succeeded')).toEqual([]);
+
+    await restartDb();
+    const [, retry] = await finished('migrate', 2);
+    expect(retry).toMatchObject({ attempt: 2, node: dbNode, state: 'succeeded', trigger: 'retry' });
+    expect(retry!.stdout.trim()).toBe(dbHome);
+  }, 150_000);
 
   it('kills a run on the db node when asked on a web node: its process is gone and the run ends killed', async () => {
     const { web, dbNode } = await startCluster();

@@ -85,6 +85,8 @@ export function* finishRun(
   const run = rowToRun(row);
   if (!retry) return { run, retry: null };
   const retried = yield* insertRetry(dialect, session, runId, retry);
+  // A retry placed on another node than the run's (its job's shard moved, a dead node's run) is told to it.
+  if (retried.node !== run.node) yield* announceIfWaiting(session, retried);
   return { run: { ...run, retriedBy: retried.id }, retry: retried };
 }
 
