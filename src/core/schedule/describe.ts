@@ -1,4 +1,5 @@
 import { formatDuration } from '../duration.js';
+import { zonedParts, type ZonedParts } from '../zoned-parts.js';
 import type { Schedule } from '../job.js';
 import { parseCronFields, type CronFields } from './cron-fields.js';
 
@@ -42,24 +43,14 @@ export function describeSchedule(schedule: Schedule, timezone: string): string {
  * zone Intl does not know. Intl rather than luxon: luxon's load would be most of `sched show`'s own start-up.
  */
 function wallClockReading(at: number, timezone: string): string | undefined {
-  let parts: Intl.DateTimeFormatPart[];
+  let p: ZonedParts;
   try {
-    parts = new Intl.DateTimeFormat('en-US', {
-      timeZone: timezone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-    }).formatToParts(at);
+    p = zonedParts(at, timezone);
   } catch {
     return undefined;
   }
-  const part = (type: Intl.DateTimeFormatPartTypes) => parts.find((p) => p.type === type)?.value ?? '';
-  const seconds = part('second') === '00' ? '' : `:${part('second')}`;
-  return `${part('year').padStart(4, '0')}-${part('month')}-${part('day')} ${part('hour')}:${part('minute')}${seconds}`;
+  const seconds = p.second === '00' ? '' : `:${p.second}`;
+  return `${p.year.padStart(4, '0')}-${p.month}-${p.day} ${p.hour}:${p.minute}${seconds}`;
 }
 
 function describeCron(expression: string): string | undefined {
