@@ -1,5 +1,4 @@
 import { Flags } from '@oclif/core';
-import { checkTimeRange, parseTimeBound } from '../core/time-bound.js';
 import type { Viewer } from './format/time.js';
 
 const TIME_FORMS =
@@ -20,10 +19,13 @@ export function timeRangeFlags(what: string) {
 }
 
 /** The flags as epoch ms, in the viewer's zone and relative to the viewer's now; refuses an empty range. */
-export function timeRangeFromFlags(
+export async function timeRangeFromFlags(
   flags: { since?: string; until?: string },
   viewer: Viewer,
-): { since?: number; until?: number } {
+): Promise<{ since?: number; until?: number }> {
+  if (flags.since === undefined && flags.until === undefined) return {};
+  // Reading a time loads the zone machinery (luxon), which a plain `sched history` does not need.
+  const { checkTimeRange, parseTimeBound } = await import('../core/time-bound.js');
   const read = (text: string | undefined, flag: string) =>
     text === undefined ? undefined : parseTimeBound(text, flag, viewer.now, viewer.zone);
   const since = read(flags.since, '--since');

@@ -8,7 +8,7 @@ import type {
   Results,
   StreamEvent,
 } from '../ipc/protocol.js';
-import type { ClientConnection } from '../ipc/transport.js';
+import type { ClientConnection } from '../ipc/socket-client.js';
 
 /** Where the events of one `events.subscribe` go; `closed` is called once, when the connection ends. */
 export interface StreamListener {
@@ -40,7 +40,7 @@ export class DaemonClient {
 
   static async connect(socketPath: string): Promise<DaemonClient> {
     // Loaded lazily so commands that never reach the daemon do not pay for the transport.
-    const { connect } = await import('../ipc/transport.js');
+    const { connect } = await import('../ipc/socket-client.js');
     try {
       return new DaemonClient(await connect(socketPath), socketPath);
     } catch (error) {

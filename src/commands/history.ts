@@ -91,7 +91,7 @@ With --all-occurrences, lists every instant the job was due instead, whether it 
       return this.occurrences(args.job, flags.limit, flags.cursor);
     }
     const labels = parseKeyValuePairs(flags.label, 'label');
-    const range = timeRangeFromFlags(flags, this.viewer());
+    const range = await timeRangeFromFlags(flags, this.viewer());
 
     const client = await this.client();
     const page = await client.call('run.list', {

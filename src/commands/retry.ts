@@ -87,7 +87,7 @@ With --job and --since, redrives every dead run of the job in that time: each fa
     flags: { since?: string; until?: string; 'dry-run'?: boolean },
   ): Promise<RedriveResult> {
     const viewer = this.viewer();
-    const { since, until } = timeRangeFromFlags(flags, viewer);
+    const { since, until } = await timeRangeFromFlags(flags, viewer);
     const client = await this.client();
     const result = await client.call('run.redrive', {
       jobRef: job,

@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { alertsSchema } from './notify/alerts.js';
 
+export {
+  DEFAULT_BREAKER_SETTINGS,
+  DEFAULT_PLACEMENT,
+  DEFAULT_RETRY_POLICY,
+  DEFAULT_TIME_POLICY,
+} from './job-defaults.js';
+
 export const MAX_PAYLOAD_BYTES = 1024 * 1024;
 /** How deep a payload's objects and arrays may nest: validating and serialising it recurse. */
 export const MAX_PAYLOAD_DEPTH = 100;
@@ -75,14 +82,6 @@ export const retryPolicySchema = z.object({
 });
 export type RetryPolicy = z.infer<typeof retryPolicySchema>;
 
-export const DEFAULT_RETRY_POLICY: RetryPolicy = {
-  maxRetries: 0,
-  initialBackoffMs: 10_000,
-  factor: 2,
-  maxBackoffMs: 3_600_000,
-  jitter: true,
-};
-
 /** How the job behaves in time: overlap, missed instants, clock changes, spread and jitter. */
 export const timePolicySchema = z.object({
   concurrency: z.enum(['allow', 'forbid', 'replace', 'queue']),
@@ -104,14 +103,6 @@ export const timePolicySchema = z.object({
 });
 export type TimePolicy = z.infer<typeof timePolicySchema>;
 
-export const DEFAULT_TIME_POLICY: TimePolicy = {
-  concurrency: 'forbid',
-  misfire: { policy: { kind: 'latest' }, catchupWindowMs: 3_600_000, skipIfNextWithinMs: null },
-  dst: { gap: 'shift', repeat: 'first' },
-  spreadMs: null,
-  jitterMs: null,
-};
-
 /** `--after JOB[:on]`: run when that job's instant ends this way; `job` is its id once stored. */
 export const dependencySchema = z.object({
   job: z.string().min(1),
@@ -126,10 +117,6 @@ export const placementSchema = z.object({
   on: z.record(z.string(), z.string()),
 });
 export type Placement = z.infer<typeof placementSchema>;
-
-export const DEFAULT_PLACEMENT: Placement = { mode: 'once', on: {} };
-
-export const DEFAULT_BREAKER_SETTINGS: BreakerSettings = { failureThreshold: 5, cooldownMs: 30_000 };
 
 /** A job as the user defined it, normalized: what `sched export` would write back out. */
 export const jobDefinitionSchema = z.object({

@@ -4,11 +4,12 @@ import { decodeFrame, encodeFrame, REPLY_LIMITS, REQUEST_LIMITS } from './frame-
 import { FrameSplitter } from './frame-splitter.js';
 
 /**
- * The one place that speaks node-ipc. Everything above sees plain JSON messages on a connection, so the
- * wire library can change without touching the daemon or the client.
+ * The one place that speaks node-ipc: the daemon's end. Everything above sees plain JSON messages on a
+ * connection, so the wire library can change without touching the daemon or the client. The client's end,
+ * a plain socket with the same framing, is socket-client.ts.
  *
- * Both ends run node-ipc in raw-buffer mode and frame the bytes themselves (`JSON \f`, as node-ipc
- * did). node-ipc's own parser buffers without bound and dispatches on the peer's `type` through an event
+ * The daemon runs node-ipc in raw-buffer mode, and both ends frame the bytes themselves (`JSON \f`, as
+ * node-ipc did). node-ipc's own parser buffers without bound and dispatches on the peer's `type` through an event
  * emitter, so a frame naming `constructor`, or with no type at all, crashed the daemon.
  */
 function rawIpc(id: string): IPCModule {
@@ -141,60 +142,5 @@ export function serve(socketPath: string, handlers: ServeHandlers): Promise<Tran
     });
     ipc.server.on('error', (error: Error) => reject(error));
     ipc.server.start();
-  });
-}
-
-export interface ClientConnection {
-  /** Throws a SchedError when the daemon would refuse the message (too large or too deeply nested). */
-  send(message: unknown): void;
-  onMessage(listener: (message: unknown) => void): void;
-  onClose(listener: () => void): void;
-  close(): void;
-}
-
-/** Connects once, without node-ipc's endless retry: a missing daemon must be reported at once. */
-export function connect(socketPath: string): Promise<ClientConnection> {
-  const ipc = rawIpc(`sched-client-${process.pid}`);
-  ipc.config.maxRetries = 0;
-  ipc.config.stopRetrying = true;
-  return new Promise((resolve, reject) => {
-    let connected = false;
-    ipc.connectTo('daemon', socketPath, () => {
-      const peer = ipc.of.daemon!;
-      const splitter = new FrameSplitter(REPLY_LIMITS.maxBytes);
-      const messageListeners: Array<(message: unknown) => void> = [];
-      const closeListeners: Array<() => void> = [];
-      const disconnected = (): void => {
-        if (!connected) return;
-        connected = false;
-        for (const listener of closeListeners) listener();
-      };
-      peer.on('connect', () => {
-        connected = true;
-        resolve({
-          send: (message) => peer.emit(encodeFrame(message, REQUEST_LIMITS)),
-          onMessage: (listener) => messageListeners.push(listener),
-          onClose: (listener) => closeListeners.push(listener),
-          close: () => ipc.disconnect('daemon'),
-        });
-      });
-      peer.on('data', (chunk: Buffer) => {
-        const split = splitter.push(chunk);
-        const decoded = split.ok ? split.frames.map((frame) => decodeFrame(frame, REPLY_LIMITS)) : [];
-        for (const frame of decoded) {
-          if (!frame.ok) break;
-          for (const listener of messageListeners) listener(frame.message);
-        }
-        // A daemon that sends what cannot be read is treated as gone, so waiting requests fail.
-        if (!split.ok || decoded.some((frame) => !frame.ok)) {
-          disconnected();
-          ipc.disconnect('daemon');
-        }
-      });
-      peer.on('error', (error: NodeJS.ErrnoException) => {
-        if (!connected) reject(error);
-      });
-      peer.on('disconnect', disconnected);
-    });
   });
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SchedError } from '../../src/core/errors.js';
-import { assertCronExpression, compileCron, parseCronFields } from '../../src/core/schedule/cron.js';
+import { parseCronFields } from '../../src/core/schedule/cron-fields.js';
+import { assertCronExpression, compileCron } from '../../src/core/schedule/cron.js';
 
 function cronError(expression: string): SchedError {
   try {

@@ -1,7 +1,8 @@
 import net from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { connect, serve, type ServeHandlers, type ServerConnection } from '../../src/ipc/transport.js';
+import { connect } from '../../src/ipc/socket-client.js';
+import { serve, type ServeHandlers, type ServerConnection } from '../../src/ipc/transport.js';
 import { makeHome, removeHome, waitFor } from '../support/sched-harness.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];

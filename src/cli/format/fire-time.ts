@@ -1,4 +1,5 @@
-import { formatUtc, zoneAbbreviation, zonedParts, zoneOffset } from './time.js';
+import { zonedParts } from '../../core/zoned-parts.js';
+import { formatUtc, zoneAbbreviation, zoneOffset } from './time.js';
 
 /**
  * `Fri 2026-03-06 09:00 EST (-05:00)  2026-03-06T14:00:00Z`: the wall time a job sees, and the

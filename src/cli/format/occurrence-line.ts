@@ -1,6 +1,6 @@
 import { formatDuration } from '../../core/duration.js';
 import { formatFireTime } from './fire-time.js';
-import { zonedParts } from './time.js';
+import { zonedParts } from '../../core/zoned-parts.js';
 import { formatSpreadOffset } from './time-policy.js';
 
 const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];

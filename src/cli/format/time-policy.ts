@@ -1,12 +1,6 @@
 import { formatDuration } from '../../core/duration.js';
-import {
-  DEFAULT_TIME_POLICY,
-  type Job,
-  type JobDependency,
-  type JobState,
-  type Placement,
-  type TimePolicy,
-} from '../../core/job.js';
+import type { Job, JobDependency, JobState, Placement, TimePolicy } from '../../core/job.js';
+import { DEFAULT_TIME_POLICY } from '../../core/job-defaults.js';
 import { formatMisfire } from '../../core/policy/misfire.js';
 import { spreadOffsetMs } from '../../core/policy/spread.js';
 

@@ -1,3 +1,5 @@
+import { zonedParts } from '../../core/zoned-parts.js';
+
 /**
  * Instants as a person reads them: in the viewer's zone, with a hint of how far away they are.
  * Pure: the zone and `now` are handed in, so the output is the same in every test run.
@@ -7,38 +9,8 @@ export interface Viewer {
   now: number;
 }
 
-export interface ZonedParts {
-  weekday: string;
-  year: string;
-  month: string;
-  day: string;
-  hour: string;
-  minute: string;
-  second: string;
-}
-
 // Building an Intl.DateTimeFormat is costly next to using one; a table of a few hundred rows reuses them.
-const partFormatters = new Map<string, Intl.DateTimeFormat>();
 const nameFormatters = new Map<string, Intl.DateTimeFormat>();
-
-function partsFormatter(zone: string): Intl.DateTimeFormat {
-  let formatter = partFormatters.get(zone);
-  if (!formatter) {
-    formatter = new Intl.DateTimeFormat('en-US', {
-      timeZone: zone,
-      hourCycle: 'h23',
-      weekday: 'short',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-    });
-    partFormatters.set(zone, formatter);
-  }
-  return formatter;
-}
 
 function zoneNameFormatter(locale: string, zone: string, style: 'short' | 'longOffset'): Intl.DateTimeFormat {
   const key = `${locale}|${zone}|${style}`;
@@ -55,20 +27,6 @@ function zoneName(ms: number, zone: string, locale: string, style: 'short' | 'lo
     .formatToParts(ms)
     .find((p) => p.type === 'timeZoneName');
   return part?.value ?? 'GMT';
-}
-
-export function zonedParts(ms: number, zone: string): ZonedParts {
-  const parts: Record<string, string> = {};
-  for (const part of partsFormatter(zone).formatToParts(ms)) parts[part.type] = part.value;
-  return {
-    weekday: parts.weekday ?? '',
-    year: parts.year ?? '',
-    month: parts.month ?? '',
-    day: parts.day ?? '',
-    hour: parts.hour ?? '',
-    minute: parts.minute ?? '',
-    second: parts.second ?? '',
-  };
 }
 
 /** The zone's UTC offset at that instant, as `+01:00` / `-05:00`. */

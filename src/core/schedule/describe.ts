@@ -1,7 +1,7 @@
-import { DateTime } from 'luxon';
 import { formatDuration } from '../duration.js';
+import { zonedParts, type ZonedParts } from '../zoned-parts.js';
 import type { Schedule } from '../job.js';
-import { parseCronFields, type CronFields } from './cron.js';
+import { parseCronFields, type CronFields } from './cron-fields.js';
 
 const MONTH_NAMES = [
   'January',
@@ -27,15 +27,30 @@ export function describeSchedule(schedule: Schedule, timezone: string): string {
     case 'every':
       return `every ${schedule.intervalMs % 1_000 === 0 ? formatDuration(schedule.intervalMs) : `${schedule.intervalMs}ms`}`;
     case 'at': {
-      const local = DateTime.fromMillis(schedule.at, { zone: timezone });
-      if (!local.isValid) return `once at ${new Date(schedule.at).toISOString()}`;
-      return `once at ${local.toFormat(local.second === 0 ? 'yyyy-MM-dd HH:mm' : 'yyyy-MM-dd HH:mm:ss')} ${timezone}`;
+      const local = wallClockReading(schedule.at, timezone);
+      if (local === undefined) return `once at ${new Date(schedule.at).toISOString()}`;
+      return `once at ${local} ${timezone}`;
     }
     case 'cron':
       return `${describeCron(schedule.expression) ?? `cron ${schedule.expression}`} (${timezone})`;
     case 'none':
       return 'no schedule of its own';
   }
+}
+
+/**
+ * `2026-12-01 09:00`, with `:30` seconds only when not zero, on the zone's wall clock; undefined for a
+ * zone Intl does not know. Intl rather than luxon: luxon's load would be most of `sched show`'s own start-up.
+ */
+function wallClockReading(at: number, timezone: string): string | undefined {
+  let p: ZonedParts;
+  try {
+    p = zonedParts(at, timezone);
+  } catch {
+    return undefined;
+  }
+  const seconds = p.second === '00' ? '' : `:${p.second}`;
+  return `${p.year.padStart(4, '0')}-${p.month}-${p.day} ${p.hour}:${p.minute}${seconds}`;
 }
 
 function describeCron(expression: string): string | undefined {
