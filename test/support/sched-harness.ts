@@ -23,7 +23,7 @@ export interface CliResult {
 export function sched(
   home: string,
   args: string[],
-  options: { env?: Record<string, string>; input?: string; cwd?: string } = {},
+  options: { env?: Record<string, string>; input?: string; cwd?: string; timeoutMs?: number } = {},
 ): Promise<CliResult> {
   return new Promise((resolve) => {
     const child = execFile(
@@ -32,7 +32,7 @@ export function sched(
       {
         env: childEnv({ SCHED_HOME: home, NO_COLOR: '1', ...options.env }),
         cwd: options.cwd,
-        timeout: 60_000,
+        timeout: options.timeoutMs ?? 60_000,
         maxBuffer: 16 * 1024 * 1024,
       },
       (error, stdout, stderr) => {
