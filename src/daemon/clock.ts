@@ -27,6 +27,15 @@ export function sleep(clock: Clock, delayMs: number, signal?: AbortSignal): Prom
   });
 }
 
+/** Like sleep, but an endless delay waits for the signal alone (no timer is armed for it). */
+export function pauseFor(clock: Clock, delayMs: number, signal: AbortSignal): Promise<void> {
+  if (Number.isFinite(delayMs)) return sleep(clock, delayMs, signal);
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+}
+
 /**
  * Calls `fire` once the wall clock reads `wallMs` or later. Timers run on monotonic time, so one armed
  * before the wall clock stepped back wakes early: it is re-armed from the new wall time. One armed

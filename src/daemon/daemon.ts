@@ -194,6 +194,7 @@ export class Daemon {
       node,
       fence,
       settings: this.options.notify,
+      othersWrite: cluster.shared,
     });
     const waitingRuns = new WaitingRuns({
       store,

@@ -45,6 +45,8 @@ export interface AlertingDeps {
   node: string;
   fence: () => number;
   settings?: NotifySettings;
+  /** Whether other daemons write the store too; alone, nothing needs polling for their writes. */
+  othersWrite?: boolean;
   /** Tests replace the network. */
   send?: (target: string, message: NotifyMessage) => Promise<TargetAnswer>;
 }
@@ -61,6 +63,7 @@ export class Alerting implements Service {
   readonly requests: AlertRequests;
   /** Started in this order, stopped in reverse. */
   readonly services: Service[];
+  private readonly runsWithDeliveries = new Set<string>();
 
   constructor(deps: AlertingDeps) {
     const settings = deps.settings ?? DEFAULT_NOTIFY_SETTINGS;
@@ -90,6 +93,7 @@ export class Alerting implements Service {
       node,
       defaults: settings.defaults,
       onDeliveries: wake,
+      ...(deps.othersWrite === false ? { checkEveryMs: null } : {}),
     });
     this.requests = new AlertRequests({
       ...deps,
@@ -99,13 +103,25 @@ export class Alerting implements Service {
       overdueJobs: () => this.watch.overdueJobs(),
       onDeliveries: wake,
     });
-    for (const event of ['run:finished', 'run:lost'] as const) events.on(event, wake);
+    // Only a run whose end stored deliveries wakes the dispatcher, once that end is committed.
+    for (const event of ['run:finished', 'run:lost'] as const)
+      events.on(event, (run) => {
+        if (this.runsWithDeliveries.delete(run.id)) wake();
+      });
     this.services = [this.dispatcher, this.watch];
   }
 
   /** For RunLauncher: the deliveries a run's end writes with it. */
-  deliveriesFor = (job: Job, runId: string, outcome: RunOutcome, retrying: boolean): Promise<NewDelivery[]> =>
-    this.notices.deliveriesFor(job, runId, outcome, retrying);
+  deliveriesFor = async (
+    job: Job,
+    runId: string,
+    outcome: RunOutcome,
+    retrying: boolean,
+  ): Promise<NewDelivery[]> => {
+    const deliveries = await this.notices.deliveriesFor(job, runId, outcome, retrying);
+    if (deliveries.length > 0) this.runsWithDeliveries.add(runId);
+    return deliveries;
+  };
 
   async start(): Promise<void> {
     for (const service of this.services) await service.start();

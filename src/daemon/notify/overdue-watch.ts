@@ -2,7 +2,7 @@ import { formatDuration } from '../../core/duration.js';
 import type { Job } from '../../core/job.js';
 import { overdueDeliveries, type NotifyDefaults } from '../../core/notify/plan.js';
 import type { Store } from '../../store/store.js';
-import { sleep, type Clock } from '../clock.js';
+import { pauseFor, type Clock } from '../clock.js';
 import type { DaemonEvents } from '../events.js';
 import type { Service } from '../service.js';
 
@@ -15,7 +15,8 @@ export interface OverdueWatchOptions {
   defaults: NotifyDefaults;
   /** Told when deliveries were stored, so they go out without waiting for a poll. */
   onDeliveries: () => void;
-  checkEveryMs?: number;
+  /** Passes apart when nothing is due sooner; null: only at deadlines and changes seen here. */
+  checkEveryMs?: number | null;
 }
 
 const PAGE = 500;
@@ -171,10 +172,11 @@ export class OverdueWatch implements Service {
         events.emit('scheduler:error', { error: error as Error });
       }
       if (this.stopped) return;
-      let pause = this.options.checkEveryMs ?? DEFAULT_CHECK_MS;
+      let pause =
+        this.options.checkEveryMs === null ? Infinity : (this.options.checkEveryMs ?? DEFAULT_CHECK_MS);
       if (this.nextDeadline !== null) pause = Math.min(pause, Math.max(0, this.nextDeadline - clock.now()));
       if (this.wakeUp.signal.aborted) this.wakeUp = new AbortController();
-      else await sleep(clock, pause, this.wakeUp.signal);
+      else await pauseFor(clock, pause, this.wakeUp.signal);
       if (this.wakeUp.signal.aborted) this.wakeUp = new AbortController();
     }
   }
