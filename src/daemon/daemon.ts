@@ -352,8 +352,6 @@ export class Daemon {
         gate,
         matches: (job) => cluster.matches(job),
       });
-      for (const event of ['job:created', 'job:updated', 'job:cancelled'] as const)
-        events.on(event, (job) => hosts.jobChanged(job));
       await stack.start(
         service('every-host scheduler', { start: () => hosts.start(), stop: () => hosts.stop() }),
       );

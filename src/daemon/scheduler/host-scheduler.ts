@@ -28,6 +28,7 @@ interface HostEntry {
 }
 
 const PAGE = 1_000;
+const JOB_CHANGES = ['job:created', 'job:updated', 'job:cancelled'] as const;
 
 /**
  * Fires `--placement every-host` jobs on this node: every live node runs each instant, like a per-host cron.
@@ -55,6 +56,7 @@ export class HostScheduler {
 
   /** Loads every live every-host job that this node's labels match, and starts firing them. */
   async start(): Promise<void> {
+    for (const event of JOB_CHANGES) this.options.events.on(event, this.followLocalChange);
     for (let cursor: string | undefined; ;) {
       const page = await this.options.store.listJobs({ limit: PAGE, cursor });
       for (const job of page.items) this.track(job);
@@ -65,8 +67,12 @@ export class HostScheduler {
   }
 
   stop(): void {
+    for (const event of JOB_CHANGES) this.options.events.off(event, this.followLocalChange);
     this.window.stop();
   }
+
+  /** Changes made through this daemon; those made through other nodes come by jobChanged. */
+  private readonly followLocalChange = (job: Job): void => this.jobChanged(job);
 
   get size(): number {
     return this.entries.size;
