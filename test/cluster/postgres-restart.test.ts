@@ -17,6 +17,21 @@ async function count(url: string, query: string, params: unknown[] = []): Promis
   }
 }
 
+async function jobsWithoutRunsSince(url: string, since: number): Promise<string[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ name: string; owner: string | null }>(
+      `SELECT j.name, (SELECT max(r.node) FROM runs r WHERE r.job_id = j.id) AS owner FROM jobs j
+        WHERE j.name LIKE 'beat-%' AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.job_id = j.id AND r.created_at > $1)`,
+      [since],
+    );
+    return rows.map((row) => `${row.name} (last ran on ${row.owner ?? 'no node'})`);
+  } finally {
+    await client.end();
+  }
+}
+
 /**
  * Busy loops, one a core, each ending by itself after `ms`: a daemon on a loaded host holds its
  * connections longer between statements, which is when a restart used to end it.
@@ -86,14 +101,19 @@ describe('PostgreSQL restarted under running daemons', () => {
     // Both daemons survived the outage and fire again after it; a dead one's log says why.
     const dead = daemons.filter((daemon) => !isAlive(daemon.pid));
     expect(dead.map((daemon) => daemon.output().slice(-8_000)).join('\n----\n')).toBe('');
-    await waitFor(
+    const firedAgain = await waitFor(
       async () =>
         (await count(server.url, 'SELECT count(DISTINCT job_id)::int AS n FROM runs WHERE created_at > $1', [
           restartedAt + 1_000,
         ])) === 20,
       30_000,
       500,
-    );
+    ).catch(() => false);
+    if (!firedAgain) {
+      const silent = await jobsWithoutRunsSince(server.url, restartedAt + 1_000);
+      const logs = daemons.map((daemon) => daemon.output().slice(-6_000)).join('\n----\n');
+      expect.fail(`jobs that did not fire again within 30 s of the restart: ${silent.join(', ')}\n${logs}`);
+    }
     expect(await count(server.url, 'SELECT count(*)::int AS n FROM runs')).toBeGreaterThan(runsBefore);
     expect(await count(server.url, `SELECT count(*)::int AS n FROM jobs WHERE state = 'active'`)).toBe(21);
     // The run that ended during the outage has its outcome, recorded once the database was back.

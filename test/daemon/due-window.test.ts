@@ -88,6 +88,58 @@ describe('DueWindow', () => {
     expect(loads.length).toBeLessThanOrEqual(6);
   });
 
+  it('tries an item whose handling failed again after a short pause, not at the next load', async () => {
+    const start = clock.now();
+    const attempts: number[] = [];
+    const errors: Error[] = [];
+    let failuresLeft = 3;
+    const item = { key: 'beat', dueAt: start + 100 };
+    const window = new DueWindow<Item>({
+      clock,
+      windowMs: 60_000,
+      loadLimit: 100,
+      load: async (horizon) => (item.dueAt <= horizon && attempts.length === 0 ? [item] : []),
+      keyOf: (due) => due.key,
+      dueOf: (due) => due.dueAt,
+      onDue: async (due) => {
+        attempts.push(clock.now() - start);
+        if (failuresLeft-- > 0) return due;
+      },
+      onError: (error) => errors.push(error),
+    });
+    windows.push(window);
+    await startAndAdvance(window, 10_000);
+    // Three failures (the store down), each followed by a longer pause, then it goes through; before, the
+    // item left the window at its first failure and waited for the next load, 45 s later.
+    expect(attempts).toEqual([100, 600, 1_600, 3_600]);
+    expect(errors).toEqual([]);
+  });
+
+  it('pauses after a failed load instead of trying again at once', async () => {
+    let loads = 0;
+    const errors: Error[] = [];
+    const window = new DueWindow<Item>({
+      clock,
+      windowMs: 400,
+      loadLimit: 100,
+      load: async () => {
+        loads += 1;
+        if (loads > 1) throw new Error('connection refused');
+        return [];
+      },
+      keyOf: (due) => due.key,
+      dueOf: (due) => due.dueAt,
+      onDue: async () => undefined,
+      onError: (error) => errors.push(error),
+    });
+    windows.push(window);
+    await startAndAdvance(window, 20_000);
+    // 500 ms, 1 s, 2 s, 4 s, then every 8 s: a handful of tries in 20 s, not thousands.
+    expect(loads).toBeGreaterThan(3);
+    expect(loads).toBeLessThan(10);
+    expect(errors.length).toBe(loads - 1);
+  });
+
   it('waits quietly while a load is in flight and nothing is held: no timer is armed for ever', async () => {
     // An empty store, a short window and a slow load: the window is often empty while it loads.
     const { window, loads } = makeWindow([], { windowMs: 200, loadDelayMs: 150 });

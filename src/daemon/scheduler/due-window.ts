@@ -31,10 +31,18 @@ export interface DueWindowOptions<T> {
   dueOf: (item: T) => number | null;
   /** What `load` orders and bounds by, when it is not `dueOf` (a job's nominal instant, before its spread). */
   loadKeyOf?: (item: T) => number;
-  /** Everything that came due in one wake-up, at once, so their writes share one commit. */
-  onDue: (items: T[]) => Promise<void>;
+  /**
+   * Everything that came due in one wake-up, at once, so their writes share one commit. Returns the items
+   * it could not handle (the store unreachable, say): they are tried again after a pause, as they are
+   * when it throws.
+   */
+  onDue: (items: T[]) => Promise<T[] | void>;
   onError: (error: Error) => void;
 }
+
+/** The first pause after a failed fire or load, doubled at each failure in a row up to the longest. */
+const FIRST_RETRY_MS = 500;
+const LONGEST_RETRY_MS = 8_000;
 
 interface Entry {
   key: string;
@@ -60,6 +68,9 @@ export class DueWindow<T> {
   private refilling: Promise<void> | null = null;
   /** The last load hit its limit, so the window ends at its last item rather than at its horizon. */
   private lastLoadFull = false;
+  /** After a failure, nothing is tried before this (monotonic) instant, so an outage is not hammered. */
+  private retryAt = 0;
+  private retryDelayMs = 0;
 
   constructor(private readonly options: DueWindowOptions<T>) {}
 
@@ -149,7 +160,11 @@ export class DueWindow<T> {
     if (this.stopped) return;
     // Wake for the next item, or to load ahead when the window's last quarter begins.
     const refillAt = this.refilling ? Infinity : this.refillAt();
-    const wakeAt = Math.min(this.peekLive()?.dueAt ?? Infinity, Math.max(refillAt, this.options.clock.now()));
+    const { clock } = this.options;
+    const earliest = Math.min(this.peekLive()?.dueAt ?? Infinity, Math.max(refillAt, clock.now()));
+    // The pause is on monotonic time; waking is on wall time, so it is carried over as a wall instant.
+    const pauseLeft = this.retryAt - clock.monotonic();
+    const wakeAt = pauseLeft > 0 ? Math.max(earliest, clock.now() + pauseLeft) : earliest;
     if (this.timer && wakeAt >= this.armedFor) return;
     this.timer?.();
     this.timer = null;
@@ -165,22 +180,46 @@ export class DueWindow<T> {
     this.armedFor = Infinity;
     if (this.stopped || this.busy) return;
     this.busy = true;
+    const due: T[] = [];
+    let failed: T[] = [];
     try {
       const now = this.options.clock.now();
-      const due: T[] = [];
       for (let top = this.peekLive(); top && top.dueAt <= now; top = this.peekLive()) {
         this.heap.pop();
         due.push(this.items.get(top.key)!);
         this.items.delete(top.key);
       }
-      if (due.length > 0) await this.options.onDue(due);
+      if (due.length > 0) failed = (await this.options.onDue(due)) ?? [];
     } catch (error) {
       this.options.onError(error as Error);
+      failed = due;
     } finally {
       this.busy = false;
+      if (failed.length > 0) this.keepForRetry(failed);
+      else if (due.length > 0) this.retryDelayMs = 0;
       this.refillIfNear();
       this.arm();
     }
+  }
+
+  /**
+   * Puts back what could not be handled, to be tried after a pause: dropped, an item would wait for the
+   * next load, up to three quarters of a window, and an every-second job would fall silent that long after
+   * a database restart. An item upserted meanwhile is newer and wins.
+   */
+  private keepForRetry(failed: T[]): void {
+    this.pauseAfterFailure();
+    if (this.stopped) return;
+    for (const item of failed) {
+      const key = this.options.keyOf(item);
+      const dueAt = this.options.dueOf(item);
+      if (dueAt !== null && !this.items.has(key)) this.enter(key, item, dueAt);
+    }
+  }
+
+  private pauseAfterFailure(): void {
+    this.retryDelayMs = Math.min(LONGEST_RETRY_MS, Math.max(FIRST_RETRY_MS, this.retryDelayMs * 2));
+    this.retryAt = this.options.clock.monotonic() + this.retryDelayMs;
   }
 
   /** Starts loading the next window once the current one is three-quarters gone; at most one load at a time. */
@@ -188,10 +227,29 @@ export class DueWindow<T> {
     if (this.stopped || this.refilling) return;
     if (this.options.clock.now() < this.refillAt()) return;
     this.refilling = this.reload()
-      .catch((error: Error) => this.options.onError(error))
+      .catch((error: Error) => {
+        this.options.onError(error);
+        this.pauseAfterFailure();
+      })
       .finally(() => {
         this.refilling = null;
         this.arm();
       });
   }
+}
+
+/** The items whose work was rejected, each rejection reported (the first of a wake-up's batch only: they share a cause). */
+export function failedItems<T>(
+  items: readonly T[],
+  results: readonly PromiseSettledResult<unknown>[],
+  report: (error: Error) => void,
+): T[] {
+  const failed: T[] = [];
+  results.forEach((result, index) => {
+    if (result.status === 'fulfilled') return;
+    if (failed.length === 0)
+      report(result.reason instanceof Error ? result.reason : new Error(String(result.reason)));
+    failed.push(items[index]!);
+  });
+  return failed;
 }

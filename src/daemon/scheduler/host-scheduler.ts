@@ -7,7 +7,7 @@ import type { NewRun, Store } from '../../store/store.js';
 import type { Clock } from '../clock.js';
 import type { DaemonEvents } from '../events.js';
 import type { RunGate } from '../run-gate.js';
-import { DueWindow } from './due-window.js';
+import { DueWindow, failedItems } from './due-window.js';
 
 export interface HostSchedulerOptions {
   store: Store;
@@ -115,7 +115,9 @@ export class HostScheduler {
   }
 
   private async fireAll(due: HostEntry[]): Promise<void> {
-    await Promise.all(due.map((entry) => this.fire(entry)));
+    // Each entry moved to its next instant before its write, so a failed write is reported, not tried again.
+    const results = await Promise.allSettled(due.map((entry) => this.fire(entry)));
+    failedItems(due, results, (error) => this.options.events.emit('scheduler:error', { error }));
   }
 
   private async fire(entry: HostEntry): Promise<void> {

@@ -10,7 +10,7 @@ import type { NewOccurrence, NewRun, Store } from '../../store/store.js';
 import type { Clock } from '../clock.js';
 import type { DaemonEvents } from '../events.js';
 import type { RunGate } from '../run-gate.js';
-import { DueWindow } from './due-window.js';
+import { DueWindow, failedItems } from './due-window.js';
 
 export interface SchedulerOptions {
   store: Store;
@@ -118,8 +118,10 @@ export class Scheduler {
     return plannedStart(job, job.nextRunAt);
   }
 
-  private async fireAll(jobs: Job[]): Promise<void> {
-    await Promise.all(jobs.map((job) => this.fire(job, job.nextRunAt!, 'down')));
+  /** Fires each job; those whose fire failed (the store unreachable) are returned, to be tried again. */
+  private async fireAll(jobs: Job[]): Promise<Job[]> {
+    const results = await Promise.allSettled(jobs.map((job) => this.fire(job, job.nextRunAt!, 'down')));
+    return failedItems(jobs, results, (error) => this.options.events.emit('scheduler:error', { error }));
   }
 
   private async fire(job: Job, instant: number, cause: MisfireCause): Promise<void> {

@@ -2,7 +2,7 @@ import type { Run } from '../../core/run.js';
 import type { Store } from '../../store/store.js';
 import type { Clock } from '../clock.js';
 import type { DaemonEvents } from '../events.js';
-import { DueWindow } from './due-window.js';
+import { DueWindow, failedItems } from './due-window.js';
 
 export interface WaitingRunsOptions {
   store: Store;
@@ -61,7 +61,9 @@ export class WaitingRuns {
     this.window.remove(runId);
   }
 
-  private async startAll(runs: Run[]): Promise<void> {
-    await Promise.all(runs.map((run) => this.options.due(run)));
+  /** Starts each run; those that could not be claimed (the store unreachable) are returned, to be tried again. */
+  private async startAll(runs: Run[]): Promise<Run[]> {
+    const results = await Promise.allSettled(runs.map((run) => this.options.due(run)));
+    return failedItems(runs, results, (error) => this.options.events.emit('scheduler:error', { error }));
   }
 }
