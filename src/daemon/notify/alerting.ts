@@ -83,6 +83,7 @@ export class Alerting implements Service {
       newId,
       throttle: settings.throttle,
       send,
+      ...(deps.othersWrite === false ? { pollMs: null } : {}),
     });
     const wake = () => this.dispatcher.wake();
     this.watch = new OverdueWatch({

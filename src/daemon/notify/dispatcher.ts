@@ -8,7 +8,7 @@ import {
   type Throttle,
 } from '../../core/notify/plan.js';
 import type { Store } from '../../store/store.js';
-import { sleep, type Clock } from '../clock.js';
+import { pauseFor, type Clock } from '../clock.js';
 import type { DaemonEvents, NotificationAttempt } from '../events.js';
 import type { Service } from '../service.js';
 import type { TargetAnswer } from './transports.js';
@@ -20,14 +20,17 @@ export interface DispatcherOptions {
   throttle: Throttle;
   newId: () => string;
   send: (target: string, message: NotifyMessage) => Promise<TargetAnswer>;
-  /** How often the outbox is looked at when nothing wakes the dispatcher sooner. */
-  pollMs?: number;
+  /**
+   * How often the outbox is looked at when nothing wakes the dispatcher sooner; null when this daemon is
+   * the store's only writer, so nothing it did not put there itself can appear (default 15 s).
+   */
+  pollMs?: number | null;
 }
 
 const BATCH = 20;
 /**
- * The outbox is read when this daemon stores a delivery (wake), when one it put off falls due, and
- * otherwise this often: for what another daemon on the store left behind (it died holding the lease).
+ * The outbox is read when this daemon stores a delivery (wake), when the earliest pending one falls due,
+ * and, where other daemons write the store too, this often: for what they stored.
  */
 const DEFAULT_POLL_MS = 15_000;
 const ERROR_PAUSE_MS = 5_000;
@@ -45,8 +48,6 @@ export class NotificationDispatcher implements Service {
   private stopped = false;
   private loop: Promise<void> | null = null;
   private wakeUp = new AbortController();
-  /** The earliest instant a delivery this daemon put off (a retry, a summary) falls due; null for none. */
-  private nextDue: number | null = null;
 
   constructor(private readonly options: DispatcherOptions) {}
 
@@ -68,8 +69,7 @@ export class NotificationDispatcher implements Service {
   private async run(): Promise<void> {
     const { clock, events } = this.options;
     while (!this.stopped) {
-      let pause = this.options.pollMs ?? DEFAULT_POLL_MS;
-      if (this.nextDue !== null && this.nextDue <= clock.now()) this.nextDue = null;
+      let pause = this.options.pollMs === undefined ? DEFAULT_POLL_MS : (this.options.pollMs ?? Infinity);
       try {
         const due = await this.options.store.dueDeliveries(clock.now(), BATCH);
         for (const delivery of due) {
@@ -77,14 +77,19 @@ export class NotificationDispatcher implements Service {
           await this.deliver(delivery);
         }
         if (due.length === BATCH) pause = 0;
-        else if (this.nextDue !== null) pause = Math.min(pause, Math.max(0, this.nextDue - clock.now()));
+        else {
+          // Sleep until the earliest delivery still pending falls due: a retry or a summary put off (before
+          // a restart too), or one held by a send lease that a daemon died holding.
+          const [next] = await this.options.store.dueDeliveries(Number.MAX_SAFE_INTEGER, 1);
+          if (next) pause = Math.min(pause, Math.max(0, next.dueAt - clock.now()));
+        }
       } catch (error) {
         events.emit('scheduler:error', { error: error as Error });
         pause = ERROR_PAUSE_MS;
       }
       if (this.stopped) return;
       if (this.wakeUp.signal.aborted) this.wakeUp = new AbortController();
-      else await sleep(clock, pause, this.wakeUp.signal);
+      else await pauseFor(clock, pause, this.wakeUp.signal);
     }
   }
 
@@ -134,7 +139,6 @@ export class NotificationDispatcher implements Service {
             lastError: answer.answer,
           };
     await store.recordDeliveryAttempt(delivery.id, attempt);
-    if (attempt.state === 'pending') this.dueLater(attempt.dueAt);
     this.report(
       delivery,
       answer.ok ? 'delivered' : attempt.state === 'failed' ? 'failed' : 'retrying',
@@ -174,12 +178,7 @@ export class NotificationDispatcher implements Service {
       lastError: null,
     });
     this.report(delivery, 'suppressed', 'held back for the summary');
-    this.dueLater(window.end);
     return true;
-  }
-
-  private dueLater(at: number): void {
-    this.nextDue = this.nextDue === null ? at : Math.min(this.nextDue, at);
   }
 
   private async summaryDetail(summary: Delivery): Promise<string> {
