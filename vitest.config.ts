@@ -1,5 +1,6 @@
 import os from 'node:os';
 import { defineConfig } from 'vitest/config';
+import LongestFirstSequencer from './test/support/longest-first-sequencer.js';
 
 export default defineConfig({
   test: {
@@ -17,5 +18,6 @@ export default defineConfig({
     // The runner's own SCHED_* variables never reach a test (processes a test starts: child-env.ts).
     setupFiles: ['./test/support/runner-env.ts'],
     reporters: ['default', './test/support/summary-reporter.ts'],
+    sequence: { sequencer: LongestFirstSequencer },
   },
 });

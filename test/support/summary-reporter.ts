@@ -1,8 +1,15 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Reporter, TestModule } from 'vitest/node';
+import { DURATIONS_FILE } from './longest-first-sequencer.js';
 
-/** Ends every run with the plain line CI reads: `N passed, N failed`. */
+/**
+ * Ends every run with the plain line CI reads: `N passed, N failed`. With RECORD_TEST_DURATIONS=1 it also
+ * keeps each file's duration, which the sequencer reads to start the longest files first.
+ */
 export default class SummaryReporter implements Reporter {
   onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<unknown>): void {
+    if (process.env.RECORD_TEST_DURATIONS === '1') recordDurations(testModules);
     let passed = 0;
     let failed = 0;
     let skipped = 0;
@@ -23,4 +30,19 @@ export default class SummaryReporter implements Reporter {
     failed += unhandledErrors.length;
     process.stdout.write(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
   }
+}
+
+function recordDurations(testModules: ReadonlyArray<TestModule>): void {
+  const durations: Record<string, number> = {};
+  try {
+    Object.assign(durations, JSON.parse(fs.readFileSync(DURATIONS_FILE, 'utf8')));
+  } catch {
+    // None recorded yet.
+  }
+  for (const module of testModules) {
+    const file = path.relative(module.project.config.root, module.moduleId).split(path.sep).join('/');
+    durations[file] = Math.round(module.diagnostic().duration);
+  }
+  const sorted = Object.fromEntries(Object.entries(durations).sort(([a], [b]) => a.localeCompare(b)));
+  fs.writeFileSync(DURATIONS_FILE, `${JSON.stringify(sorted, null, 2)}\n`);
 }
