@@ -33,6 +33,8 @@ import { atJob, farFutureJobs, writeJobs } from './lib/store-fill.js';
 import { timeProcess } from './lib/wall-time.js';
 
 const JOBS = knob('MILLION_JOBS', 1_000_000, 100_000);
+/** Issue #17's goals are for a million jobs stored: a smaller store (BENCH_QUICK) does not measure them. */
+const AT_GOAL_SCALE = JOBS >= 1_000_000;
 const BASELINE_JOBS = knob('MILLION_BASELINE_JOBS', 1_000);
 const PROBES_PER_SECOND = knob('MILLION_PROBES_PER_S', 1_000);
 const WINDOW_MS = knob('MILLION_WINDOW_S', 10, 5) * 1000;
@@ -84,6 +86,14 @@ async function drained(client) {
   }
 }
 
+/**
+ * A probe fired more than the misfire threshold (2 s) late is a `catchup` run: it counts as that late, not
+ * as missed, so a backlog raises the p99 instead of leaving the slowest fires out of it.
+ */
+function probeFires(expected, runs) {
+  return analyzeFires(expected, runs, { triggers: ['schedule', 'catchup'] });
+}
+
 async function baselineLateness(target) {
   const home = makeTempDir('million-base');
   progress(`million jobs: the baseline, ${count(BASELINE_JOBS)} jobs stored`);
@@ -92,7 +102,7 @@ async function baselineLateness(target) {
   try {
     const { expected, drainedAfterMs } = await fireProbes(daemon, target);
     await daemon.stop();
-    return { ...analyzeFires(expected, readRuns(daemon.databasePath)), drainedAfterMs };
+    return { ...probeFires(expected, readRuns(daemon.databasePath)), drainedAfterMs };
   } finally {
     await daemon.dispose();
   }
@@ -154,7 +164,7 @@ async function measureMillion(target) {
       rssAfterStartMb,
       rssUnderProbesMb,
       peakRssMb: peakMb,
-      fires: { ...analyzeFires(expected, runs), drainedAfterMs },
+      fires: { ...probeFires(expected, runs), drainedAfterMs },
       creates,
       ls,
     };
@@ -209,7 +219,7 @@ emitResult({
       n: Number.isFinite(million.firstFireMs) ? 1 : 0,
       p50: million.firstFireMs,
       notes: million.firstFireTrigger ? `trigger ${million.firstFireTrigger}` : 'never fired',
-      goals: { 'million-first-fire': million.firstFireMs / 1000 },
+      goals: AT_GOAL_SCALE ? { 'million-first-fire': million.firstFireMs / 1000 } : undefined,
     },
     {
       benchmark: 'million jobs',
@@ -217,7 +227,9 @@ emitResult({
       notes:
         `after start ${mb(million.rssAfterStartMb)}, under the probes up to ${mb(million.rssUnderProbesMb)}, ` +
         `peak (VmHWM) ${mb(million.peakRssMb)}`,
-      goals: { 'million-rss': Math.max(million.rssUnderProbesMb, million.peakRssMb) },
+      goals: AT_GOAL_SCALE
+        ? { 'million-rss': Math.max(million.rssUnderProbesMb, million.peakRssMb) }
+        : undefined,
     },
     fireRow(`${count(BASELINE_JOBS)} jobs: lateness, ${probesLabel}`, baseline, {
       'firing-early': baseline.early,
@@ -225,7 +237,10 @@ emitResult({
     fireRow(
       `${stored}: lateness, ${probesLabel}`,
       million.fires,
-      { 'million-lateness-ratio': latenessRatio, 'firing-early': million.fires.early },
+      {
+        ...(AT_GOAL_SCALE && { 'million-lateness-ratio': latenessRatio }),
+        'firing-early': million.fires.early,
+      },
       `p99 ${latenessRatio.toFixed(2)}× the ${count(BASELINE_JOBS)} jobs' p99 (the row above, this run)`,
     ),
     {
@@ -238,7 +253,7 @@ emitResult({
       p99: million.creates.p99,
       max: million.creates.max,
       notes: `daemon CPU ${Math.round(million.creates.daemonCpuPct)}% of a core`,
-      goals: { 'million-creates': million.creates.jobsPerSec },
+      goals: AT_GOAL_SCALE ? { 'million-creates': million.creates.jobsPerSec } : undefined,
     },
     {
       benchmark: 'million jobs',
