@@ -136,8 +136,10 @@ async function measureMillion(target) {
   progress(`million jobs: writing ${count(JOBS)} jobs into the store`);
   const fill = await copyFarFutureJobs(`${home}/sched.db`, JOBS, 'far');
   progress(`million jobs: written in ${(fill.writeMs / 1000).toFixed(0)} s; starting the daemon`);
-  // Due before the spawn (an `at` must be in the future when written; writing takes longer than 1 ms).
-  const { jobs } = await writeJobs(`${home}/sched.db`, [atJob('first-fire', Date.now() + 1)]);
+  // Due before the spawn: an `at` must be in the future when written, so it is written a little ahead.
+  const firstDue = Date.now() + 200;
+  const { jobs } = await writeJobs(`${home}/sched.db`, [atJob('first-fire', firstDue)]);
+  await sleep(firstDue - Date.now());
   const spawnedAt = Date.now();
   const daemon = await startDaemon({ label: 'million', home });
   try {
