@@ -47,7 +47,7 @@ const CREATE_CLIENT_DEPTH = 8;
 const PROBE_LEAD_MS = 2_000 + PROBES;
 /** After the last instant, before reading: room for late fires to show up as late, not as missed. */
 const SETTLE_MS = 2_000;
-/** How long the probes' runs may take to finish after the last is due (a spawning backlog drains). */
+/** How long the probes' runs may take to finish after the last is due (a backlog drains). */
 const DRAIN_TIMEOUT_MS = 180_000;
 
 const count = (value) => value.toLocaleString('en-US');
@@ -55,7 +55,7 @@ const mb = (value) => `${Math.round(value)} MB`;
 
 /**
  * Probes due over the window, created over the socket. Resolves once the last is due and every run has
- * finished: what is measured next must not share the daemon with a backlog of spawns.
+ * finished: what is measured next must not share the daemon with a backlog of runs.
  */
 async function fireProbes(daemon, target) {
   const client = await daemon.connect();
