@@ -4,14 +4,11 @@
 // Knobs: BENCH_CREATES_SEQ (creates per rep, sequential), BENCH_CREATES_PIPELINED (per rep, pipelined
 //        and multi-client), BENCH_CREATES_DEPTH (64), BENCH_CREATES_CLIENTS (8),
 //        BENCH_CREATES_CLIENT_DEPTH (8 each: the same 64 in flight in total as the one pipelined client).
-import { fork } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { performance } from 'node:perf_hooks';
 import { REPS, knob } from './lib/config.js';
+import { startCreateClients } from './lib/create-clients.js';
 import { createJobs } from './lib/create-jobs.js';
 import { startDaemon } from './lib/daemon.js';
 import { cpuMeter } from './lib/process-cpu.js';
-import { stopChild, trackChild } from './lib/processes.js';
 import { emitResult, progress } from './lib/report.js';
 import { medianOfReps, summarize } from './lib/stats.js';
 
@@ -38,48 +35,15 @@ async function oneClient(daemon, { count, depth }) {
 
 /** `clients` forked processes, each with its own connection; the wall time spans all of them. */
 async function manyClients(daemon, { count, clients, depth }) {
-  const script = fileURLToPath(new URL('./lib/create-client.js', import.meta.url));
-  const workers = await Promise.all(
-    Array.from({ length: clients }, async () => {
-      const worker = trackChild(fork(script, [daemon.socketPath, String(WARMUP / 4)]));
-      await nextMessage(worker, 'ready');
-      return worker;
-    }),
-  );
+  const workers = await startCreateClients(daemon, { clients, warmup: WARMUP / 4 });
   const reps = [];
   for (let rep = 0; rep < REPS; rep++) {
     const cpu = cpuMeter(daemon.pid);
-    const started = performance.now();
-    const done = workers.map((worker, w) => {
-      const reply = nextMessage(worker, 'done');
-      worker.send({ type: 'run', count: Math.ceil(count / clients), depth, prefix: `r${rep}-w${w}` });
-      return reply;
-    });
-    const results = await Promise.all(done);
-    const elapsedMs = performance.now() - started;
-    reps.push(
-      repFigures(
-        results.flatMap((result) => result.latenciesMs),
-        elapsedMs,
-        cpu.stop(elapsedMs),
-      ),
-    );
+    const { latenciesMs, elapsedMs } = await workers.run({ count, depth, prefix: `r${rep}` });
+    reps.push(repFigures(latenciesMs, elapsedMs, cpu.stop(elapsedMs)));
   }
-  for (const worker of workers) worker.send({ type: 'exit' });
-  await Promise.all(workers.map((worker) => stopChild(worker, 5_000)));
+  await workers.close();
   return reps;
-}
-
-function nextMessage(worker, type) {
-  return new Promise((resolve, reject) => {
-    const onMessage = (message) => {
-      if (message.type !== type) return;
-      worker.off('message', onMessage);
-      resolve(message);
-    };
-    worker.on('message', onMessage);
-    worker.once('exit', (code) => reject(new Error(`create client exited with code ${code}`)));
-  });
 }
 
 function repFigures(latenciesMs, elapsedMs, daemonCpuPct) {
@@ -103,6 +67,7 @@ const scenarios = [
   {
     name: `${CLIENTS} client processes × ${CLIENT_DEPTH} in flight`,
     run: (daemon) => manyClients(daemon, { count: PIPELINED, clients: CLIENTS, depth: CLIENT_DEPTH }),
+    goal: 'creates-8-clients',
   },
 ];
 
@@ -125,6 +90,7 @@ for (const scenario of scenarios) {
       p99: median.p99,
       max: median.max,
       notes: `median of ${reps.length}; daemon CPU ${Math.round(median.daemonCpuPct)}% of a core`,
+      goals: scenario.goal ? { [scenario.goal]: median.jobsPerSec } : undefined,
     });
   } finally {
     await daemon.dispose();

@@ -72,6 +72,7 @@ try {
       p99: result.fires.latenessMs.p99,
       max: result.fires.latenessMs.max,
       notes: [`${result.fires.firesPerSecond.toFixed(0)} fires/s`, ...windowNotes(result)].join(', '),
+      goals: { 'federation-duplicates': result.fires.duplicates },
     });
   }
 } catch (error) {

@@ -61,6 +61,7 @@ for (const storeSize of STORE_SIZES) {
     p99: fires.latenessMs.p99,
     max: fires.latenessMs.max,
     notes: fireNotes(fires),
+    goals: { 'firing-p99': fires.latenessMs.p99, 'firing-early': fires.early },
   });
 }
 emitResult({ benchmark: 'firing lateness (run.createdAt − scheduledFor) by store size', rows, figures });

@@ -62,6 +62,7 @@ for (const storeSize of STORE_SIZES) {
       p99: median.p99,
       max: median.max,
       notes: `median of ${reps.length}`,
+      goals: { 'get-p50': median.p50, 'get-p99': median.p99 },
     });
   } finally {
     await daemon.dispose();

@@ -3,6 +3,8 @@ import { summarize } from './stats.js';
 /**
  * Matches the runs a daemon recorded against the instants it should have fired.
  *   expected: [{ jobId, scheduledFor }]    runs: rows from readRuns()
+ * Only runs of the given triggers count as fires: by default `schedule`, so an instant caught up after the
+ * misfire threshold (a `catchup` run) counts as missed; with `catchup` too it counts as that late.
  * Lateness is run.createdAt − run.scheduledFor: createdAt is the daemon's clock when it fired the run.
  * Start lag is run.startedAt − run.scheduledFor (what "started" means is the daemon's choice: when the
  * process was spawned, or when the run was claimed just before). Finish lag is run.finishedAt −
@@ -11,13 +13,17 @@ import { summarize } from './stats.js';
  * Only runs of the expected jobs with scheduledFor inside [from, to] are looked at; one that matches no
  * expected instant counts as `unexpected`.
  */
-export function analyzeFires(expected, runs, { from = -Infinity, to = Infinity } = {}) {
+export function analyzeFires(
+  expected,
+  runs,
+  { from = -Infinity, to = Infinity, triggers = ['schedule'] } = {},
+) {
   const wanted = new Set(expected.map(keyOf));
   const jobIds = new Set(expected.map((instant) => instant.jobId));
   const fired = new Map();
   let unexpected = 0;
   for (const run of runs) {
-    if (run.trigger !== 'schedule' || !jobIds.has(run.jobId)) continue;
+    if (!triggers.includes(run.trigger) || !jobIds.has(run.jobId)) continue;
     if (run.scheduledFor < from || run.scheduledFor > to) continue;
     if (wanted.has(keyOf(run))) fired.set(keyOf(run), run);
     else unexpected += 1;

@@ -6,14 +6,15 @@ export function probeInstants(firstAt, count, spreadMs) {
 }
 
 /**
- * One `at` job per instant, running `true`, created over the socket with up to `depth` requests in
- * flight. Returns the instants each job must fire at (as the daemon stored them).
+ * One `at` job per instant, running `true` (or calling `target`, e.g. `{ http: url }`), created over the
+ * socket with up to `depth` requests in flight. Returns the instants each job must fire at (as the daemon
+ * stored them).
  */
-export async function addProbeJobs(client, instants, { prefix, depth = 64 }) {
+export async function addProbeJobs(client, instants, { prefix, depth = 64, target = { argv: ['true'] } }) {
   const expected = new Array(instants.length);
   const { elapsedMs } = await pipelined(instants.length, depth, async (i) => {
     const job = await client.call('job.add', {
-      input: { name: `${prefix}-${i}`, at: new Date(instants[i]).toISOString(), argv: ['true'] },
+      input: { name: `${prefix}-${i}`, at: new Date(instants[i]).toISOString(), ...target },
     });
     if (job.nextRunAt !== instants[i]) {
       throw new Error(`probe ${job.name} is due at ${job.nextRunAt}, asked for ${instants[i]}`);

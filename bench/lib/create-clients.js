@@ -1,0 +1,53 @@
+import { fork } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { stopChild, trackChild } from './processes.js';
+
+const CLIENT_SCRIPT = fileURLToPath(new URL('./create-client.js', import.meta.url));
+
+/**
+ * `clients` create clients in processes of their own (lib/create-client.js), each with its own connection
+ * to the daemon and `warmup` sequential creates done. `run` has each create its share of `count` jobs with
+ * `depth` in flight; the wall time spans all of them.
+ */
+export async function startCreateClients(daemon, { clients, warmup }) {
+  const workers = await Promise.all(
+    Array.from({ length: clients }, async () => {
+      const worker = trackChild(fork(CLIENT_SCRIPT, [daemon.socketPath, String(warmup)]));
+      await nextMessage(worker, 'ready');
+      return worker;
+    }),
+  );
+  return {
+    async run({ count, depth, prefix }) {
+      const started = performance.now();
+      const results = await Promise.all(
+        workers.map((worker, w) => {
+          const reply = nextMessage(worker, 'done');
+          worker.send({ type: 'run', count: Math.ceil(count / clients), depth, prefix: `${prefix}-w${w}` });
+          return reply;
+        }),
+      );
+      return {
+        latenciesMs: results.flatMap((result) => result.latenciesMs),
+        elapsedMs: performance.now() - started,
+      };
+    },
+    async close() {
+      for (const worker of workers) worker.send({ type: 'exit' });
+      await Promise.all(workers.map((worker) => stopChild(worker, 5_000)));
+    },
+  };
+}
+
+function nextMessage(worker, type) {
+  return new Promise((resolve, reject) => {
+    const onMessage = (message) => {
+      if (message.type !== type) return;
+      worker.off('message', onMessage);
+      resolve(message);
+    };
+    worker.on('message', onMessage);
+    worker.once('exit', (code) => reject(new Error(`create client exited with code ${code}`)));
+  });
+}
