@@ -16,6 +16,8 @@ export interface JobQuery {
   states?: JobState[];
   /** Every given label must match exactly. */
   labels?: Record<string, string>;
+  /** Only jobs with a dead-man's switch (`--expect-success-every`), found without reading every job. */
+  expectingSuccess?: boolean;
 }
 
 export interface RunQuery {

@@ -1,5 +1,5 @@
 import { formatDuration } from '../../core/duration.js';
-import type { Job } from '../../core/job.js';
+import type { Job, JobState } from '../../core/job.js';
 import { overdueDeliveries, type NotifyDefaults } from '../../core/notify/plan.js';
 import type { Store } from '../../store/store.js';
 import { pauseFor, type Clock } from '../clock.js';
@@ -21,7 +21,7 @@ export interface OverdueWatchOptions {
 
 const PAGE = 500;
 /**
- * A pass reads every live job, so it runs when a watched job's deadline comes, when a job changes or
+ * A pass reads every job with a switch, so it runs when a watched job's deadline comes, when a job changes or
  * succeeds here, and otherwise this often: for changes and successes on other daemons of the store.
  */
 const DEFAULT_CHECK_MS = 30_000;
@@ -86,18 +86,27 @@ export class OverdueWatch implements Service {
     this.nextDeadline = null;
     const marks = new Map((await store.listOverdue()).map((mark) => [mark.jobId, mark.since]));
     const watched = new Map<string, string>();
+    const look = async (job: Job): Promise<void> => {
+      const every = job.alerts?.expectSuccessEveryMs ?? null;
+      const since = marks.get(job.id);
+      if (every === null && since === undefined) return;
+      watched.set(job.id, job.name);
+      await this.checkJob(job, every, since, marks);
+    };
+    // Only the jobs with a switch are read (a store of a million jobs has a handful), then those still
+    // marked overdue whose switch was turned off since, to clear their mark.
+    const states: JobState[] = ['active', 'paused'];
     let cursor: string | undefined;
     for (;;) {
-      const page = await store.listJobs({ limit: PAGE, cursor, states: ['active', 'paused'] });
-      for (const job of page.items) {
-        const every = job.alerts?.expectSuccessEveryMs ?? null;
-        const since = marks.get(job.id);
-        if (every === null && since === undefined) continue;
-        watched.set(job.id, job.name);
-        await this.checkJob(job, every, since, marks);
-      }
+      const page = await store.listJobs({ limit: PAGE, cursor, states, expectingSuccess: true });
+      for (const job of page.items) await look(job);
       if (page.nextCursor === null) break;
       cursor = page.nextCursor;
+    }
+    for (const jobId of [...marks.keys()]) {
+      if (watched.has(jobId)) continue;
+      const job = await store.findJob(jobId);
+      if (job && states.includes(job.state)) await look(job);
     }
     this.watched = watched;
     this.overdue = new Map(

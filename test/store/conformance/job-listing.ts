@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Job } from '../../../src/core/job.js';
 import type { Store } from '../../../src/store/store.js';
-import { createJob, stamp, T0 } from './fixtures.js';
+import { createJob, newJob, stamp, T0 } from './fixtures.js';
 import type { CurrentStore } from './fixtures.js';
 
 async function createJobs(store: Store, count: number): Promise<Job[]> {
@@ -43,6 +43,24 @@ export function describeJobListingCases(store: CurrentStore): void {
       const page = await store().listJobs({ limit: 10 });
 
       expect(page.items.map((job) => job.id)).toEqual([active!.id, paused!.id]);
+    });
+
+    it("Given jobs with and without a dead-man's switch, when those expecting success are asked for, then only the ones with a switch are listed", async () => {
+      const withSwitch = (name: string, every: number | null) => {
+        const job = newJob(name);
+        const alerts = { notify: [], notifyOn: null, expectSuccessEveryMs: every };
+        return store().createJob({ ...job, definition: { ...job.definition, alerts } }, stamp('job.create'));
+      };
+      const watched = await withSwitch('watched', 60_000);
+      await withSwitch('switch-off', null);
+      await createJob(store(), 'no-alerts');
+      const pausedWatched = await withSwitch('paused-watched', 3_600_000);
+      await store().updateJob(pausedWatched.id, 1, { state: 'paused' }, stamp('job.pause'));
+
+      const page = await store().listJobs({ limit: 10, expectingSuccess: true });
+
+      expect(page.items.map((job) => job.name).sort()).toEqual(['paused-watched', 'watched']);
+      expect(page.items.find((job) => job.id === watched.id)?.alerts?.expectSuccessEveryMs).toBe(60_000);
     });
 
     it('Given a cancelled job, when cancelled jobs are asked for, then it is the only one listed', async () => {
