@@ -117,10 +117,16 @@ describe('PostgreSQL restarted under running daemons', () => {
     expect(await count(server.url, 'SELECT count(*)::int AS n FROM runs')).toBeGreaterThan(runsBefore);
     expect(await count(server.url, `SELECT count(*)::int AS n FROM jobs WHERE state = 'active'`)).toBe(21);
     // The run that ended during the outage has its outcome, recorded once the database was back.
-    await waitFor(async () => {
+    let lastSeen: unknown = null;
+    const slowEnded = await waitFor(async () => {
       const history = await sched(homes[1]!, ['history', 'slow', '--json']);
+      lastSeen = history.json?.items ?? history.stderr;
       return history.json?.items?.[0]?.state === 'succeeded' ? true : null;
-    }, 30_000);
+    }, 30_000).catch(() => false);
+    if (!slowEnded) {
+      const logs = daemons.map((daemon) => daemon.output().slice(-8_000)).join('\n----\n');
+      expect.fail(`the slow run's history 30 s after the restart: ${JSON.stringify(lastSeen)}\n${logs}`);
+    }
     // Both sockets still answer and both nodes still see every job.
     for (const dir of homes) {
       const listed = await sched(dir, ['ls', '--limit', '100', '--json']);

@@ -51,7 +51,7 @@ export class ClusterFollower implements Service {
     this.stopWatching = await store.watchChanges(
       (change) => {
         if (change.kind === 'missed')
-          return void Promise.all([scheduler.reset(), waitingRuns.reset()]).catch(report);
+          return void Promise.all([scheduler.reset(), waitingRuns.reset(), hosts.resync()]).catch(report);
         // Every node hears a kill; the one running the run stops it (the others have nothing to kill).
         if (change.kind === 'kill') return void launcher.kill(change.runId, change.reason);
         if (change.kind === 'waiting-run')

@@ -57,13 +57,34 @@ export class HostScheduler {
   /** Loads every live every-host job that this node's labels match, and starts firing them. */
   async start(): Promise<void> {
     for (const event of JOB_CHANGES) this.options.events.on(event, this.followLocalChange);
+    await this.forEachLiveJob((job) => this.track(job));
+    await this.window.start();
+  }
+
+  /**
+   * Reads every live job again, for changes made through other nodes that this node may have missed (its
+   * connection to the store was lost); a job no longer live stops firing here.
+   */
+  async resync(): Promise<void> {
+    const live = new Set<string>();
+    await this.forEachLiveJob((job) => {
+      live.add(job.id);
+      this.jobChanged(job);
+    });
+    for (const id of [...this.entries.keys()]) {
+      if (live.has(id)) continue;
+      this.entries.delete(id);
+      this.window.remove(id);
+    }
+  }
+
+  private async forEachLiveJob(visit: (job: Job) => void): Promise<void> {
     for (let cursor: string | undefined; ;) {
       const page = await this.options.store.listJobs({ limit: PAGE, cursor });
-      for (const job of page.items) this.track(job);
-      if (page.nextCursor === null) break;
+      for (const job of page.items) visit(job);
+      if (page.nextCursor === null) return;
       cursor = page.nextCursor;
     }
-    await this.window.start();
   }
 
   stop(): void {
