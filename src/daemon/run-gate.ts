@@ -24,8 +24,9 @@ export interface RunGateOptions {
 }
 
 // Runs of these triggers wait for the job's running run to end, unless the job allows overlap: a queued
-// instant (`--concurrency queue`), caught-up instants and a backfill run one after another, in order.
-const SERIAL_TRIGGERS: ReadonlySet<RunTrigger> = new Set(['schedule', 'catchup', 'backfill']);
+// instant (`--concurrency queue`), caught-up instants, a backfill and runs asked for by hand run one after
+// another, in order.
+const SERIAL_TRIGGERS: ReadonlySet<RunTrigger> = new Set(['schedule', 'catchup', 'backfill', 'manual']);
 
 /** How soon a run waiting for another node's run of its job tries again. */
 const RECHECK_MS = 1_000;

@@ -66,6 +66,12 @@ export interface NewRun {
   dueAt: number;
   /** `--placement every-host`: the node whose run of the instant this is (part of the run's key); default ''. */
   host?: string;
+  /**
+   * insertRun of a run asked to start (`running`) that must not overlap its job's running run: under the
+   * job's row lock, it is stored `running` only while no other run of the job (of its host) runs anywhere,
+   * else `scheduled`, to be claimed alone when that one ends.
+   */
+  alone?: boolean;
 }
 
 /** Stored with the result of a request that carried an idempotency key, in the same transaction. */

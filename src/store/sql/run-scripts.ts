@@ -110,10 +110,22 @@ export function* insertRun(
   run: NewRun,
   idempotency?: IdempotencyClaim,
 ): Script<Run> {
-  const inserted = yield* insertRunRowOrExplain(dialect, session, run, yield* jobNameOf(session, run.jobId));
+  const starting = run.alone && run.state === 'running' ? yield* startingAlone(session, run) : run;
+  const jobName = yield* jobNameOf(session, run.jobId);
+  const inserted = yield* insertRunRowOrExplain(dialect, session, starting, jobName);
   if (idempotency) yield* recordIdempotentResponse(session, idempotency, inserted);
   yield* announceIfWaiting(session, inserted);
   return inserted;
+}
+
+/** The run as it may start: `scheduled` while another run of its job runs, decided under the job's row lock. */
+function* startingAlone(session: Session, run: NewRun): Script<NewRun> {
+  const job = yield* step(session.first(session.statements.jobForUpdate, { id: run.jobId }));
+  if (!job) throw jobNotFound(run.jobId);
+  const inFlight = yield* step(
+    session.all(session.statements.runsInFlight, { jobId: run.jobId, host: run.host ?? '' }),
+  );
+  return inFlight.some((other) => other.state === 'running') ? { ...run, state: 'scheduled' } : run;
 }
 
 /** A manual attempt of a run that ended (`sched retry`); like insertRun, a waiting one is announced. */

@@ -122,6 +122,22 @@ export function describeOverlapCases(store: CurrentStore): void {
     });
   });
 
+  describe('insertRun of a run that starts alone', () => {
+    it('Given a run of the job running on another node, when a manual run asked to start alone is inserted, then it waits; once that run ends, the next one starts', async () => {
+      const job = await createJob(store(), 'by-hand');
+      const running = await runningOn(store(), job.id, 'node-b');
+      const asked = { trigger: 'manual', state: 'running', alone: true } as const;
+
+      const waits = await store().insertRun(newRun(job.id, { scheduledFor: DUE, ...asked }));
+      await store().finishRun(running.id, outcome());
+      await store().cancelWaitingRun(waits.id, outcome({ state: 'cancelled' }));
+      const starts = await store().insertRun(newRun(job.id, { scheduledFor: DUE + 1, ...asked }));
+
+      expect([waits.state, starts.state]).toEqual(['scheduled', 'running']);
+      expect((await store().findRun(waits.id))?.state).toBe('cancelled');
+    });
+  });
+
   describe('claimRunAlone', () => {
     it('Given another run of the job running, when a waiting run is claimed alone, then it is busy and stays waiting; once that run ends, it is claimed', async () => {
       const job = await createJob(store(), 'queued');
