@@ -7,7 +7,7 @@ import {
   type OverlapState,
 } from '../core/policy/overlap.js';
 import type { Run, RunTrigger } from '../core/run.js';
-import type { Store } from '../store/store.js';
+import type { AloneClaim, Store } from '../store/store.js';
 import type { CancelTimer, Clock } from './clock.js';
 import type { DaemonEvents } from './events.js';
 
@@ -182,6 +182,13 @@ export class RunGate {
     });
   }
 
+  /** A run that waits its turn starts only while no run of its job runs, on any node. */
+  private async claim(runId: string, startedAt: number, serial: boolean): Promise<AloneClaim> {
+    const { store } = this.options;
+    if (serial) return store.claimRunAlone(runId, startedAt);
+    return (await store.claimRun(runId, startedAt)) ? 'claimed' : 'gone';
+  }
+
   private schedulePump(): void {
     if (this.closed) return;
     if (this.pumping) {
@@ -198,7 +205,7 @@ export class RunGate {
   }
 
   private async pump(): Promise<void> {
-    const { store, clock, events, maxConcurrent } = this.options;
+    const { clock, events, maxConcurrent } = this.options;
     const startedJobs = new Set<string>();
     const candidates = [...this.held.values()].map((held) => ({
       ...held,
@@ -215,11 +222,7 @@ export class RunGate {
       this.reserved += 1;
       try {
         const startedAt = clock.now();
-        const claim = serial
-          ? await store.claimRunAlone(run.id, startedAt)
-          : (await store.claimRun(run.id, startedAt))
-            ? 'claimed'
-            : 'gone';
+        const claim = await this.claim(run.id, startedAt, serial);
         if (claim === 'claimed') {
           startedJobs.add(job.id);
           this.launchReserved({ ...run, state: 'running', startedAt }, job);
