@@ -3,11 +3,12 @@ import {
   admitInDueOrder,
   decideOverlap,
   type OverlapDecision,
+  replacedReason,
   type OverlapState,
 } from '../core/policy/overlap.js';
 import type { Run, RunTrigger } from '../core/run.js';
-import type { Store } from '../store/store.js';
-import type { Clock } from './clock.js';
+import type { AloneClaim, Store } from '../store/store.js';
+import type { CancelTimer, Clock } from './clock.js';
 import type { DaemonEvents } from './events.js';
 
 export interface RunGateOptions {
@@ -23,8 +24,12 @@ export interface RunGateOptions {
 }
 
 // Runs of these triggers wait for the job's running run to end, unless the job allows overlap: a queued
-// instant (`--concurrency queue`), caught-up instants and a backfill run one after another, in order.
-const SERIAL_TRIGGERS: ReadonlySet<RunTrigger> = new Set(['schedule', 'catchup', 'backfill']);
+// instant (`--concurrency queue`), caught-up instants, a backfill and runs asked for by hand run one after
+// another, in order.
+const SERIAL_TRIGGERS: ReadonlySet<RunTrigger> = new Set(['schedule', 'catchup', 'backfill', 'manual']);
+
+/** How soon a run waiting for another node's run of its job tries again. */
+const RECHECK_MS = 1_000;
 
 interface Held {
   run: Run;
@@ -46,6 +51,7 @@ export class RunGate {
   private pumping: Promise<void> | null = null;
   private pumpAgain = false;
   private closed = false;
+  private recheck: CancelTimer | null = null;
 
   constructor(private readonly options: RunGateOptions) {
     // Not run:finished or run:lost: a run can also end reconciled with another node's record of it, or
@@ -91,8 +97,7 @@ export class RunGate {
 
   /** `--concurrency replace`: the run of a newer instant takes over; the running one is cancelled. */
   replace(runId: string, job: Job, instant: number): void {
-    const when = new Date(instant).toISOString();
-    this.options.kill(runId, `cancelled: the run of ${when} replaced it (--concurrency replace)`);
+    this.options.kill(runId, replacedReason(instant));
   }
 
   /** A `scheduled` run that starts once the policy and the limit allow. */
@@ -127,6 +132,8 @@ export class RunGate {
   close(): void {
     this.closed = true;
     this.held.clear();
+    this.recheck?.();
+    this.recheck = null;
   }
 
   /** Resolves once no start is in progress. */
@@ -162,6 +169,26 @@ export class RunGate {
     this.schedulePump();
   }
 
+  /**
+   * A run of the job runs on another node (a shard moved, a run asked for by hand): this node hears of its
+   * end only through the store, so the waiting run is held and tried again shortly.
+   */
+  private waitForRunElsewhere(held: Held): void {
+    this.held.set(held.run.id, held);
+    if (this.recheck !== null) return;
+    this.recheck = this.options.clock.setTimer(RECHECK_MS, () => {
+      this.recheck = null;
+      this.schedulePump();
+    });
+  }
+
+  /** A run that waits its turn starts only while no run of its job runs, on any node. */
+  private async claim(runId: string, startedAt: number, serial: boolean): Promise<AloneClaim> {
+    const { store } = this.options;
+    if (serial) return store.claimRunAlone(runId, startedAt);
+    return (await store.claimRun(runId, startedAt)) ? 'claimed' : 'gone';
+  }
+
   private schedulePump(): void {
     if (this.closed) return;
     if (this.pumping) {
@@ -178,7 +205,7 @@ export class RunGate {
   }
 
   private async pump(): Promise<void> {
-    const { store, clock, events, maxConcurrent } = this.options;
+    const { clock, events, maxConcurrent } = this.options;
     const startedJobs = new Set<string>();
     const candidates = [...this.held.values()].map((held) => ({
       ...held,
@@ -195,11 +222,13 @@ export class RunGate {
       this.reserved += 1;
       try {
         const startedAt = clock.now();
-        if (await store.claimRun(run.id, startedAt)) {
+        const claim = await this.claim(run.id, startedAt, serial);
+        if (claim === 'claimed') {
           startedJobs.add(job.id);
           this.launchReserved({ ...run, state: 'running', startedAt }, job);
         } else {
           this.reserved -= 1;
+          if (claim === 'busy') this.waitForRunElsewhere({ run, job });
         }
       } catch (error) {
         this.reserved -= 1;

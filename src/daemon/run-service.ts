@@ -71,11 +71,13 @@ export class RunService {
   /** Makes the triggered run of `node`: started here at once, or stored waiting for the node it is for. */
   private async triggerOn(node: string, job: Job, now: number, claim?: IdempotencyClaim): Promise<Run> {
     const { gate, routing, store } = this.deps;
-    // Past the daemon-wide limit it waits, as `scheduled`, for a slot; another node's run waits for it.
+    // Past the daemon-wide limit it waits, as `scheduled`, for a slot; another node's run waits for it. Unless
+    // the job allows overlap, it also waits while a run of the job runs anywhere (the store decides).
     const reserved = routing.isHere(node) && gate.reserve();
     const starting = {
       ...this.startingRun(job.id, now, now, 1, 'manual', node),
       host: routing.hostOf(job, node),
+      alone: job.policy.concurrency !== 'allow',
     };
     let run: Run;
     try {
@@ -85,8 +87,11 @@ export class RunService {
       throw error;
     }
     this.deps.events.emit('run:fired', run);
-    if (reserved) gate.launchReserved(run, job);
-    else routing.dispatch(run, job);
+    if (run.state === 'running') gate.launchReserved(run, job);
+    else {
+      if (reserved) gate.release();
+      routing.dispatch(run, job);
+    }
     return run;
   }
 

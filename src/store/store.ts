@@ -2,6 +2,7 @@ import type { Job, JobDefinition, JobState } from '../core/job.js';
 import type { LedgerEntry } from '../core/ledger/entry.js';
 import type { Delivery, DeliveryAttempt, DeliveryState, NewDelivery } from '../core/notify/delivery.js';
 import type { Run, RunOutcome, RunState, RunSummary, RunTrigger } from '../core/run.js';
+import type { ConcurrencyPolicy } from '../core/policy/overlap.js';
 
 export interface Page<T> {
   items: T[];
@@ -67,6 +68,12 @@ export interface NewRun {
   dueAt: number;
   /** `--placement every-host`: the node whose run of the instant this is (part of the run's key); default ''. */
   host?: string;
+  /**
+   * insertRun of a run asked to start (`running`) that must not overlap its job's running run: under the
+   * job's row lock, it is stored `running` only while no other run of the job (of its host) runs anywhere,
+   * else `scheduled`, to be claimed alone when that one ends.
+   */
+  alone?: boolean;
 }
 
 /** Stored with the result of a request that carried an idempotency key, in the same transaction. */
@@ -116,7 +123,26 @@ export interface Fire {
    * an instant its shard's new owner fires too.
    */
   fence?: { term: number; publishedAt: number };
+  /**
+   * The job's `--concurrency`, applied to the first run (the instant that came due) in the same transaction,
+   * against the job's runs of the same host not yet ended, wherever they run: the job's row lock orders it
+   * against every other fire and claim of the job. A skipped instant loses its run and its `ran` record and
+   * is recorded `skipped-overlap`; a queued one is written `scheduled`. Absent: the runs are written as given.
+   */
+  concurrency?: ConcurrencyPolicy;
 }
+
+/** What a fire wrote. */
+export interface FiredInstant {
+  runs: Run[];
+  /** The ledger records written: the fire's own, with the overlap rule's decision about its instant. */
+  occurrences: NewOccurrence[];
+  /** `--concurrency replace`: the runs the new one replaces, each to be ended on the node running it. */
+  replaced: { id: string; node: string }[];
+}
+
+/** How a claim of a waiting run that must run alone came out. */
+export type AloneClaim = 'claimed' | 'busy' | 'gone';
 
 export interface AuditEntry {
   id: string;
@@ -212,12 +238,18 @@ export interface Store {
    * Inserts the runs and ledger records and advances the job's `nextRunAt` in one transaction; null if the
    * compare-and-set failed or an instant's run already exists (nothing is written then).
    */
-  recordFire(fire: Fire): Promise<Run[] | null>;
+  recordFire(fire: Fire): Promise<FiredInstant | null>;
   /** A run that does not advance the schedule (manual trigger). Unique-key conflicts throw. */
   insertRun(run: NewRun, idempotency?: IdempotencyClaim): Promise<Run>;
   findIdempotencyRecord(key: string): Promise<IdempotencyRecord | null>;
   /** Moves a waiting run to `running` if it is still `scheduled`; false when something else took it. */
   claimRun(runId: string, startedAt: number): Promise<boolean>;
+  /**
+   * Like claimRun, for a run that waits its turn (a queued or caught-up instant, a backfill): it starts
+   * only while no other run of its job (of its host) is `running`, anywhere, decided under the job's row
+   * lock. `busy` when one is; `gone` when the run is no longer waiting.
+   */
+  claimRunAlone(runId: string, startedAt: number): Promise<AloneClaim>;
   setRunPid(runId: string, pid: number): Promise<void>;
   /**
    * Records how a run ended and, in the same transaction, the attempt that retries it and the notifications

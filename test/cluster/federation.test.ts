@@ -5,12 +5,11 @@ import type net from 'node:net';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { shardOf } from '../../src/core/cluster/shard.js';
-import { sched, sleep, useDaemons, waitFor, type RunningDaemon } from '../support/sched-harness.js';
+import { sched, sleep, useDaemons, waitFor } from '../support/sched-harness.js';
 import { usePostgres } from '../support/postgres.js';
+import { clusterStatus, startNodes as startFederation } from './support/federation-nodes.js';
 
 const postgres = usePostgres();
-/** Short cluster timings, so failover fits in a test: dead after 1.5 s, lease 3 s. */
-const CLUSTER_ARGS = ['--heartbeat-interval', '500ms', '--lease-ttl', '3s'];
 
 /** A loopback HTTP endpoint the jobs call: counts calls, answers 204. */
 function startTarget(): Promise<{ url: string; calls: () => number; close: () => Promise<void> }> {
@@ -54,26 +53,6 @@ function tickJob(name: string, url: string) {
   };
 }
 
-interface ClusterNode {
-  id: string;
-  alive: boolean;
-  shards: number;
-  coordinator: boolean;
-  self: boolean;
-}
-
-async function clusterStatus(home: string): Promise<{
-  term: number;
-  coordinator: string | null;
-  nodes: ClusterNode[];
-  node: string;
-  mapPublishedAt: number | null;
-}> {
-  const result = await sched(home, ['cluster', 'status', '--json']);
-  expect(result.code, result.stderr).toBe(0);
-  return result.json;
-}
-
 describe('federation through a shared PostgreSQL', () => {
   const { home, start } = useDaemons(afterEach);
   let target: Awaited<ReturnType<typeof startTarget>>;
@@ -90,17 +69,8 @@ describe('federation through a shared PostgreSQL', () => {
     db = null;
   });
 
-  async function startNodes(url: string, count: number, extra: (index: number) => string[] = () => []) {
-    const homes = Array.from({ length: count }, () => home());
-    const daemons: RunningDaemon[] = [];
-    for (const [index, dir] of homes.entries())
-      daemons.push(await start(dir, ['--store', url, ...CLUSTER_ARGS, ...extra(index)]));
-    await waitFor(async () => {
-      const status = await clusterStatus(homes[0]!);
-      return status.nodes.filter((node) => node.alive && node.shards > 0).length === count ? status : null;
-    }, 20_000);
-    return { homes, daemons };
-  }
+  const startNodes = (url: string, count: number, extra?: (index: number) => string[]) =>
+    startFederation({ home, start }, url, count, extra);
 
   it('three daemons fire 300 one-second jobs exactly once, spread the shards evenly, and survive kill -9 of the coordinator', async () => {
     const database = await postgres.freshDatabase();

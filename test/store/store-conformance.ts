@@ -6,6 +6,7 @@ import { describeJobListingCases } from './conformance/job-listing.js';
 import { describeJobCases } from './conformance/jobs.js';
 import { describeLedgerCases } from './conformance/ledger.js';
 import { describeNotificationCases } from './conformance/notifications.js';
+import { describeOverlapCases } from './conformance/overlap.js';
 import { describeRunCases } from './conformance/runs.js';
 import { describeSchedulingCases } from './conformance/scheduling.js';
 
@@ -36,6 +37,7 @@ export function describeStoreConformance(name: string, makeStore: () => Promise<
     describeJobCases(store);
     describeJobListingCases(store);
     describeSchedulingCases(store);
+    describeOverlapCases(store);
     describeRunCases(store);
     describeAuditAndFenceCases(store);
     describeLedgerCases(store);

@@ -1,4 +1,4 @@
-import type { ConcurrencyPolicy, OverlapDecision } from '../policy/overlap.js';
+import type { ConcurrencyPolicy, OverlapDecision, OverlapState } from '../policy/overlap.js';
 import { clock } from '../schedule/explain.js';
 import type { DstPolicy, Occurrence } from '../schedule/occurrences.js';
 import { findOffsetChange, offsetAt } from '../schedule/timezone.js';
@@ -47,10 +47,10 @@ export function passedOccurrenceRecord(
 export function overlapReason(
   policy: ConcurrencyPolicy,
   decision: OverlapDecision,
-  state: { runningRunIds: readonly string[]; queuedRunId: string | null },
+  state: OverlapState,
 ): string | null {
   if (decision.action !== 'skip') return null;
-  const running = runList(state.runningRunIds);
+  const running = runList(state.runningRunIds, state.nodeOf ?? {});
   if (decision.reason === 'queue-full') {
     const waiting = state.queuedRunId === null ? 'another run' : `run ${state.queuedRunId}`;
     const busy = running === null ? '' : `${running.text} ${running.verb} still running and `;
@@ -59,10 +59,15 @@ export function overlapReason(
   return `${running?.text ?? 'an earlier run'} ${running?.verb ?? 'was'} still running (--concurrency ${policy})`;
 }
 
-function runList(ids: readonly string[]): { text: string; verb: 'was' | 'were' } | null {
-  if (ids.length === 0) return null;
-  if (ids.length === 1) return { text: `run ${ids[0]}`, verb: 'was' };
-  return { text: `runs ${ids.slice(0, -1).join(', ')} and ${ids.at(-1)}`, verb: 'were' };
+// A run on another node is named with its node: that is where to look for it.
+function runList(
+  ids: readonly string[],
+  nodeOf: Readonly<Record<string, string>>,
+): { text: string; verb: 'was' | 'were' } | null {
+  const named = ids.map((id) => (nodeOf[id] === undefined ? id : `${id} on node ${nodeOf[id]}`));
+  if (named.length === 0) return null;
+  if (named.length === 1) return { text: `run ${named[0]}`, verb: 'was' };
+  return { text: `runs ${named.slice(0, -1).join(', ')} and ${named.at(-1)}`, verb: 'were' };
 }
 
 function wallClock(wall: number): string {

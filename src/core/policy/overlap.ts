@@ -12,6 +12,8 @@ export interface OverlapState {
   runningRunIds: string[];
   /** The run waiting for the running one to end (`queue` only); at most one waits. */
   queuedRunId: string | null;
+  /** The node of each running run that runs on another node than the one deciding (a federation). */
+  nodeOf?: Readonly<Record<string, string>>;
 }
 
 export type OverlapDecision =
@@ -55,6 +57,11 @@ export function decideOverlap(policy: ConcurrencyPolicy, state: OverlapState): O
       if (state.queuedRunId !== null) return { action: 'skip', reason: 'queue-full' };
       return running ? { action: 'queue' } : { action: 'start' };
   }
+}
+
+/** Why a run is ended by `--concurrency replace`: the run of `instant` took its place. */
+export function replacedReason(instant: number): string {
+  return `cancelled: the run of ${new Date(instant).toISOString()} replaced it (--concurrency replace)`;
 }
 
 /** Whether the daemon-wide `--max-concurrent` limit lets one more run start; null means no limit. */

@@ -1,12 +1,13 @@
 import { SchedError } from '../../core/errors.js';
 import type { Job } from '../../core/job.js';
-import { passedOccurrenceRecord, overlapReason } from '../../core/ledger/reasons.js';
+import { passedOccurrenceRecord } from '../../core/ledger/reasons.js';
 import { formatDuration } from '../../core/duration.js';
 import { formatMisfire, planMisfire, type MisfireCause } from '../../core/policy/misfire.js';
+import { replacedReason } from '../../core/policy/overlap.js';
 import { plannedStart } from '../../core/policy/spread.js';
-import type { Run, RunTrigger } from '../../core/run.js';
+import type { RunTrigger } from '../../core/run.js';
 import { nextOccurrence, occurrencesBetween, type Occurrence } from '../../core/schedule/occurrences.js';
-import type { NewOccurrence, NewRun, Store } from '../../store/store.js';
+import type { FiredInstant, NewOccurrence, NewRun, Store } from '../../store/store.js';
 import type { Clock } from '../clock.js';
 import type { DaemonEvents } from '../events.js';
 import type { RunGate } from '../run-gate.js';
@@ -218,7 +219,9 @@ export class Scheduler {
 
   /**
    * Writes the fire: the runs that start now (`running`, with a slot), those that wait (`scheduled`), the
-   * ledger records and the job's next instant, in one compare-and-set transaction; then starts what may start.
+   * ledger records and the job's next instant, in one compare-and-set transaction, in which the store also
+   * applies the job's overlap policy to the instant against its runs anywhere; then starts what may start
+   * and ends what the new run replaces, on whichever node runs it.
    */
   private async commit(
     job: Job,
@@ -227,39 +230,23 @@ export class Scheduler {
     planned: PlannedRun[],
     records: NewOccurrence[],
   ): Promise<void> {
-    const { store, clock, gate, events } = this.options;
+    const { store, clock, gate, events, node } = this.options;
     const now = clock.now();
     const runs: NewRun[] = [];
     let reserved = 0;
-    let toCancel: string[] = [];
     planned.forEach((item, index) => {
-      // The overlap rule may still skip the first instant: only an instant that gets a run is recorded `ran`.
-      const ran = () => {
-        if (item.ledgerReason !== undefined)
-          records.push(this.record(job, item.instant, 'ran', item.ledgerReason, now));
-      };
-      if (index > 0) {
-        runs.push(this.newRun(job, item, now, 'scheduled'));
-        ran();
-        return;
-      }
-      const { decision, state } = gate.overlap(job);
-      if (decision.action === 'skip') {
-        const reason =
-          overlapReason(job.policy.concurrency, decision, state) ?? 'an earlier run was still running';
-        records.push(this.record(job, item.instant, 'skipped-overlap', reason, now));
-        return;
-      }
-      ran();
-      if (decision.action === 'replace') toCancel = decision.cancel;
-      if (decision.action !== 'queue' && gate.reserve()) {
+      // The instant's `ran` record; the store swaps it for `skipped-overlap` if the overlap rule skips it.
+      if (item.ledgerReason !== undefined)
+        records.push(this.record(job, item.instant, 'ran', item.ledgerReason, now));
+      // Caught-up instants after the first wait their turn; the first starts now if the store lets it.
+      if (index === 0 && gate.reserve()) {
         reserved += 1;
         runs.push(this.newRun(job, item, now, 'running'));
       } else {
         runs.push(this.newRun(job, item, now, 'scheduled'));
       }
     });
-    let fired: Run[] | null;
+    let fired: FiredInstant | null;
     try {
       fired = await store.recordFire({
         jobId: job.id,
@@ -268,6 +255,7 @@ export class Scheduler {
         expectedNextRunAt: instant,
         nextRunAt,
         fence: this.options.fence?.(),
+        concurrency: job.policy.concurrency,
       });
     } catch (error) {
       for (let i = 0; i < reserved; i++) gate.release();
@@ -278,19 +266,27 @@ export class Scheduler {
       }
       throw error;
     }
+    const started = fired?.runs.filter((run) => run.state === 'running').length ?? 0;
+    for (let i = started; i < reserved; i++) gate.release();
     if (fired === null) {
-      for (let i = 0; i < reserved; i++) gate.release();
       // The job changed under us; take its stored state.
       const current = await store.findJob(job.id);
       if (current) this.window.upsert(current);
       return;
     }
     const advanced: Job = { ...job, nextRunAt };
-    for (const id of toCancel) gate.replace(id, job, instant);
-    for (const record of records) {
+    for (const replaced of fired.replaced) {
+      if (replaced.node === node) gate.replace(replaced.id, job, instant);
+      // The fire is written: a kill that cannot be relayed now is reported, never a reason to fire again.
+      else
+        store
+          .relayKill(replaced.id, replacedReason(instant))
+          .catch((error: Error) => events.emit('scheduler:error', { error }));
+    }
+    for (const record of fired.occurrences) {
       events.emit('occurrence:recorded', { ...record, jobName: job.name, runIds: [], finalState: null });
     }
-    for (const run of fired) {
+    for (const run of fired.runs) {
       events.emit('run:fired', run);
       if (run.state === 'running') gate.launchReserved(run, advanced);
       else gate.hold(run, advanced);

@@ -1,4 +1,5 @@
 import type { NewDelivery } from '../../core/notify/delivery.js';
+import { decideFireOverlap } from '../../core/policy/fire-overlap.js';
 import type { Run, RunOutcome } from '../../core/run.js';
 import { occurrenceToRow } from '../ledger-rows.js';
 import {
@@ -8,7 +9,15 @@ import {
   runKeyTaken,
   runNotFound,
 } from '../store-errors.js';
-import type { Fire, FinishedRun, IdempotencyClaim, NewRun } from '../store.js';
+import type {
+  AloneClaim,
+  Fire,
+  FinishedRun,
+  FiredInstant,
+  IdempotencyClaim,
+  NewOccurrence,
+  NewRun,
+} from '../store.js';
 import { insertDeliveries } from './delivery-queries.js';
 import type { ScriptDialect } from './dialect.js';
 import { recordIdempotentResponse } from './job-scripts.js';
@@ -21,9 +30,14 @@ import type { Session } from './session.js';
 
 /**
  * Inserts the fire's runs and ledger records and advances the job's `nextRunAt`; null when the
- * compare-and-set on `nextRunAt` failed. A taken run key throws the raw unique violation.
+ * compare-and-set on `nextRunAt` failed. The advance takes the job's row lock, so the overlap rule then
+ * sees every run of the job that any daemon started before. A taken run key throws the raw unique violation.
  */
-export function* recordFire(dialect: ScriptDialect, session: Session, fire: Fire): Script<Run[] | null> {
+export function* recordFire(
+  dialect: ScriptDialect,
+  session: Session,
+  fire: Fire,
+): Script<FiredInstant | null> {
   if (fire.fence) yield* step(session.assertMapInForce(fire.fence));
   const advanced = yield* step(
     session.first(session.statements.advanceNextRun, {
@@ -33,11 +47,60 @@ export function* recordFire(dialect: ScriptDialect, session: Session, fire: Fire
     }),
   );
   if (!advanced) return null;
-  const rows = fire.occurrences.map((entry) => occurrenceToRow(entry, dialect.encoding));
+  const { runs, occurrences, replaced } = yield* applyConcurrency(session, fire);
+  const rows = occurrences.map((entry) => occurrenceToRow(entry, dialect.encoding));
   if (rows.length > 0) yield* step(session.insertOccurrences(rows));
   const inserted: Run[] = [];
-  for (const run of fire.runs) inserted.push(yield* insertRunRow(session, run, advanced.name));
-  return inserted;
+  for (const run of runs) inserted.push(yield* insertRunRow(session, run, advanced.name));
+  return { runs: inserted, occurrences, replaced };
+}
+
+/** The fire as the job's `--concurrency` leaves it, decided on the runs in flight now (one read). */
+function* applyConcurrency(
+  session: Session,
+  fire: Fire,
+): Script<Omit<FiredInstant, 'runs'> & { runs: NewRun[] }> {
+  const [due, ...rest] = fire.runs;
+  if (fire.concurrency === undefined || due === undefined)
+    return { runs: fire.runs, occurrences: fire.occurrences, replaced: [] };
+  const inFlight = yield* step(
+    session.all(session.statements.runsInFlight, { jobId: fire.jobId, host: due.host ?? '' }),
+  );
+  const overlap = decideFireOverlap(fire.concurrency, due.state, inFlight, due.node);
+  if (overlap.action === 'run') {
+    return {
+      runs: [{ ...due, state: overlap.state }, ...rest],
+      occurrences: fire.occurrences,
+      replaced: overlap.replaced,
+    };
+  }
+  // The instant gets no run: its `ran` record (a caught-up instant has one) gives way to the skip.
+  const others = fire.occurrences.filter(
+    (entry) => !(entry.scheduledFor === due.scheduledFor && entry.outcome === 'ran'),
+  );
+  const skipped: NewOccurrence = {
+    jobId: fire.jobId,
+    scheduledFor: due.scheduledFor,
+    wall: null,
+    outcome: 'skipped-overlap',
+    reason: overlap.reason,
+    node: due.node,
+    decidedAt: due.now,
+  };
+  return { runs: rest, occurrences: [...others, skipped], replaced: [] };
+}
+
+/**
+ * Starts a waiting run that must run alone: under its job's row lock, only while no other run of the job
+ * (of its host) is running.
+ */
+export function* claimRunAlone(session: Session, runId: string, startedAt: number): Script<AloneClaim> {
+  const run = yield* step(session.first(session.statements.lockJobOfRun, { id: runId }));
+  if (!run || run.state !== 'scheduled') return 'gone';
+  const inFlight = yield* step(session.all(session.statements.runsInFlight, run));
+  if (inFlight.some((other) => other.state === 'running')) return 'busy';
+  const claimed = yield* step(session.first(session.statements.claimRun, { id: runId, startedAt }));
+  return claimed ? 'claimed' : 'gone';
 }
 
 /** A run that does not advance the schedule; a taken key is the caller's mistake (INVALID_STATE). */
@@ -47,10 +110,22 @@ export function* insertRun(
   run: NewRun,
   idempotency?: IdempotencyClaim,
 ): Script<Run> {
-  const inserted = yield* insertRunRowOrExplain(dialect, session, run, yield* jobNameOf(session, run.jobId));
+  const starting = run.alone && run.state === 'running' ? yield* startingAlone(session, run) : run;
+  const jobName = yield* jobNameOf(session, run.jobId);
+  const inserted = yield* insertRunRowOrExplain(dialect, session, starting, jobName);
   if (idempotency) yield* recordIdempotentResponse(session, idempotency, inserted);
   yield* announceIfWaiting(session, inserted);
   return inserted;
+}
+
+/** The run as it may start: `scheduled` while another run of its job runs, decided under the job's row lock. */
+function* startingAlone(session: Session, run: NewRun): Script<NewRun> {
+  const job = yield* step(session.first(session.statements.jobForUpdate, { id: run.jobId }));
+  if (!job) throw jobNotFound(run.jobId);
+  const inFlight = yield* step(
+    session.all(session.statements.runsInFlight, { jobId: run.jobId, host: run.host ?? '' }),
+  );
+  return inFlight.some((other) => other.state === 'running') ? { ...run, state: 'scheduled' } : run;
 }
 
 /** A manual attempt of a run that ended (`sched retry`); like insertRun, a waiting one is announced. */

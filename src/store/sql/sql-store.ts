@@ -5,12 +5,14 @@ import type { Run, RunOutcome, RunState, RunSummary } from '../../core/run.js';
 import { idPrefixRange } from '../ids.js';
 import { occurrenceToRow } from '../ledger-rows.js';
 import type {
+  AloneClaim,
   AuditEntry,
   AuditStamp,
   DeliveryQuery,
   DependencyEdge,
   Fire,
   FinishedRun,
+  FiredInstant,
   IdempotencyClaim,
   IdempotencyRecord,
   JobChange,
@@ -32,7 +34,14 @@ import { changeJob, createJob } from './job-scripts.js';
 import { listOccurrences, listRunsByInstant } from './ledger-queries.js';
 import { listAudit, listJobs, listRuns } from './list-queries.js';
 import { auditToRow, newJobToJob, rowToJob, rowToRun } from './row-mapping.js';
-import { cancelWaitingRun, finishRun, insertRun, recordFire, retryRun } from './run-scripts.js';
+import {
+  cancelWaitingRun,
+  claimRunAlone,
+  finishRun,
+  insertRun,
+  recordFire,
+  retryRun,
+} from './run-scripts.js';
 import { step } from './script.js';
 
 /**
@@ -110,7 +119,7 @@ export class SqlStore implements Store {
     await this.dialect.relayKill(runId, reason);
   }
 
-  async recordFire(fire: Fire): Promise<Run[] | null> {
+  async recordFire(fire: Fire): Promise<FiredInstant | null> {
     try {
       return await this.dialect.transaction((session) => recordFire(this.dialect, session, fire));
     } catch (error) {
@@ -129,6 +138,10 @@ export class SqlStore implements Store {
       session.first(session.statements.claimRun, { id: runId, startedAt }),
     );
     return claimed !== undefined;
+  }
+
+  async claimRunAlone(runId: string, startedAt: number): Promise<AloneClaim> {
+    return this.dialect.transaction((session) => claimRunAlone(session, runId, startedAt));
   }
 
   async setRunPid(runId: string, pid: number): Promise<void> {

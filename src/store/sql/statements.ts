@@ -1,4 +1,5 @@
 import { and, asc, desc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
+import type { RunInFlight } from '../../core/policy/fire-overlap.js';
 import type { RunSummary } from '../../core/run.js';
 import type { DependencyEdge } from '../store.js';
 import { param, placeholders, runColumns, runSummaryColumns, setParam, statePredicates } from './columns.js';
@@ -161,6 +162,32 @@ export function defineStatements(db: QueryBuilder, tables: StoreTables, dialect:
         .set({ state: 'running', startedAt: setParam('startedAt') })
         .where(and(eq(runs.id, param('id')), waiting))
         .returning({ id: runs.id }),
+    ),
+    /**
+     * The runs of a job's host not yet ended, for the overlap rule. The unfinished predicate is literal, so
+     * the partial index on unfinished runs serves it, however many runs the job has had.
+     */
+    runsInFlight: prepare<RunInFlight>(
+      'runs_in_flight',
+      db
+        .select({ id: runs.id, node: runs.node, state: runs.state, trigger: runs.trigger })
+        .from(runs)
+        .where(and(unfinished, eq(runs.jobId, param('jobId')), eq(runs.host, param('host'))))
+        .orderBy(asc(runs.id)),
+    ),
+    /**
+     * A waiting run's job and host, taking its job's row lock (and the run's) as a fire's compare-and-set
+     * does, so a claim and a fire of one job never decide on the same runs at once.
+     */
+    lockJobOfRun: prepare<{ jobId: string; host: string; state: RunSummary['state'] }>(
+      'lock_job_of_run',
+      dialect.lockForUpdate(
+        db
+          .select({ jobId: runs.jobId, host: runs.host, state: runs.state })
+          .from(runs)
+          .innerJoin(jobs, eq(jobs.id, runs.jobId))
+          .where(eq(runs.id, param('id'))),
+      ),
     ),
     /** Only a run still waiting: one that started meanwhile is left to its executor. */
     cancelWaitingRun: prepare<{ id: string }>(

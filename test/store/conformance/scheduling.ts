@@ -43,8 +43,8 @@ export function describeSchedulingCases(store: CurrentStore): void {
         nextRunAt: T0 + 2 * MINUTE,
       });
 
-      expect(fired).toHaveLength(1);
-      expect(fired?.[0]).toMatchObject({
+      expect(fired?.runs).toHaveLength(1);
+      expect(fired?.runs[0]).toMatchObject({
         id: run.id,
         jobId: job.id,
         jobName: 'nightly',
@@ -52,7 +52,7 @@ export function describeSchedulingCases(store: CurrentStore): void {
         attempt: 1,
         fence: 1,
       });
-      expect(await store().findRun(run.id)).toEqual(fired?.[0]);
+      expect(await store().findRun(run.id)).toEqual(fired?.runs[0]);
       expect((await store().findJob(job.id))?.nextRunAt).toBe(T0 + 2 * MINUTE);
     });
 
@@ -124,7 +124,7 @@ export function describeSchedulingCases(store: CurrentStore): void {
         runs: [newRun(job.id, { scheduledFor: T0 + 5 * MINUTE })],
       });
 
-      expect(fired?.map((run) => [run.scheduledFor, run.trigger])).toEqual([
+      expect(fired?.runs.map((run) => [run.scheduledFor, run.trigger])).toEqual([
         [T0 + 2 * MINUTE, 'catchup'],
         [T0 + 3 * MINUTE, 'catchup'],
       ]);
