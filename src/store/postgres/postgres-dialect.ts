@@ -1,4 +1,5 @@
-import type { StoreChange } from '../store.js';
+import type { EventAnnouncement, StoreChange } from '../store.js';
+import { listenForEvents } from './event-outbox.js';
 import { sql } from 'drizzle-orm';
 import type pg from 'pg';
 import type { Retention, StoreDialect } from '../sql/dialect.js';
@@ -64,6 +65,13 @@ export class PostgresDialect implements StoreDialect {
     onError: (error: Error) => void,
   ): Promise<() => Promise<void>> {
     return listenForChanges(this.url, onChange, onError);
+  }
+
+  async watchEvents(
+    onAnnounce: (announcement: EventAnnouncement) => void,
+    onError: (error: Error) => void,
+  ): Promise<() => Promise<void>> {
+    return listenForEvents(this.url, onAnnounce, onError);
   }
 
   async relayKill(runId: string, reason: string): Promise<void> {

@@ -8,9 +8,11 @@ import {
   runKeyTaken,
   runNotFound,
 } from '../store-errors.js';
-import type { Fire, FinishedRun, IdempotencyClaim, NewRun } from '../store.js';
+import type { Fire, FinishedRun, IdempotencyClaim, NewRun, RunOutputBatch, RunStart } from '../store.js';
 import { insertDeliveries } from './delivery-queries.js';
+import { RETRYABLE_STATES } from '../../core/retry/decision.js';
 import type { ScriptDialect } from './dialect.js';
+import { recordEvent, type EventBatch } from './event-scripts.js';
 import { recordIdempotentResponse } from './job-scripts.js';
 import { newRunToRun, outcomeToRow, rowToRun } from './row-mapping.js';
 import { step, type Script } from './script.js';
@@ -23,7 +25,12 @@ import type { Session } from './session.js';
  * Inserts the fire's runs and ledger records and advances the job's `nextRunAt`; null when the
  * compare-and-set on `nextRunAt` failed. A taken run key throws the raw unique violation.
  */
-export function* recordFire(dialect: ScriptDialect, session: Session, fire: Fire): Script<Run[] | null> {
+export function* recordFire(
+  dialect: ScriptDialect,
+  session: Session,
+  batch: EventBatch,
+  fire: Fire,
+): Script<Run[] | null> {
   if (fire.fence) yield* step(session.assertMapInForce(fire.fence));
   const advanced = yield* step(
     session.first(session.statements.advanceNextRun, {
@@ -37,6 +44,7 @@ export function* recordFire(dialect: ScriptDialect, session: Session, fire: Fire
   if (rows.length > 0) yield* step(session.insertOccurrences(rows));
   const inserted: Run[] = [];
   for (const run of fire.runs) inserted.push(yield* insertRunRow(session, run, advanced.name));
+  for (const run of inserted) yield* recordRunEvent(session, batch, 'run:fired', run, run.createdAt);
   return inserted;
 }
 
@@ -44,12 +52,14 @@ export function* recordFire(dialect: ScriptDialect, session: Session, fire: Fire
 export function* insertRun(
   dialect: ScriptDialect,
   session: Session,
+  batch: EventBatch,
   run: NewRun,
   idempotency?: IdempotencyClaim,
 ): Script<Run> {
   const inserted = yield* insertRunRowOrExplain(dialect, session, run, yield* jobNameOf(session, run.jobId));
   if (idempotency) yield* recordIdempotentResponse(session, idempotency, inserted);
   yield* announceIfWaiting(session, inserted);
+  yield* recordRunEvent(session, batch, 'run:fired', inserted, inserted.createdAt);
   return inserted;
 }
 
@@ -57,11 +67,13 @@ export function* insertRun(
 export function* retryRun(
   dialect: ScriptDialect,
   session: Session,
+  batch: EventBatch,
   runId: string,
   retry: NewRun,
 ): Script<Run> {
   const inserted = yield* insertRetry(dialect, session, runId, retry);
   yield* announceIfWaiting(session, inserted);
+  yield* recordRunEvent(session, batch, 'run:fired', inserted, inserted.createdAt);
   return inserted;
 }
 
@@ -74,6 +86,7 @@ function* announceIfWaiting(session: Session, run: Run): Script<void> {
 export function* finishRun(
   dialect: ScriptDialect,
   session: Session,
+  batch: EventBatch,
   runId: string,
   outcome: RunOutcome,
   retry?: NewRun,
@@ -83,17 +96,63 @@ export function* finishRun(
   if (!row) return yield* explainUnchangedRun(session, runId, outcome.state);
   if (deliveries.length > 0) yield* insertDeliveries(dialect.tables, session, deliveries);
   const run = rowToRun(row);
-  if (!retry) return { run, retry: null };
+  const ended = outcome.state === 'lost' ? 'run:lost' : 'run:finished';
+  if (!retry) {
+    yield* recordRunEvent(session, batch, ended, run, outcome.finishedAt);
+    // The dead-letter: a failed attempt that nothing retries (as the daemon publishes it).
+    if (RETRYABLE_STATES.has(outcome.state))
+      yield* recordRunEvent(session, batch, 'run:dead', run, outcome.finishedAt);
+    return { run, retry: null };
+  }
   const retried = yield* insertRetry(dialect, session, runId, retry);
   // A retry placed on another node than the run's (its job's shard moved, a dead node's run) is told to it.
   if (retried.node !== run.node) yield* announceIfWaiting(session, retried);
-  return { run: { ...run, retriedBy: retried.id }, retry: retried };
+  const finished = { ...run, retriedBy: retried.id };
+  yield* recordRunEvent(session, batch, ended, finished, outcome.finishedAt);
+  yield* recordRunEvent(session, batch, 'run:retry-scheduled', retried, outcome.finishedAt);
+  return { run: finished, retry: retried };
+}
+
+/** The run's pid, when it has one, and the event that says it started. */
+export function* recordRunStarted(session: Session, batch: EventBatch, start: RunStart): Script<void> {
+  if (start.pid !== null)
+    yield* step(session.run(session.statements.setRunPid, { id: start.runId, pid: start.pid }));
+  yield* recordEvent(session, batch, {
+    type: 'run:started',
+    at: start.at,
+    jobId: start.jobId,
+    runId: start.runId,
+    data: { runId: start.runId, jobId: start.jobId, pid: start.pid, at: start.at },
+  });
+}
+
+/** A batch of a running run's output, for followers on other nodes. */
+export function* appendRunOutput(session: Session, batch: EventBatch, output: RunOutputBatch): Script<void> {
+  const { runId, jobId, stream, data, seq, at } = output;
+  yield* recordEvent(session, batch, {
+    type: 'run:output',
+    at,
+    jobId,
+    runId,
+    data: { runId, stream, data, seq },
+  });
+}
+
+function* recordRunEvent(
+  session: Session,
+  batch: EventBatch,
+  type: 'run:fired' | 'run:finished' | 'run:lost' | 'run:dead' | 'run:retry-scheduled',
+  run: Run,
+  at: number,
+): Script<void> {
+  yield* recordEvent(session, batch, { type, at, jobId: run.jobId, runId: run.id, data: run });
 }
 
 /** Ends a waiting run with `outcome`; null when it is no longer waiting. */
 export function* cancelWaitingRun(
   dialect: ScriptDialect,
   session: Session,
+  batch: EventBatch,
   runId: string,
   outcome: RunOutcome,
 ): Script<Run | null> {
@@ -101,7 +160,10 @@ export function* cancelWaitingRun(
   const cancelled = yield* step(session.first(session.statements.cancelWaitingRun, values));
   if (!cancelled) return null;
   const row = yield* step(session.first(session.statements.runById, { id: runId }));
-  return row ? rowToRun(row) : null;
+  if (!row) return null;
+  const run = rowToRun(row);
+  yield* recordRunEvent(session, batch, 'run:finished', run, outcome.finishedAt);
+  return run;
 }
 
 /** Marks a final run as retried by `retry` (only once: the mark is compare-and-set) and inserts it. */

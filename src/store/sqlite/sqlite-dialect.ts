@@ -71,6 +71,11 @@ export class SqliteDialect implements StoreDialect {
     return null;
   }
 
+  /** The events of a SQLite store are this daemon's own: it hears of them as it writes them. */
+  async watchEvents(): Promise<null> {
+    return null;
+  }
+
   /** The one daemon of a SQLite store runs every run itself. */
   async relayKill(): Promise<void> {}
 
