@@ -7,3 +7,5 @@ CREATE TABLE "events" (
 	"run_id" text COLLATE "C",
 	"data" text NOT NULL
 );
+--> statement-breakpoint
+CREATE INDEX "events_run_idx" ON "events" USING btree ("run_id","id");

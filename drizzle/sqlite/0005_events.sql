@@ -7,3 +7,5 @@ CREATE TABLE `events` (
 	`run_id` text,
 	`data` text NOT NULL
 );
+--> statement-breakpoint
+CREATE INDEX `events_run_idx` ON `events` (`run_id`,`id`);

@@ -283,6 +283,8 @@ export interface Store {
    * (its data is not JSON, its type unknown) is left out.
    */
   readEvents(query: { after: number; ids?: number[]; limit: number }): Promise<StoredEvent[]>;
+  /** The output batches stored so far of a run (running on another node), in order. */
+  readRunOutput(runId: string): Promise<StoredEvent[]>;
   /** The highest event id stored, 0 when none is. */
   latestEventId(): Promise<number>;
   /** Deletes up to `limit` of the oldest events written before `before`; returns how many. */

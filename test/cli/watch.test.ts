@@ -1,42 +1,19 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   makeHome,
   removeHome,
   sched,
-  schedBin,
   startDaemon,
   waitFor,
   type RunningDaemon,
 } from '../support/sched-harness.js';
-import { childEnv } from '../support/child-env.js';
+import { streamSched, type SchedStream } from '../support/sched-stream.js';
 import { askDaemon } from '../support/daemon-probe.js';
 
-/** `sched watch …` as a running process whose output lines the test reads as they come. */
-interface Watcher {
-  process: ChildProcess;
-  lines: string[];
-  stderr: () => string;
-  exited: Promise<number | null>;
-}
+type Watcher = SchedStream;
 
 function watch(home: string, args: string[]): Watcher {
-  const child = spawn(process.execPath, [schedBin, 'watch', ...args], {
-    env: childEnv({ SCHED_HOME: home, NO_COLOR: '1' }),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const lines: string[] = [];
-  let pending = '';
-  let stderr = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-    pending += chunk;
-    const parts = pending.split('\n');
-    pending = parts.pop()!;
-    lines.push(...parts);
-  });
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { process: child, lines, stderr: () => stderr, exited };
+  return streamSched(home, ['watch', ...args]);
 }
 
 /**

@@ -23,6 +23,15 @@ export async function readEvents(
     );
     rows.unshift(...late);
   }
+  return readable(rows);
+}
+
+/** A run's stored output batches, in id order. */
+export async function readRunOutput(dialect: StoreDialect, runId: string): Promise<StoredEvent[]> {
+  return readable(await dialect.session.all(dialect.session.statements.runOutputEvents, { runId }));
+}
+
+function readable(rows: (EventRow & { id: number })[]): StoredEvent[] {
   return rows.flatMap((row) => {
     const event = eventOf(row);
     return event ? [event] : [];

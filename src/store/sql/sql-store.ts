@@ -37,7 +37,7 @@ import { listOccurrences, listRunsByInstant } from './ledger-queries.js';
 import { listAudit, listJobs, listRuns } from './list-queries.js';
 import { auditToRow, newJobToJob, rowToJob, rowToRun } from './row-mapping.js';
 import { EventBatch } from './event-scripts.js';
-import { readEvents } from './event-queries.js';
+import { readEvents, readRunOutput } from './event-queries.js';
 import {
   appendRunOutput,
   cancelWaitingRun,
@@ -84,6 +84,10 @@ export class SqlStore implements Store {
 
   async readEvents(query: { after: number; ids?: number[]; limit: number }): Promise<StoredEvent[]> {
     return readEvents(this.dialect, query);
+  }
+
+  async readRunOutput(runId: string): Promise<StoredEvent[]> {
+    return readRunOutput(this.dialect, runId);
   }
 
   async latestEventId(): Promise<number> {

@@ -290,6 +290,14 @@ export function defineStatements(db: QueryBuilder, tables: StoreTables, dialect:
         .orderBy(asc(events.id))
         .limit(param('limit')),
     ),
+    runOutputEvents: prepare<EventRow & { id: number }>(
+      'run_output_events',
+      db
+        .select()
+        .from(events)
+        .where(and(eq(events.runId, param('runId')), eq(events.type, 'run:output')))
+        .orderBy(asc(events.id)),
+    ),
     latestEventId: prepare<{ id: number }>(
       'latest_event_id',
       db.select({ id: sql<number>`coalesce(max(${events.id}), 0)`.mapWith(Number) }).from(events),
