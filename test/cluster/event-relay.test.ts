@@ -1,4 +1,7 @@
+import path from 'node:path';
 import pg from 'pg';
+import { DaemonBackend } from '../../src/tui/backend/daemon-backend.js';
+import type { Action } from '../../src/tui/state/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { isAlive, sched, useDaemons, waitFor, type RunningDaemon } from '../support/sched-harness.js';
 import { streamSched, type SchedStream } from '../support/sched-stream.js';
@@ -102,6 +105,21 @@ describe('events cross nodes through the outbox', () => {
     expect(started).toMatchObject({ node: nodeB, data: { runId } });
     expect(ended).toMatchObject({ node: nodeB, data: { id: runId, state: 'succeeded' } });
     expect(started!.id).toBeLessThan(ended!.id!);
+  });
+
+  it("sched watch on A names the node of each event, B's too", async () => {
+    const watcher = follow(a, ['watch', '--type', 'job:created']);
+    const line = await waitFor(
+      async () => {
+        await sched(b, ['add', `named-${Date.now()}`, '--every', '1h', '--', 'true']);
+        return watcher.lines.find(
+          (text) => text.includes('job:created') && text.includes(`on ${nodeB}  named-`),
+        );
+      },
+      30_000,
+      300,
+    );
+    expect(line).toMatch(/job:created {10}on \S+ {2}named-\d+ {2}every 1h/);
   });
 
   it("sched logs --follow on A prints B's run's output while it runs, then how it ended", async () => {
@@ -212,6 +230,28 @@ describe('events cross nodes through the outbox', () => {
       30_000,
     );
     expect(daemons.every((daemon) => isAlive(daemon.pid))).toBe(true);
+  });
+
+  it("the dashboard's link to A, once connected, gets the runs fired on B after it connected", async () => {
+    const actions: Action[] = [];
+    const backend = new DaemonBackend({ socketPath: path.join(a, 'sched.sock'), coalesceMs: 50 });
+    const stop = backend.start((action) => actions.push(action));
+    try {
+      await waitFor(async () => actions.some((action) => action.type === 'snapshot'), 30_000);
+      const job = await jobOnB('echo dash');
+      // Asked on B, the run is fired on B: its run:fired is B's event.
+      const triggered = await sched(b, ['trigger', job, '--json']);
+      ok(triggered);
+
+      const fired = await waitFor(async () =>
+        actions
+          .flatMap((action) => (action.type === 'events' ? action.events : []))
+          .find((event) => event.type === 'run:fired' && event.data.id === triggered.json.id),
+      );
+      expect(fired).toMatchObject({ node: nodeB, id: expect.any(Number), data: { node: nodeB } });
+    } finally {
+      stop();
+    }
   });
 
   it('malformed announcements and an unreadable event row are dropped: every daemon stays up and later events still arrive', async () => {
