@@ -20,14 +20,38 @@ const INSERT_EVENT = {
   ) SELECT id, pg_notify('${EVENTS_CHANNEL}', id::text) FROM stored`,
 };
 
-export async function insertEventAndAnnounce(
-  client: pg.Pool | pg.PoolClient,
+/** The pid of a run that started (when it has one) and its `run:started` event, in one statement. */
+const START_RUN = {
+  name: 'sched_start_run',
+  text: `WITH started AS (
+    UPDATE runs SET pid = $7::integer WHERE id = $8 AND $7::integer IS NOT NULL
+  ), stored AS (
+    INSERT INTO events (type, node, at, job_id, run_id, data) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id
+  ) SELECT id, pg_notify('${EVENTS_CHANNEL}', id::text) FROM stored`,
+};
+
+type Client = pg.Pool | pg.PoolClient;
+
+export async function insertEventAndAnnounce(client: Client, row: EventRow): Promise<number> {
+  return storedId(await client.query<{ id: string }>({ ...INSERT_EVENT, values: eventValues(row) }));
+}
+
+export async function startRunAndAnnounce(
+  client: Client,
+  runId: string,
+  pid: number | null,
   row: EventRow,
 ): Promise<number> {
-  const result = await client.query<{ id: string }>({
-    ...INSERT_EVENT,
-    values: [row.type, row.node, row.at, row.jobId, row.runId, row.data],
-  });
+  return storedId(
+    await client.query<{ id: string }>({ ...START_RUN, values: [...eventValues(row), pid, runId] }),
+  );
+}
+
+function eventValues(row: EventRow): unknown[] {
+  return [row.type, row.node, row.at, row.jobId, row.runId, row.data];
+}
+
+function storedId(result: pg.QueryResult<{ id: string }>): number {
   const id = result.rows[0]?.id;
   if (id === undefined) throw new Error('the event insert returned no id');
   return Number(id);

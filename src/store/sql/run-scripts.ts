@@ -8,7 +8,7 @@ import {
   runKeyTaken,
   runNotFound,
 } from '../store-errors.js';
-import type { Fire, FinishedRun, IdempotencyClaim, NewRun, RunOutputBatch, RunStart } from '../store.js';
+import type { Fire, FinishedRun, IdempotencyClaim, NewRun } from '../store.js';
 import { insertDeliveries } from './delivery-queries.js';
 import { RETRYABLE_STATES } from '../../core/retry/decision.js';
 import type { ScriptDialect } from './dialect.js';
@@ -111,31 +111,6 @@ export function* finishRun(
   yield* recordRunEvent(session, batch, ended, finished, outcome.finishedAt);
   yield* recordRunEvent(session, batch, 'run:retry-scheduled', retried, outcome.finishedAt);
   return { run: finished, retry: retried };
-}
-
-/** The run's pid, when it has one, and the event that says it started. */
-export function* recordRunStarted(session: Session, batch: EventBatch, start: RunStart): Script<void> {
-  if (start.pid !== null)
-    yield* step(session.run(session.statements.setRunPid, { id: start.runId, pid: start.pid }));
-  yield* recordEvent(session, batch, {
-    type: 'run:started',
-    at: start.at,
-    jobId: start.jobId,
-    runId: start.runId,
-    data: { runId: start.runId, jobId: start.jobId, pid: start.pid, at: start.at },
-  });
-}
-
-/** A batch of a running run's output, for followers on other nodes. */
-export function* appendRunOutput(session: Session, batch: EventBatch, output: RunOutputBatch): Script<void> {
-  const { runId, jobId, stream, data, seq, at } = output;
-  yield* recordEvent(session, batch, {
-    type: 'run:output',
-    at,
-    jobId,
-    runId,
-    data: { runId, stream, data, seq },
-  });
 }
 
 function* recordRunEvent(

@@ -37,6 +37,8 @@ export interface Session {
   announceWaitingRun(runId: string): Awaitable<void>;
   /** Writes an outbox row and returns its id; PostgreSQL also announces the id to every node, at commit. */
   insertEvent(row: EventRow): Awaitable<number>;
+  /** Stores a run's pid, when it has one, and the event that says it started, in one statement where it can. */
+  startRun(runId: string, pid: number | null, event: EventRow): Awaitable<number>;
   /** Refuses (FENCED) a fire from a shard map that is no longer in force; nothing where there is no map. */
   assertMapInForce(fence: { term: number; publishedAt: number }): Awaitable<void>;
 }

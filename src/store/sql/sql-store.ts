@@ -36,18 +36,11 @@ import { changeJob, createJob } from './job-scripts.js';
 import { listOccurrences, listRunsByInstant } from './ledger-queries.js';
 import { listAudit, listJobs, listRuns } from './list-queries.js';
 import { auditToRow, newJobToJob, rowToJob, rowToRun } from './row-mapping.js';
-import { EventBatch } from './event-scripts.js';
+import { EventBatch, eventRow, runOutputEvent, runStartedEvent, type NewEvent } from './event-scripts.js';
 import { readEvents, readRunOutput } from './event-queries.js';
-import {
-  appendRunOutput,
-  cancelWaitingRun,
-  finishRun,
-  insertRun,
-  recordFire,
-  recordRunStarted,
-  retryRun,
-} from './run-scripts.js';
-import { step, type Script } from './script.js';
+import { cancelWaitingRun, finishRun, insertRun, recordFire, retryRun } from './run-scripts.js';
+import { step, type Awaitable, type Script } from './script.js';
+import type { EventRow } from './tables.js';
 import type { Session } from './session.js';
 
 /**
@@ -69,8 +62,25 @@ export class SqlStore implements Store {
   private async withEvents<T>(script: (session: Session, batch: EventBatch) => Script<T>): Promise<T> {
     const batch = new EventBatch(this.eventNode);
     const result = await this.dialect.transaction((session) => script(session, batch));
-    if (batch.stored.length > 0) for (const listener of this.eventListeners) listener(batch.stored);
+    this.announce(batch.stored);
     return result;
+  }
+
+  /**
+   * One statement that writes an event (and what it tells of): no transaction around it, so on PostgreSQL
+   * it costs one round trip, as the write it replaces did.
+   */
+  private async withEvent(
+    event: NewEvent,
+    write: (session: Session, row: EventRow) => Awaitable<number>,
+  ): Promise<void> {
+    const node = this.eventNode;
+    const id = await this.dialect.write((session) => write(session, eventRow(event, node)));
+    this.announce([{ ...event, id, node }]);
+  }
+
+  private announce(events: StoredEvent[]): void {
+    if (events.length > 0) for (const listener of this.eventListeners) listener(events);
   }
 
   markEventsWith(node: string): void {
@@ -106,11 +116,13 @@ export class SqlStore implements Store {
   }
 
   async recordRunStarted(start: RunStart): Promise<void> {
-    await this.withEvents((session, batch) => recordRunStarted(session, batch, start));
+    await this.withEvent(runStartedEvent(start), (session, row) =>
+      session.startRun(start.runId, start.pid, row),
+    );
   }
 
   async appendRunOutput(output: RunOutputBatch): Promise<void> {
-    await this.withEvents((session, batch) => appendRunOutput(session, batch, output));
+    await this.withEvent(runOutputEvent(output), (session, row) => session.insertEvent(row));
   }
 
   private get session() {

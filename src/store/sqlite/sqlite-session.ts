@@ -42,6 +42,11 @@ export function openSqliteSession(db: BetterSQLite3Database): Session {
       for (const row of rows) sqlite(statements.insertOccurrence).run(row);
     },
     insertEvent: (row) => (insertEvent.get(row as never) as { id: number }).id,
+    // Inside one group-commit write: the pid and the event are stored together or not at all.
+    startRun: (runId, pid, event) => {
+      if (pid !== null) sqlite(statements.setRunPid).run({ id: runId, pid });
+      return (insertEvent.get(event as never) as { id: number }).id;
+    },
     // One daemon is the only writer of a SQLite store: no one else needs telling, and there is no shard map.
     announceJobChange: () => undefined,
     announceWaitingRun: () => undefined,

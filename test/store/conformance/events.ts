@@ -68,6 +68,19 @@ export function describeEventCases(store: CurrentStore): void {
       expect(events.map((event) => event.type)).toEqual(['run:finished', 'run:retry-scheduled']);
     });
 
+    it('Given a run started without a process (an HTTP run), when its start is stored, then its event says pid null and the run keeps none', async () => {
+      const job = await createJob(store(), 'hook');
+      const run = await store().insertRun(newRun(job.id, { state: 'running' }));
+      const after = await store().latestEventId();
+
+      await store().recordRunStarted({ runId: run.id, jobId: job.id, pid: null, at: T0 + 60_002 });
+
+      expect(await store().readEvents({ after, limit: 10 })).toMatchObject([
+        { type: 'run:started', runId: run.id, data: { runId: run.id, pid: null } },
+      ]);
+      expect((await store().findRun(run.id))?.pid).toBeNull();
+    });
+
     it('Given output batches, when read back, then they come as run:output with their stream, text and number', async () => {
       const job = await createJob(store(), 'nightly');
       const run = await store().insertRun(newRun(job.id, { state: 'running' }));
