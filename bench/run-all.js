@@ -23,6 +23,7 @@ const BENCHMARKS = [
   'dash-redraw',
   'federation',
   'federation-capacity',
+  'event-relay',
   'crash-cycles',
 ];
 const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim());

@@ -12,6 +12,8 @@ const PAGE = 1_000;
 const GAP_WAIT_MS = 10_000;
 const GAP_POLL_MS = 250;
 const MAX_GAPS = 10_000;
+/** A read this often whatever is announced: a lost announcement (its node died just after the commit) delays by this much at most. */
+const POLL_MS = 1_000;
 const RETRY_MS = 1_000;
 
 export interface EventRelayOptions {
@@ -24,9 +26,9 @@ export interface EventRelayOptions {
 }
 
 /**
- * Carries the other nodes' job and run events to this node's stream. Every stored event is announced (its
- * id) on commit; on each announcement the relay reads the rows after the last id it saw, in id order, and
- * publishes those of other nodes. After its connection to the announcements was lost, it reads on from
+ * Carries the other nodes' job and run events to this node's stream. Each node announces the highest id
+ * it stored just after its commits; on each announcement (and every second) the relay reads the rows after
+ * the last id it saw, in id order, and publishes those of other nodes. After its connection to the announcements was lost, it reads on from
  * the last id it saw, so nothing still retained is missed. A store without announcements (SQLite, one
  * daemon) has nothing to relay.
  */
@@ -105,7 +107,7 @@ export class EventRelay implements Service {
       for (const [id, since] of this.gaps) if (now - since >= GAP_WAIT_MS) this.gaps.delete(id);
       if (newer < PAGE) break;
     }
-    if (this.gaps.size > 0) this.later(GAP_POLL_MS);
+    this.later(this.gaps.size > 0 ? GAP_POLL_MS : POLL_MS);
   }
 
   private later(delayMs: number): void {

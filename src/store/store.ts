@@ -1,4 +1,5 @@
 import type { Job, JobDefinition, JobState } from '../core/job.js';
+import { JOB_AND_RUN_EVENT_TYPES } from '../core/job-run-event-types.js';
 import type { LedgerEntry } from '../core/ledger/entry.js';
 import type { Delivery, DeliveryAttempt, DeliveryState, NewDelivery } from '../core/notify/delivery.js';
 import type { Run, RunOutcome, RunState, RunSummary, RunTrigger } from '../core/run.js';
@@ -166,18 +167,7 @@ export interface OverdueMark {
 }
 
 /** The job and run events the store writes with the changes they report (and a running run's output, in batches). */
-export const STORED_EVENT_TYPES = [
-  'job:created',
-  'job:updated',
-  'job:cancelled',
-  'run:fired',
-  'run:started',
-  'run:output',
-  'run:finished',
-  'run:lost',
-  'run:retry-scheduled',
-  'run:dead',
-] as const;
+export const STORED_EVENT_TYPES = JOB_AND_RUN_EVENT_TYPES;
 export type StoredEventType = (typeof STORED_EVENT_TYPES)[number];
 
 /** An event as the outbox keeps it: numbered in the order it was written, and marked with its node. */

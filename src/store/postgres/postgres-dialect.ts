@@ -1,5 +1,5 @@
 import type { EventAnnouncement, StoreChange } from '../store.js';
-import { listenForEvents } from './event-outbox.js';
+import { EventAnnouncer, listenForEvents } from './event-outbox.js';
 import { sql } from 'drizzle-orm';
 import type pg from 'pg';
 import type { Retention, StoreDialect } from '../sql/dialect.js';
@@ -27,6 +27,7 @@ export class PostgresDialect implements StoreDialect {
   readonly retention: Retention;
   readonly isUniqueViolation = isUniqueViolation;
   private closing: Promise<void> | undefined;
+  private readonly announcer: EventAnnouncer;
 
   /** Takes a pool from `openPostgresPool`, whose schema it relies on; `close()` ends the pool. */
   constructor(
@@ -35,6 +36,11 @@ export class PostgresDialect implements StoreDialect {
   ) {
     this.session = openSession(pool);
     this.retention = postgresRetention(this.session.db);
+    this.announcer = new EventAnnouncer(pool);
+  }
+
+  eventsStored(highestId: number): void {
+    this.announcer.committed(highestId);
   }
 
   async write<T>(work: (session: Session) => Awaitable<T>): Promise<T> {
@@ -79,7 +85,7 @@ export class PostgresDialect implements StoreDialect {
   }
 
   async close(): Promise<void> {
-    this.closing ??= this.pool.end();
+    this.closing ??= this.announcer.close().then(() => this.pool.end());
     await this.closing;
   }
 }

@@ -31,6 +31,8 @@ export interface StoreDialect {
     onError: (error: Error) => void,
   ): Promise<(() => Promise<void>) | null>;
   relayKill(runId: string, reason: string): Promise<void>;
+  /** This process stored events up to `highestId` (committed): other processes watching events hear of it. */
+  eventsStored(highestId: number): void;
   watchEvents(
     onAnnounce: (announcement: EventAnnouncement) => void,
     onError: (error: Error) => void,

@@ -80,7 +80,9 @@ export class SqlStore implements Store {
   }
 
   private announce(events: StoredEvent[]): void {
-    if (events.length > 0) for (const listener of this.eventListeners) listener(events);
+    if (events.length === 0) return;
+    this.dialect.eventsStored(Math.max(...events.map((event) => event.id)));
+    for (const listener of this.eventListeners) listener(events);
   }
 
   markEventsWith(node: string): void {
