@@ -15,6 +15,11 @@ const MAX_GAPS = 10_000;
 /** A read this often whatever is announced: a lost announcement (its node died just after the commit) delays by this much at most. */
 const POLL_MS = 1_000;
 const RETRY_MS = 1_000;
+/**
+ * Announcements that come while a read runs are answered by one more read this long after it: under a
+ * steady stream of them a node reads a page at a time, not back to back.
+ */
+const READ_SPACING_MS = 20;
 
 export interface EventRelayOptions {
   store: Store;
@@ -42,6 +47,7 @@ export class EventRelay implements Service {
   private stopped = false;
   private stopWatching: (() => Promise<void>) | null = null;
   private timer: CancelTimer | null = null;
+  private spacing: CancelTimer | null = null;
 
   constructor(private readonly options: EventRelayOptions) {}
 
@@ -65,6 +71,7 @@ export class EventRelay implements Service {
   async stop(): Promise<void> {
     this.stopped = true;
     this.timer?.();
+    this.spacing?.();
     await this.stopWatching?.();
     await this.reading;
   }
@@ -72,7 +79,7 @@ export class EventRelay implements Service {
   /** Reads what is new; a call while a read runs makes it read once more when done. */
   pull(): void {
     if (this.stopped) return;
-    if (this.reading) {
+    if (this.reading || this.spacing) {
       this.readAgain = true;
       return;
     }
@@ -83,9 +90,12 @@ export class EventRelay implements Service {
       })
       .finally(() => {
         this.reading = null;
-        if (!this.readAgain) return;
+        if (!this.readAgain || this.stopped) return;
         this.readAgain = false;
-        this.pull();
+        this.spacing = this.options.clock.setTimer(READ_SPACING_MS, () => {
+          this.spacing = null;
+          this.pull();
+        });
       });
   }
 
