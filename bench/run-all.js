@@ -23,6 +23,7 @@ const BENCHMARKS = [
   'dash-redraw',
   'federation',
   'federation-capacity',
+  'event-relay',
   'crash-cycles',
   'million-jobs',
 ];

@@ -132,7 +132,7 @@ function analyze(jobs, runs, { from, to, intervalMs }) {
 export async function measureFederationWindow(
   postgres,
   target,
-  { label, database, daemonCount, jobCount, intervalMs, windowMs, leadMs, warmupMs = 0 },
+  { label, database, daemonCount, jobCount, intervalMs, windowMs, leadMs, warmupMs = 0, observe },
 ) {
   const url = await postgres.createDatabase(database);
   progress(`${label}: writing ${jobCount.toLocaleString('en-US')} jobs into a fresh database`);
@@ -164,6 +164,9 @@ export async function measureFederationWindow(
       progress(`! the cluster formed ${readyAt - firstAt} ms after the first instant; window starts later`);
     }
     const to = from + windowMs;
+    // A benchmark that watches the daemons as they fire (event-relay.js) starts watching here; what it
+    // saw is `observed` in the result.
+    const observer = observe ? await observe(daemons, { from, to }) : null;
     await sleep(from - Date.now());
     const callsBefore = target.calls();
     const daemonCpu = daemons.map((daemon) => cpuMeter(daemon.pid));
@@ -183,6 +186,7 @@ export async function measureFederationWindow(
     cpu.otherProcessesPct = Math.max(0, cpu.machineBusyPct - oursPct / os.cpus().length);
     const httpCalls = target.calls() - callsBefore;
     await sleep(SETTLE_MS);
+    const observed = observer ? await observer.stop() : null;
     await Promise.all(daemons.map((daemon) => daemon.stop()));
     const runs = await readFiredRuns(url);
     const fires = analyze(fill.jobs, runs, { from, to, intervalMs });
@@ -205,6 +209,7 @@ export async function measureFederationWindow(
       httpCallsInWindow: httpCalls,
       cpu,
       fires,
+      observed,
     };
   } finally {
     await Promise.all(daemons.map((daemon) => daemon.dispose()));

@@ -13,6 +13,8 @@ export interface SubscribeOptions {
   types?: readonly StreamEventType[];
   /** Only the events of this run. */
   runId?: string;
+  /** Replay the retained events after this id first, then go on live. */
+  since?: number;
   maxBuffered?: number;
 }
 
@@ -20,6 +22,8 @@ export interface SubscribeOptions {
 export interface EventSubscription extends AsyncIterableIterator<StreamEvent> {
   /** Settles once the daemon has registered the subscription: later events will all be seen. */
   readonly ready: Promise<void>;
+  /** Once ready: whether other nodes share the daemon's store (then events come from several nodes). */
+  readonly shared: boolean;
   /** Stops the iteration; the daemon keeps sending until the connection closes, and those are ignored. */
   return(): Promise<IteratorResult<StreamEvent>>;
 }
@@ -53,7 +57,7 @@ export function subscribe(client: StreamSource, options: SubscribeOptions = {}):
   };
 
   const stream = client.openStream(
-    { types: options.types ? [...options.types] : undefined, runId: options.runId },
+    { types: options.types ? [...options.types] : undefined, runId: options.runId, since: options.since },
     {
       event: (event) => {
         if (ended) return;
@@ -71,8 +75,11 @@ export function subscribe(client: StreamSource, options: SubscribeOptions = {}):
       closed: () => finish(null),
     },
   );
+  let shared = false;
   const ready = stream.ready.then(
-    () => undefined,
+    (reply) => {
+      shared = reply.shared === true;
+    },
     (error: Error) => {
       finish(error);
       throw error;
@@ -82,6 +89,9 @@ export function subscribe(client: StreamSource, options: SubscribeOptions = {}):
 
   const subscription: EventSubscription = {
     ready,
+    get shared() {
+      return shared;
+    },
     next(): Promise<IteratorResult<StreamEvent>> {
       const event = queue.shift();
       if (event) return Promise.resolve({ done: false, value: event });

@@ -15,7 +15,9 @@ const EVENT_TYPES = PUBLISHED_EVENT_TYPES;
 
 export default class Watch extends SchedCommand {
   static override summary = "Print the daemon's events as they happen: one line each, or JSON lines.";
-  static override description = `Runs until interrupted, the daemon stops (exit 7), or --count events were printed. With --json each event is one JSON object a line: {"type", "at", "data"}, where data is the job or run as \`show\` and \`logs\` print them.
+  static override description = `Runs until interrupted, the daemon stops (exit 7), or --count events were printed. With --json each event is one JSON object a line: {"type", "at", "data", "node", "id"}, where data is the job or run as \`show\` and \`logs\` print them, node the daemon it happened on, and id (job and run events) its number in the store's event log. Where several daemons share a PostgreSQL store, every node's job and run events are shown.
+
+--since ID first prints the job and run events still kept after that id (kept a day, see retention), then goes on live, missing and repeating none: a reader that was cut off resumes from the last id it printed.
 
 A reader that falls too far behind is dropped by the daemon, which never waits for it; sched watch then says why and exits 7.`;
 
@@ -43,6 +45,11 @@ A reader that falls too far behind is dropped by the daemon, which never waits f
       helpValue: 'RUN',
     }),
     count: Flags.integer({ char: 'n', summary: 'Stop after this many events.', min: 1 }),
+    since: Flags.string({
+      summary:
+        'First the job and run events still kept after this event id (the "id" of a --json line), then live.',
+      helpValue: 'ID',
+    }),
   };
 
   async run(): Promise<void> {
@@ -50,7 +57,8 @@ A reader that falls too far behind is dropped by the daemon, which never waits f
     const client = await this.client();
     // A shortened run id names a run only once the daemon has resolved it; the stream filters by full id.
     const runId = flags.run === undefined ? undefined : (await client.call('run.get', { id: flags.run })).id;
-    const events = subscribe(client, { types: flags.type, runId });
+    const since = flags.since === undefined ? undefined : parseEventId(flags.since, this.config.bin);
+    const events = subscribe(client, { types: flags.type, runId, since });
     await events.ready;
     // `sched watch | head -1` closes the pipe: that is the reader being done, not a failure.
     process.stdout.on('error', (error: NodeJS.ErrnoException) => {
@@ -59,7 +67,7 @@ A reader that falls too far behind is dropped by the daemon, which never waits f
     const zone = this.viewer().zone;
     let printed = 0;
     for await (const event of events) {
-      const line = this.jsonEnabled() ? JSON.stringify(event) : describeEvent(event, zone);
+      const line = this.jsonEnabled() ? JSON.stringify(event) : describeEvent(event, zone, events.shared);
       // Waiting for a slow pipe lets events queue in this process, which gives up past a bound with a
       // clear reason; the daemon is never the one that waits.
       if (!process.stdout.write(`${line}\n`)) await once(process.stdout, 'drain');
@@ -72,9 +80,21 @@ A reader that falls too far behind is dropped by the daemon, which never waits f
   }
 }
 
-/** `2026-06-01 10:00:00 CEST  run:finished        nightly  run 0193…  succeeded, exit 0, took 1s` */
-export function describeEvent(event: StreamEvent, zone: string): string {
-  return `${formatInstant(event.at, zone)}  ${event.type.padEnd(19)}  ${eventFacts(event)}`;
+/** An event id as `--since` takes it: a whole number, 0 for every event still kept. */
+function parseEventId(value: string, bin: string): number {
+  if (/^[0-9]{1,15}$/.test(value.trim())) return Number(value.trim());
+  throw new SchedError('VALIDATION_FAILED', `--since takes an event id (a whole number), not "${value}".`, {
+    hint: `Use the "id" of an event that \`${bin} watch --json\` printed, or --since 0 for every event still kept.`,
+  });
+}
+
+/**
+ * `2026-06-01 10:00:00 CEST  run:finished        nightly  run 0193…  succeeded, exit 0, took 1s`; where
+ * several nodes share the store, the node comes after the type (`  on web-1`).
+ */
+export function describeEvent(event: StreamEvent, zone: string, nameNode = false): string {
+  const node = nameNode && event.node !== undefined ? `on ${event.node}  ` : '';
+  return `${formatInstant(event.at, zone)}  ${event.type.padEnd(19)}  ${node}${eventFacts(event)}`;
 }
 
 function eventFacts(event: StreamEvent): string {

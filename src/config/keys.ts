@@ -14,6 +14,8 @@ export interface Retention {
   failedDays: number;
   maxRunsPerJob: number;
   auditDays: number;
+  /** The event log behind `sched watch --since` and the relay between nodes. */
+  eventDays: number;
 }
 
 export const DEFAULT_RETENTION: Readonly<Retention> = Object.freeze({
@@ -21,6 +23,7 @@ export const DEFAULT_RETENTION: Readonly<Retention> = Object.freeze({
   failedDays: 30,
   maxRunsPerJob: 1000,
   auditDays: 365,
+  eventDays: 1,
 });
 
 /** Values that depend on the host (its zone, where its files live), computed at the edge. */
@@ -285,6 +288,7 @@ export const KEY_SPECS: readonly KeySpec[] = [
   retentionKey('failed_days', 'days', DEFAULT_RETENTION.failedDays),
   retentionKey('max_runs_per_job', 'runs', DEFAULT_RETENTION.maxRunsPerJob),
   retentionKey('audit_days', 'days', DEFAULT_RETENTION.auditDays),
+  retentionKey('event_days', 'days', DEFAULT_RETENTION.eventDays),
   ...BACKUP_KEYS,
   ...NOTIFY_KEYS,
 ];
@@ -300,6 +304,7 @@ export type ConfigKey =
   | 'retention.failed_days'
   | 'retention.max_runs_per_job'
   | 'retention.audit_days'
+  | 'retention.event_days'
   | 'backup.dir'
   | 'backup.every'
   | 'backup.keep'

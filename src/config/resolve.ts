@@ -101,6 +101,7 @@ export function resolveConfig(inputs: ConfigInputs): ResolvedConfig {
       failedDays: values['retention.failed_days'] as number,
       maxRunsPerJob: values['retention.max_runs_per_job'] as number,
       auditDays: values['retention.audit_days'] as number,
+      eventDays: values['retention.event_days'] as number,
     },
     backup: {
       dir: values['backup.dir'] as string | null,

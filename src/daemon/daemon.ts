@@ -45,6 +45,9 @@ import { ServiceStack } from './service-stack.js';
 import { acquireInstanceLock, HeldLock } from './single-instance-lock.js';
 import { answerSocketRequests, type Route } from './socket-requests.js';
 import { SocketService } from './socket-service.js';
+import { EventRelay } from './event-relay.js';
+import { replayAfter, STREAMED_FROM_STORE } from './event-replay.js';
+import { RunOutputRelay } from './run-output-relay.js';
 import { describeStoreTarget, StoreService, storeTarget } from './store-target.js';
 
 export interface DaemonOptions {
@@ -175,6 +178,7 @@ export class Daemon {
     );
     const cluster = (await stack.start(membership)).cluster;
     const node = cluster.nodeId;
+    rawStore.markEventsWith(node);
     const fence = () => cluster.fenceToken();
     const actor = os.userInfo().username;
 
@@ -203,6 +207,17 @@ export class Daemon {
       due: (run) => startWaitingRun({ store, clock, cluster, launcher, gate })(run),
     });
     let dependencies: DependencyTrigger | null = null;
+    // Only where other nodes may follow this node's runs is their output stored as it comes.
+    const outputRelay: RunOutputRelay | null = cluster.shared
+      ? new RunOutputRelay({
+          store,
+          clock,
+          jobIdOf: (runId): string | undefined => launcher.jobIdOf(runId),
+          onError: (error) => events.emit('scheduler:error', { error }),
+        })
+      : null;
+    if (outputRelay)
+      events.on('run:output', ({ runId, stream, data }) => outputRelay.add(runId, stream, data));
     const launcher = (this.launcher = new RunLauncher({
       store,
       clock,
@@ -217,6 +232,7 @@ export class Daemon {
       waitForRetry: (run) => waitingRuns.add(run),
       extraEnvironment: (run) => dependencies?.environmentFor(run) ?? {},
       notices: alerting.deliveriesFor,
+      flushOutput: outputRelay ? (runId) => outputRelay.flush(runId) : undefined,
       retryNode: (job, failedOn): string => routing.automaticRetryNode(job, failedOn),
     }));
     this.drain = await stack.start(new RunDrain(launcher, clock, this.options.shutdownGraceMs));
@@ -300,7 +316,13 @@ export class Daemon {
       node,
       fence,
     });
-    const stream = new EventStream(events, clock);
+    // Job and run events reach the stream from the outbox, with their ids: this node's as it stores
+    // them, other nodes' through the relay. Its own output goes out live, chunk by chunk.
+    const stream = new EventStream(events, clock, { node, storedTypes: STREAMED_FROM_STORE });
+    const stopFeed = rawStore.onEventsStored((stored) => {
+      for (const event of stored) if (event.type !== 'run:output') stream.publishStored(event);
+    });
+    await stack.start(service('event feed', { stop: () => (stopFeed(), outputRelay?.stop()) }));
     const storeBackup = new StoreBackup({
       store: rawStore,
       clock,
@@ -308,9 +330,12 @@ export class Daemon {
       storeDisplay: describeStoreTarget(target),
     });
     const control: DaemonControl = {
-      subscribe: async (requestId, connection, { types, runId }) => {
-        stream.subscribe(requestId, connection, { types, runId });
-        return { subscribed: true, types: types ?? null };
+      subscribe: async (requestId, connection, { types, runId, since }) => {
+        const replay = since === undefined ? undefined : await replayAfter(rawStore, since);
+        void stream
+          .subscribe(requestId, connection, { types, runId }, replay)
+          .catch((error: Error) => events.emit('scheduler:error', { error }));
+        return { subscribed: true, types: types ?? null, shared: cluster.shared };
       },
       clusterStatus: () => cluster.status(scheduler.recentLatenessMs()),
       backup: ({ file, force }) => storeBackup.take(file, force),
@@ -336,6 +361,15 @@ export class Daemon {
     );
     const answer = answerSocketRequests(this.seams.route?.(route) ?? route, events);
     await stack.start(new SocketService(locations.socketPath, answer));
+    await stack.start(
+      new EventRelay({
+        store: rawStore,
+        clock,
+        node,
+        publish: (event) => stream.publishStored(event),
+        onError: (error) => events.emit('cluster:error', { error }),
+      }),
+    );
 
     await stack.start(service('scheduler', { start: () => scheduler.start(), stop: () => scheduler.stop() }));
     await stack.start(

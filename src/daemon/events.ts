@@ -54,7 +54,9 @@ export interface DaemonEventMap {
   'job:recovered': [OverdueEvent & { runId: string }];
   /** An attempt to send a notification, and what came of it. */
   'notification:attempted': [NotificationAttempt];
-  'retention:pruned': [{ succeeded: number; failed: number; beyondCap: number; audit: number; jobs: number }];
+  'retention:pruned': [
+    { succeeded: number; failed: number; beyondCap: number; audit: number; jobs: number; events: number },
+  ];
 }
 
 export interface OverdueEvent {

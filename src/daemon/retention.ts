@@ -9,6 +9,8 @@ export interface RetentionPolicy {
   failedDays: number;
   maxRunsPerJob: number;
   auditDays: number;
+  /** How long the event log (`sched watch --since`, the relay between nodes) keeps job and run events. */
+  eventDays: number;
   /** How often a pruning pass runs. */
   intervalMs?: number;
 }
@@ -18,6 +20,7 @@ export const DEFAULT_RETENTION: Required<RetentionPolicy> = {
   failedDays: 30,
   maxRunsPerJob: 1_000,
   auditDays: 365,
+  eventDays: 1,
   intervalMs: 3_600_000,
 };
 
@@ -30,6 +33,7 @@ export interface PruneReport {
   beyondCap: number;
   audit: number;
   jobs: number;
+  events: number;
 }
 
 /**
@@ -79,22 +83,28 @@ export class Retention {
 
   private async pass(): Promise<PruneReport> {
     const now = this.clock.now();
-    const { succeededDays, failedDays, maxRunsPerJob, auditDays } = this.policy;
+    const { succeededDays, failedDays, maxRunsPerJob, auditDays, eventDays } = this.policy;
     const succeededBefore = now - succeededDays * DAY_MS;
     const failedBefore = now - failedDays * DAY_MS;
-    return {
-      succeeded: await this.inBatches((limit) =>
-        this.store.pruneRunsFinishedBefore(['succeeded'], succeededBefore, limit),
+    const succeeded = await this.inBatches((limit) =>
+      this.store.pruneRunsFinishedBefore(['succeeded'], succeededBefore, limit),
+    );
+    const failed = await this.inBatches((limit) =>
+      this.store.pruneRunsFinishedBefore(['failed', 'timed_out', 'cancelled', 'lost'], failedBefore, limit),
+    );
+    const beyondCap = await this.inBatches((limit) => this.store.pruneRunsBeyond(maxRunsPerJob, limit));
+    // The two logs side by side: on SQLite their batches share a commit, so a pass costs no extra write.
+    const [audit, events] = await Promise.all([
+      this.inBatches((limit) => this.store.pruneAudit(now - auditDays * DAY_MS, limit)),
+      // Never kept longer than the runs they tell of.
+      this.inBatches((limit) =>
+        this.store.pruneEvents(Math.max(now - eventDays * DAY_MS, succeededBefore, failedBefore), limit),
       ),
-      failed: await this.inBatches((limit) =>
-        this.store.pruneRunsFinishedBefore(['failed', 'timed_out', 'cancelled', 'lost'], failedBefore, limit),
-      ),
-      beyondCap: await this.inBatches((limit) => this.store.pruneRunsBeyond(maxRunsPerJob, limit)),
-      audit: await this.inBatches((limit) => this.store.pruneAudit(now - auditDays * DAY_MS, limit)),
-      jobs: await this.inBatches((limit) =>
-        this.store.purgeCancelledJobs(Math.min(succeededBefore, failedBefore), limit),
-      ),
-    };
+    ]);
+    const jobs = await this.inBatches((limit) =>
+      this.store.purgeCancelledJobs(Math.min(succeededBefore, failedBefore), limit),
+    );
+    return { succeeded, failed, beyondCap, audit, jobs, events };
   }
 
   private async inBatches(step: (limit: number) => Promise<number>): Promise<number> {

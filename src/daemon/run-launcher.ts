@@ -1,6 +1,6 @@
 import { SchedError } from '../core/errors.js';
 import type { Job } from '../core/job.js';
-import { decideRetry } from '../core/retry/decision.js';
+import { RETRYABLE_STATES, decideRetry } from '../core/retry/decision.js';
 import { annotateError } from '../core/retry/failure-note.js';
 import type { TargetKind } from '../core/retry/failure-class.js';
 import type { Run, RunOutcome, RunSummary } from '../core/run.js';
@@ -33,8 +33,6 @@ export function runEnvironment(run: Run, job: Job): Record<string, string> {
     SCHED_FENCE: String(run.fence),
   };
 }
-
-const RETRYABLE: ReadonlySet<RunOutcome['state']> = new Set(['failed', 'timed_out', 'lost']);
 
 /** The attempt whose end is being recorded; `startedAt` is null when it never started here. */
 interface EndingAttempt {
@@ -73,6 +71,8 @@ export interface RunLauncherOptions {
   retryNode?: (job: Job, failedOn: string) => string;
   /** Variables a run gets beyond the standard ones (`SCHED_UPSTREAM_RUN` of a dependency's run). */
   extraEnvironment?: (run: Run) => Record<string, string>;
+  /** Stores what the run printed that is not stored yet, before its end is (for followers on other nodes). */
+  flushOutput?: (runId: string) => Promise<void>;
   /** The notifications a run's end causes, written in the transaction that records the end. */
   notices?: (job: Job, runId: string, outcome: RunOutcome, retrying: boolean) => Promise<NewDelivery[]>;
   random?: () => number;
@@ -96,9 +96,13 @@ export class RunLauncher {
     for (const executor of this.executors) {
       executor.on('started', (runId, pid, startedAt) =>
         this.write(runId, async () => {
-          if (pid !== null) await options.store.setRunPid(runId, pid);
           const job = this.inFlight.get(runId);
-          if (job) options.events.emit('run:started', { runId, jobId: job.id, pid, at: startedAt });
+          if (!job) {
+            if (pid !== null) await options.store.setRunPid(runId, pid);
+            return;
+          }
+          await options.store.recordRunStarted({ runId, jobId: job.id, pid, at: startedAt });
+          options.events.emit('run:started', { runId, jobId: job.id, pid, at: startedAt });
         }),
       );
       executor.on('finished', (runId, outcome) => this.settle(runId, outcome));
@@ -222,7 +226,13 @@ export class RunLauncher {
     );
   }
 
+  /** The job of a run launched here and not yet released. */
+  jobIdOf(runId: string): string | undefined {
+    return this.inFlight.get(runId)?.id;
+  }
+
   private async finish(runId: string, job: Job | undefined, outcome: RunOutcome): Promise<void> {
+    await this.options.flushOutput?.(runId);
     const current = await this.options.store.findRun(runId);
     if (!current) return;
     if (current.state !== 'running') {
@@ -264,7 +274,7 @@ export class RunLauncher {
       this.options.events.emit('run:retry-scheduled', retryRun);
       this.options.waitForRetry(retryRun);
     } else {
-      if (job && RETRYABLE.has(outcome.state)) this.options.events.emit('run:dead', run);
+      if (job && RETRYABLE_STATES.has(outcome.state)) this.options.events.emit('run:dead', run);
       this.options.events.emit('run:settled', run);
     }
   }
@@ -275,7 +285,7 @@ export class RunLauncher {
     failed: EndingAttempt,
     outcome: RunOutcome,
   ): Promise<{ retry: NewRun | undefined; error: string | null }> {
-    if (!RETRYABLE.has(outcome.state) || job.retry.maxRetries === 0 || job.state === 'cancelled')
+    if (!RETRYABLE_STATES.has(outcome.state) || job.retry.maxRetries === 0 || job.state === 'cancelled')
       return { retry: undefined, error: outcome.error };
     const host = failed.host ?? '';
     const earlier =

@@ -11,6 +11,7 @@ import type { DaemonEvents } from './events.js';
 import type { IdempotencyGuard } from './idempotency-guard.js';
 import type { JobLookup } from './job-lookup.js';
 import type { LiveOutput } from './live-output.js';
+import { tailFromBatches } from './relayed-output.js';
 import type { RunGate } from './run-gate.js';
 import type { RunLauncher } from './run-launcher.js';
 import type { RunRouting } from './run-routing.js';
@@ -107,7 +108,8 @@ export class RunService {
   async get({ id, orJob }: ParsedParams<'run.get'>): Promise<Run> {
     const run = await this.find(id, orJob);
     if (run.state !== 'running') return run;
-    const live = this.deps.liveOutput.tailOf(run.id);
+    const live =
+      this.deps.liveOutput.tailOf(run.id) ?? tailFromBatches(await this.deps.store.readRunOutput(run.id));
     if (live !== null) return { ...run, ...live };
     // Its tail is forgotten only once its end is stored: a run that has just ended reads as ended.
     const again = await this.deps.store.findRun(run.id);

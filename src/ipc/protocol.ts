@@ -100,7 +100,12 @@ export const requestSchemas = {
    * Starts a stream of `EventMessage`s on this connection (tagged with this request's id) until the
    * connection closes. `types` narrows it (default: all); `runId` keeps only that run's events.
    */
-  'events.subscribe': z.object({ types: z.array(z.string()).optional(), runId: z.string().optional() }),
+  'events.subscribe': z.object({
+    types: z.array(z.string()).optional(),
+    runId: z.string().optional(),
+    /** Replay the retained events after this id first (`sched watch --since`). */
+    since: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).optional(),
+  }),
 } as const;
 
 export type Method = keyof typeof requestSchemas;
@@ -289,7 +294,8 @@ export interface Results {
   'notify.list': { items: DeliveryView[] };
   'daemon.stop': { stopping: true; pid: number };
   'store.backup': BackupResult;
-  'events.subscribe': { subscribed: true; types: string[] | null };
+  /** `shared`: other nodes share the store, so events come from several nodes. */
+  'events.subscribe': { subscribed: true; types: string[] | null; shared?: boolean };
 }
 
 /**
@@ -320,7 +326,15 @@ export interface StreamEvents {
 export type StreamEventType = keyof StreamEvents;
 
 export type StreamEvent = {
-  [T in StreamEventType]: { type: T; at: number; data: StreamEvents[T] };
+  [T in StreamEventType]: {
+    type: T;
+    at: number;
+    data: StreamEvents[T];
+    /** The outbox id of a stored job or run event (`sched watch --since` resumes after it). */
+    id?: number;
+    /** The node the event happened on. */
+    node?: string;
+  };
 }[StreamEventType];
 
 export interface EventMessage {

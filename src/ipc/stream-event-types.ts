@@ -1,3 +1,4 @@
+import { JOB_AND_RUN_EVENT_TYPES } from '../core/job-run-event-types.js';
 import type { StreamEventType } from './protocol.js';
 
 /**
@@ -7,16 +8,7 @@ import type { StreamEventType } from './protocol.js';
 export const PUBLISHED_EVENT_TYPES = [
   'daemon:started',
   'daemon:stopping',
-  'job:created',
-  'job:updated',
-  'job:cancelled',
-  'run:fired',
-  'run:started',
-  'run:output',
-  'run:finished',
-  'run:lost',
-  'run:retry-scheduled',
-  'run:dead',
+  ...JOB_AND_RUN_EVENT_TYPES,
   'occurrence:recorded',
   'job:overdue',
   'job:recovered',

@@ -1,4 +1,5 @@
 import type { Job, JobDefinition, JobState } from '../core/job.js';
+import { JOB_AND_RUN_EVENT_TYPES } from '../core/job-run-event-types.js';
 import type { LedgerEntry } from '../core/ledger/entry.js';
 import type { Delivery, DeliveryAttempt, DeliveryState, NewDelivery } from '../core/notify/delivery.js';
 import type { Run, RunOutcome, RunState, RunSummary, RunTrigger } from '../core/run.js';
@@ -193,6 +194,41 @@ export interface OverdueMark {
   deliveries: NewDelivery[];
 }
 
+/** The job and run events the store writes with the changes they report (and a running run's output, in batches). */
+export const STORED_EVENT_TYPES = JOB_AND_RUN_EVENT_TYPES;
+export type StoredEventType = (typeof STORED_EVENT_TYPES)[number];
+
+/** An event as the outbox keeps it: numbered in the order it was written, and marked with its node. */
+export interface StoredEvent {
+  id: number;
+  type: StoredEventType;
+  node: string;
+  at: number;
+  jobId: string;
+  runId: string | null;
+  /** The payload as the daemon publishes it. */
+  data: unknown;
+}
+
+/** A batch of a running run's output, stored so a follower on another node can print it. */
+export interface RunOutputBatch {
+  runId: string;
+  jobId: string;
+  stream: 'stdout' | 'stderr';
+  data: string;
+  /** Numbers the run's batches from 1, in order. */
+  seq: number;
+  at: number;
+}
+
+/** A run's process is up (or its HTTP request sent): its pid, when it has one, and the event that says so. */
+export interface RunStart {
+  runId: string;
+  jobId: string;
+  pid: number | null;
+  at: number;
+}
+
 export interface StoreCapabilities {
   /** Can tell other processes about changes (LISTEN/NOTIFY). */
   notify: boolean;
@@ -211,6 +247,9 @@ export type StoreChange =
   | { kind: 'kill'; runId: string; reason: string }
   /** The announcements were cut off for a while (a lost connection): reload what you rely on. */
   | { kind: 'missed' };
+
+/** What the outbox announces: an event was stored (its id), or announcements may have been missed. */
+export type EventAnnouncement = { kind: 'event'; id: number } | { kind: 'missed' };
 
 export interface Store {
   readonly capabilities: StoreCapabilities;
@@ -251,6 +290,37 @@ export interface Store {
    */
   claimRunAlone(runId: string, startedAt: number): Promise<AloneClaim>;
   setRunPid(runId: string, pid: number): Promise<void>;
+  /** Stores the run's pid (when it has one) and its `run:started` event, in one transaction. */
+  recordRunStarted(start: RunStart): Promise<void>;
+  /** Stores a batch of a running run's output as a `run:output` event, for followers on other nodes. */
+  appendRunOutput(batch: RunOutputBatch): Promise<void>;
+  /**
+   * The node the events of this process's writes are marked with (until it is set, `''`): the daemon's
+   * node id, known once it has joined its cluster.
+   */
+  markEventsWith(node: string): void;
+  /** Calls `listener` with the events this process's writes stored, once they are committed, in order. */
+  onEventsStored(listener: (events: StoredEvent[]) => void): () => void;
+  /**
+   * Stored events with an id above `after`, and those among `ids` (ids seen missing, which a transaction
+   * still open may yet commit), in id order, at most `limit` of the former. A row that cannot be read back
+   * (its data is not JSON, its type unknown) is left out.
+   */
+  readEvents(query: { after: number; ids?: number[]; limit: number }): Promise<StoredEvent[]>;
+  /** The output batches stored so far of a run (running on another node), in order. */
+  readRunOutput(runId: string): Promise<StoredEvent[]>;
+  /** The highest event id stored, 0 when none is. */
+  latestEventId(): Promise<number>;
+  /** Deletes up to `limit` of the oldest events written before `before`; returns how many. */
+  pruneEvents(before: number, limit: number): Promise<number>;
+  /**
+   * Calls `onAnnounce` with the id of every event any process stores, from commit, until the returned
+   * function is called; null when the store cannot tell (SQLite: this daemon is the only writer).
+   */
+  watchEvents(
+    onAnnounce: (announcement: EventAnnouncement) => void,
+    onError: (error: Error) => void,
+  ): Promise<(() => Promise<void>) | null>;
   /**
    * Records how a run ended and, in the same transaction, the attempt that retries it and the notifications
    * it causes (a delivery whose key is taken is dropped).

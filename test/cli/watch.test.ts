@@ -1,42 +1,19 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   makeHome,
   removeHome,
   sched,
-  schedBin,
   startDaemon,
   waitFor,
   type RunningDaemon,
 } from '../support/sched-harness.js';
-import { childEnv } from '../support/child-env.js';
+import { streamSched, type SchedStream } from '../support/sched-stream.js';
 import { askDaemon } from '../support/daemon-probe.js';
 
-/** `sched watch …` as a running process whose output lines the test reads as they come. */
-interface Watcher {
-  process: ChildProcess;
-  lines: string[];
-  stderr: () => string;
-  exited: Promise<number | null>;
-}
+type Watcher = SchedStream;
 
 function watch(home: string, args: string[]): Watcher {
-  const child = spawn(process.execPath, [schedBin, 'watch', ...args], {
-    env: childEnv({ SCHED_HOME: home, NO_COLOR: '1' }),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const lines: string[] = [];
-  let pending = '';
-  let stderr = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-    pending += chunk;
-    const parts = pending.split('\n');
-    pending = parts.pop()!;
-    lines.push(...parts);
-  });
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { process: child, lines, stderr: () => stderr, exited };
+  return streamSched(home, ['watch', ...args]);
 }
 
 /**
@@ -111,6 +88,49 @@ describe('sched watch', () => {
       },
     });
     expect(new Set(events.map((event) => event.type))).toEqual(new Set(['job:cancelled', 'run:finished']));
+  });
+
+  it('given --since the id of an earlier line, when started after events it missed, then it replays them from the store and goes on live, each once', async () => {
+    const first = watch(home, ['--json']);
+    watchers.push(first);
+    await subscribed(home, first);
+    const seen = first.lines.map((line) => JSON.parse(line) as { id?: number; node?: string });
+    const lastSeen = Math.max(...seen.map((event) => event.id ?? 0));
+    expect(seen.every((event) => typeof event.node === 'string')).toBe(true);
+    first.process.kill('SIGKILL');
+    await sched(home, ['add', 'missed-one', '--every', '1h', '--', 'true']);
+    await sched(home, ['trigger', 'missed-one']);
+    await waitFor(
+      async () =>
+        (await sched(home, ['history', 'missed-one', '--json'])).json?.items?.[0]?.state === 'succeeded',
+    );
+
+    const resumed = watch(home, ['--json', '--since', String(lastSeen)]);
+    watchers.push(resumed);
+    await sched(home, ['add', 'live-one', '--every', '1h', '--', 'true']);
+
+    const events = await waitFor(async () => {
+      const all = resumed.lines.map(
+        (line) =>
+          JSON.parse(line) as { type: string; id?: number; data: { name?: string; jobName?: string } },
+      );
+      return all.some((event) => event.data.name === 'live-one') ? all : null;
+    });
+    expect(
+      events
+        .filter((event) => event.data.name === 'missed-one' || event.data.jobName === 'missed-one')
+        .map((event) => event.type),
+    ).toEqual(expect.arrayContaining(['job:created', 'run:fired', 'run:finished']));
+    const ids = events.flatMap((event) => (event.id === undefined ? [] : [event.id]));
+    expect(ids.every((id) => id > lastSeen)).toBe(true);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toEqual([...ids].sort((x, y) => x - y));
+  });
+
+  it('given a --since that is no event id, when started, then it is refused with exit 2 and a hint', async () => {
+    const result = await sched(home, ['watch', '--since', '-3']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/--since takes an event id/);
   });
 
   it('given --count 1, when an event comes, then it prints one line and exits 0', async () => {

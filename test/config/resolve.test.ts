@@ -36,7 +36,7 @@ describe('resolveConfig', () => {
       timezone: 'UTC',
       logLevel: 'info',
       metricsAddress: null,
-      retention: { succeededDays: 90, failedDays: 30, maxRunsPerJob: 1000, auditDays: 365 },
+      retention: { succeededDays: 90, failedDays: 30, maxRunsPerJob: 1000, auditDays: 365, eventDays: 1 },
       file: null,
     });
     expect(Object.values(config.sources).every((source) => source.kind === 'default')).toBe(true);
@@ -66,7 +66,7 @@ audit_days = 30
       timezone: 'Europe/Berlin',
       logLevel: 'debug',
       metricsAddress: '127.0.0.1:9464',
-      retention: { succeededDays: 7, failedDays: 14, maxRunsPerJob: 50, auditDays: 30 },
+      retention: { succeededDays: 7, failedDays: 14, maxRunsPerJob: 50, auditDays: 30, eventDays: 1 },
       file: FILE,
     });
     expect(config.sources['retention.failed_days']).toEqual({ kind: 'file', path: FILE });

@@ -67,6 +67,7 @@ describe('PostgreSQL store on a shared database', () => {
       'cluster_map',
       'cluster_nodes',
       'deliveries',
+      'events',
       'idempotency_keys',
       'job_dependencies',
       'jobs',

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe } from 'vitest';
 import type { Store } from '../../src/store/store.js';
 import { describeAuditAndFenceCases } from './conformance/audit-and-fence.js';
 import { describeDependencyCases } from './conformance/dependencies.js';
+import { describeEventCases } from './conformance/events.js';
 import { describeJobListingCases } from './conformance/job-listing.js';
 import { describeJobCases } from './conformance/jobs.js';
 import { describeLedgerCases } from './conformance/ledger.js';
@@ -43,5 +44,6 @@ export function describeStoreConformance(name: string, makeStore: () => Promise<
     describeLedgerCases(store);
     describeDependencyCases(store);
     describeNotificationCases(store);
+    describeEventCases(store);
   });
 }

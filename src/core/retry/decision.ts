@@ -25,7 +25,8 @@ export type RetryDecision =
       deadlinePassed: boolean;
     };
 
-const RETRYABLE_STATES: ReadonlySet<RunOutcome['state']> = new Set(['failed', 'timed_out', 'lost']);
+/** The ends of an attempt that a policy may retry; one that nothing retries is the dead-letter. */
+export const RETRYABLE_STATES: ReadonlySet<RunOutcome['state']> = new Set(['failed', 'timed_out', 'lost']);
 
 /**
  * Whether an ended attempt gets another, and when. A permanent failure gets none. An attempt an open

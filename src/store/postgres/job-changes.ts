@@ -75,14 +75,47 @@ export async function listenForChanges(
   onChange: (change: StoreChange) => void,
   onError: (error: Error) => void,
 ): Promise<() => Promise<void>> {
+  return listenOn(
+    {
+      channel: JOB_CHANGES_CHANNEL,
+      applicationName: 'sched-listen',
+      parse: changeOf,
+      missed: { kind: 'missed' },
+    },
+    url,
+    onChange,
+    onError,
+  );
+}
+
+/** A channel to LISTEN on, and how its payloads read; a payload that reads as null is dropped. */
+export interface Channel<Message> {
+  channel: string;
+  /** Shown in pg_stat_activity, so the connection can be found (and tested by ending it). */
+  applicationName: string;
+  parse(payload: string): Message | null;
+  /** What `onMessage` gets after a reconnect: messages may have been missed meanwhile. */
+  missed: Message;
+}
+
+/**
+ * Listens on a channel on a dedicated connection, reconnecting (and reporting the loss) when the server
+ * goes away, until the returned function is called. After a reconnect `onMessage` gets `missed`.
+ */
+export async function listenOn<Message>(
+  { channel, applicationName, parse, missed }: Channel<Message>,
+  url: string,
+  onMessage: (message: Message) => void,
+  onError: (error: Error) => void,
+): Promise<() => Promise<void>> {
+  const onChange = onMessage;
   let client: pg.Client | null = null;
   let stopped = false;
   let retry: NodeJS.Timeout | undefined;
   const connect = async (reconnecting: boolean): Promise<void> => {
-    const next = new pg.Client({ connectionString: url, application_name: 'sched-listen' });
+    const next = new pg.Client({ connectionString: url, application_name: applicationName });
     next.on('notification', (message) => {
-      const change =
-        message.channel === JOB_CHANGES_CHANNEL && message.payload ? changeOf(message.payload) : null;
+      const change = message.channel === channel && message.payload ? parse(message.payload) : null;
       if (change !== null) onChange(change);
     });
     next.on('error', (error) => {
@@ -92,7 +125,7 @@ export async function listenForChanges(
     next.on('end', () => scheduleReconnect());
     try {
       await next.connect();
-      await next.query(`LISTEN ${JOB_CHANGES_CHANNEL}`);
+      await next.query(`LISTEN ${channel}`);
     } catch (error) {
       next.removeAllListeners('end');
       await next.end().catch(() => undefined);
@@ -103,7 +136,7 @@ export async function listenForChanges(
       return;
     }
     client = next;
-    if (reconnecting) onChange({ kind: 'missed' });
+    if (reconnecting) onChange(missed);
   };
   const scheduleReconnect = (): void => {
     if (stopped || retry !== undefined) return;

@@ -1,4 +1,5 @@
-import type { StoreChange } from '../store.js';
+import type { EventAnnouncement, StoreChange } from '../store.js';
+import { EventAnnouncer, listenForEvents } from './event-outbox.js';
 import { sql } from 'drizzle-orm';
 import type pg from 'pg';
 import type { Retention, StoreDialect } from '../sql/dialect.js';
@@ -26,6 +27,7 @@ export class PostgresDialect implements StoreDialect {
   readonly retention: Retention;
   readonly isUniqueViolation = isUniqueViolation;
   private closing: Promise<void> | undefined;
+  private readonly announcer: EventAnnouncer;
 
   /** Takes a pool from `openPostgresPool`, whose schema it relies on; `close()` ends the pool. */
   constructor(
@@ -34,6 +36,11 @@ export class PostgresDialect implements StoreDialect {
   ) {
     this.session = openSession(pool);
     this.retention = postgresRetention(this.session.db);
+    this.announcer = new EventAnnouncer(pool);
+  }
+
+  eventsStored(highestId: number): void {
+    this.announcer.committed(highestId);
   }
 
   async write<T>(work: (session: Session) => Awaitable<T>): Promise<T> {
@@ -66,12 +73,19 @@ export class PostgresDialect implements StoreDialect {
     return listenForChanges(this.url, onChange, onError);
   }
 
+  async watchEvents(
+    onAnnounce: (announcement: EventAnnouncement) => void,
+    onError: (error: Error) => void,
+  ): Promise<() => Promise<void>> {
+    return listenForEvents(this.url, onAnnounce, onError);
+  }
+
   async relayKill(runId: string, reason: string): Promise<void> {
     await notifyKill(this.pool, runId, reason);
   }
 
   async close(): Promise<void> {
-    this.closing ??= this.pool.end();
+    this.closing ??= this.announcer.close().then(() => this.pool.end());
     await this.closing;
   }
 }

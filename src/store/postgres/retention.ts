@@ -2,7 +2,7 @@ import { and, inArray, isNotNull, lt, sql } from 'drizzle-orm';
 import type { SQL } from 'drizzle-orm';
 import type { RunState } from '../../core/run.js';
 import type { Retention } from '../sql/dialect.js';
-import { auditLog, jobDependencies, jobs, occurrences, runs } from './schema.js';
+import { auditLog, events, jobDependencies, jobs, occurrences, runs } from './schema.js';
 import type { Db } from './session.js';
 
 // Each batch is one DELETE (two when runs run out and ledger records follow), each its own short
@@ -93,6 +93,16 @@ export async function purgeCancelledJobs(db: Db, before: number, limit: number):
   );
 }
 
+/** The oldest events first: the batch is taken in id order, so what is kept is always a suffix. */
+export async function pruneEvents(db: Db, before: number, limit: number): Promise<number> {
+  return deleted(
+    db,
+    sql`DELETE FROM ${events} WHERE id IN (
+      SELECT id FROM ${events} WHERE at < ${before} ORDER BY id LIMIT ${limit} FOR UPDATE SKIP LOCKED
+    )`,
+  );
+}
+
 async function deleted(db: Db, query: SQL): Promise<number> {
   return (await db.execute(query)).rowCount ?? 0;
 }
@@ -104,5 +114,6 @@ export function postgresRetention(db: Db): Retention {
     pruneRunsBeyond: (keep, limit) => pruneRunsBeyond(db, keep, limit),
     pruneAudit: (before, limit) => pruneAudit(db, before, limit),
     purgeCancelledJobs: (before, limit) => purgeCancelledJobs(db, before, limit),
+    pruneEvents: (before, limit) => pruneEvents(db, before, limit),
   };
 }

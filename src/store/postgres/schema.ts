@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import {
   bigint,
+  bigserial,
   check,
   customType,
   index,
@@ -260,3 +261,24 @@ export const overdueJobs = pgTable('overdue_jobs', {
   jobId: id('job_id').primaryKey(),
   since: instant('since').notNull(),
 });
+
+/**
+ * The outbox: job and run events, each written in the transaction of the change it reports (a run's
+ * output in batches), read back in id order by `sched watch --since` and by every node of the federation.
+ */
+export const events = pgTable(
+  'events',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    type: text('type').notNull(),
+    node: text('node').notNull(),
+    at: instant('at').notNull(),
+    // No foreign key: events are pruned on their own, and may outlive the runs they name.
+    jobId: id('job_id').notNull(),
+    runId: id('run_id'),
+    /** The payload as the daemon publishes it, as JSON text (escaped, so output holding NUL fits). */
+    data: text('data').notNull(),
+  },
+  // A running run's output so far, for a follower on another node.
+  (t) => [index('events_run_idx').on(t.runId, t.id)],
+);

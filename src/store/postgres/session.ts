@@ -6,6 +6,7 @@ import type { QueryBuilder } from '../sql/query-builder.js';
 import type { JobRecord, RunRecord } from '../sql/records.js';
 import type { Params, Session } from '../sql/session.js';
 import { assertMapInForce, notifyJobChanged, notifyRunWaiting } from './job-changes.js';
+import { insertEventAndAnnounce, startRunAndAnnounce } from './event-outbox.js';
 import { occurrences } from './schema.js';
 import { prepareStatements } from './statements.js';
 
@@ -52,6 +53,8 @@ export function openSession(client: pg.Pool | pg.PoolClient): PgSession {
     announceJobChange: (jobId) => notifyJobChanged(db, jobId),
     announceWaitingRun: (runId) => notifyRunWaiting(db, runId),
     assertMapInForce: (fence) => assertMapInForce(db, fence),
+    insertEvent: (row) => insertEventAndAnnounce(client, row),
+    startRun: (runId, pid, event) => startRunAndAnnounce(client, runId, pid, event),
   };
 }
 

@@ -1,6 +1,6 @@
 import type { SQL } from 'drizzle-orm';
 import type { RunState } from '../../core/run.js';
-import type { StoreCapabilities, StoreChange } from '../store.js';
+import type { EventAnnouncement, StoreCapabilities, StoreChange } from '../store.js';
 import type { RowEncoding } from './records.js';
 import type { Awaitable, Script } from './script.js';
 import type { Session } from './session.js';
@@ -31,6 +31,12 @@ export interface StoreDialect {
     onError: (error: Error) => void,
   ): Promise<(() => Promise<void>) | null>;
   relayKill(runId: string, reason: string): Promise<void>;
+  /** This process stored events up to `highestId` (committed): other processes watching events hear of it. */
+  eventsStored(highestId: number): void;
+  watchEvents(
+    onAnnounce: (announcement: EventAnnouncement) => void,
+    onError: (error: Error) => void,
+  ): Promise<(() => Promise<void>) | null>;
   close(): Promise<void>;
 }
 
@@ -43,4 +49,6 @@ export interface Retention {
   pruneRunsBeyond(keep: number, limit: number): Promise<number>;
   pruneAudit(before: number, limit: number): Promise<number>;
   purgeCancelledJobs(before: number, limit: number): Promise<number>;
+  /** The oldest events first, up to `limit` of those written before `before`. */
+  pruneEvents(before: number, limit: number): Promise<number>;
 }

@@ -10,6 +10,7 @@ import {
 } from '../store-errors.js';
 import type { AuditStamp, IdempotencyClaim, JobChange } from '../store.js';
 import type { ScriptDialect } from './dialect.js';
+import { recordEvent, type EventBatch } from './event-scripts.js';
 import { auditToRow, jobToRow, rowToJob } from './row-mapping.js';
 import { step, type Script } from './script.js';
 import type { Session } from './session.js';
@@ -20,6 +21,7 @@ import type { Session } from './session.js';
 export function* createJob(
   dialect: ScriptDialect,
   session: Session,
+  batch: EventBatch,
   job: Job,
   audit: AuditStamp,
   idempotency?: IdempotencyClaim,
@@ -29,6 +31,13 @@ export function* createJob(
   yield* step(session.run(session.statements.insertAudit, auditToRow(audit, job.id, null, job)));
   if (idempotency) yield* recordIdempotentResponse(session, idempotency, job);
   yield* step(session.announceJobChange(job.id));
+  yield* recordEvent(session, batch, {
+    type: 'job:created',
+    at: audit.at,
+    jobId: job.id,
+    runId: null,
+    data: job,
+  });
   return job;
 }
 
@@ -39,6 +48,7 @@ export function* createJob(
 export function* changeJob(
   dialect: ScriptDialect,
   session: Session,
+  batch: EventBatch,
   id: string,
   expectedVersion: number,
   change: JobChange,
@@ -59,6 +69,8 @@ export function* changeJob(
   if (after.deletedAt === null && change.definition !== undefined) yield* insertDependencies(session, after);
   yield* step(session.run(statements.insertAudit, auditToRow(audit, id, before, after)));
   yield* step(session.announceJobChange(id));
+  const type = after.deletedAt !== null ? 'job:cancelled' : 'job:updated';
+  yield* recordEvent(session, batch, { type, at: now, jobId: id, runId: null, data: after });
   return after;
 }
 

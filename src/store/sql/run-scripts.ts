@@ -19,7 +19,9 @@ import type {
   NewRun,
 } from '../store.js';
 import { insertDeliveries } from './delivery-queries.js';
+import { RETRYABLE_STATES } from '../../core/retry/decision.js';
 import type { ScriptDialect } from './dialect.js';
+import { recordEvent, type EventBatch } from './event-scripts.js';
 import { recordIdempotentResponse } from './job-scripts.js';
 import { newRunToRun, outcomeToRow, rowToRun } from './row-mapping.js';
 import { step, type Script } from './script.js';
@@ -36,6 +38,7 @@ import type { Session } from './session.js';
 export function* recordFire(
   dialect: ScriptDialect,
   session: Session,
+  batch: EventBatch,
   fire: Fire,
 ): Script<FiredInstant | null> {
   if (fire.fence) yield* step(session.assertMapInForce(fire.fence));
@@ -52,6 +55,7 @@ export function* recordFire(
   if (rows.length > 0) yield* step(session.insertOccurrences(rows));
   const inserted: Run[] = [];
   for (const run of runs) inserted.push(yield* insertRunRow(session, run, advanced.name));
+  for (const run of inserted) yield* recordRunEvent(session, batch, 'run:fired', run, run.createdAt);
   return { runs: inserted, occurrences, replaced };
 }
 
@@ -107,6 +111,7 @@ export function* claimRunAlone(session: Session, runId: string, startedAt: numbe
 export function* insertRun(
   dialect: ScriptDialect,
   session: Session,
+  batch: EventBatch,
   run: NewRun,
   idempotency?: IdempotencyClaim,
 ): Script<Run> {
@@ -115,6 +120,7 @@ export function* insertRun(
   const inserted = yield* insertRunRowOrExplain(dialect, session, starting, jobName);
   if (idempotency) yield* recordIdempotentResponse(session, idempotency, inserted);
   yield* announceIfWaiting(session, inserted);
+  yield* recordRunEvent(session, batch, 'run:fired', inserted, inserted.createdAt);
   return inserted;
 }
 
@@ -132,11 +138,13 @@ function* startingAlone(session: Session, run: NewRun): Script<NewRun> {
 export function* retryRun(
   dialect: ScriptDialect,
   session: Session,
+  batch: EventBatch,
   runId: string,
   retry: NewRun,
 ): Script<Run> {
   const inserted = yield* insertRetry(dialect, session, runId, retry);
   yield* announceIfWaiting(session, inserted);
+  yield* recordRunEvent(session, batch, 'run:fired', inserted, inserted.createdAt);
   return inserted;
 }
 
@@ -149,6 +157,7 @@ function* announceIfWaiting(session: Session, run: Run): Script<void> {
 export function* finishRun(
   dialect: ScriptDialect,
   session: Session,
+  batch: EventBatch,
   runId: string,
   outcome: RunOutcome,
   retry?: NewRun,
@@ -158,17 +167,38 @@ export function* finishRun(
   if (!row) return yield* explainUnchangedRun(session, runId, outcome.state);
   if (deliveries.length > 0) yield* insertDeliveries(dialect.tables, session, deliveries);
   const run = rowToRun(row);
-  if (!retry) return { run, retry: null };
+  const ended = outcome.state === 'lost' ? 'run:lost' : 'run:finished';
+  if (!retry) {
+    yield* recordRunEvent(session, batch, ended, run, outcome.finishedAt);
+    // The dead-letter: a failed attempt that nothing retries (as the daemon publishes it).
+    if (RETRYABLE_STATES.has(outcome.state))
+      yield* recordRunEvent(session, batch, 'run:dead', run, outcome.finishedAt);
+    return { run, retry: null };
+  }
   const retried = yield* insertRetry(dialect, session, runId, retry);
   // A retry placed on another node than the run's (its job's shard moved, a dead node's run) is told to it.
   if (retried.node !== run.node) yield* announceIfWaiting(session, retried);
-  return { run: { ...run, retriedBy: retried.id }, retry: retried };
+  const finished = { ...run, retriedBy: retried.id };
+  yield* recordRunEvent(session, batch, ended, finished, outcome.finishedAt);
+  yield* recordRunEvent(session, batch, 'run:retry-scheduled', retried, outcome.finishedAt);
+  return { run: finished, retry: retried };
+}
+
+function* recordRunEvent(
+  session: Session,
+  batch: EventBatch,
+  type: 'run:fired' | 'run:finished' | 'run:lost' | 'run:dead' | 'run:retry-scheduled',
+  run: Run,
+  at: number,
+): Script<void> {
+  yield* recordEvent(session, batch, { type, at, jobId: run.jobId, runId: run.id, data: run });
 }
 
 /** Ends a waiting run with `outcome`; null when it is no longer waiting. */
 export function* cancelWaitingRun(
   dialect: ScriptDialect,
   session: Session,
+  batch: EventBatch,
   runId: string,
   outcome: RunOutcome,
 ): Script<Run | null> {
@@ -176,7 +206,10 @@ export function* cancelWaitingRun(
   const cancelled = yield* step(session.first(session.statements.cancelWaitingRun, values));
   if (!cancelled) return null;
   const row = yield* step(session.first(session.statements.runById, { id: runId }));
-  return row ? rowToRun(row) : null;
+  if (!row) return null;
+  const run = rowToRun(row);
+  yield* recordRunEvent(session, batch, 'run:finished', run, outcome.finishedAt);
+  return run;
 }
 
 /** Marks a final run as retried by `retry` (only once: the mark is compare-and-set) and inserts it. */

@@ -3,6 +3,7 @@ import type { QueryBuilder, QueryChain, Statement } from './query-builder.js';
 import type { JobRecord, RunRecord } from './records.js';
 import type { Awaitable } from './script.js';
 import type { Statements } from './statements.js';
+import type { EventRow } from './tables.js';
 
 // Interfaces such as Run have no index signature, and drizzle only reads the placeholders' names from them.
 export type Params = object;
@@ -34,6 +35,10 @@ export interface Session {
   announceJobChange(jobId: string): Awaitable<void>;
   /** Tells other daemons, at commit, that a run waits to start (its node may be another); likewise. */
   announceWaitingRun(runId: string): Awaitable<void>;
+  /** Writes an outbox row and returns its id; PostgreSQL also announces the id to every node, at commit. */
+  insertEvent(row: EventRow): Awaitable<number>;
+  /** Stores a run's pid, when it has one, and the event that says it started, in one statement where it can. */
+  startRun(runId: string, pid: number | null, event: EventRow): Awaitable<number>;
   /** Refuses (FENCED) a fire from a shard map that is no longer in force; nothing where there is no map. */
   assertMapInForce(fence: { term: number; publishedAt: number }): Awaitable<void>;
 }

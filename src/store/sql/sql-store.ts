@@ -24,9 +24,13 @@ import type {
   OverdueMark,
   Page,
   RunQuery,
+  EventAnnouncement,
+  RunOutputBatch,
+  RunStart,
   Store,
   StoreCapabilities,
   StoreChange,
+  StoredEvent,
 } from '../store.js';
 import * as deliveryQueries from './delivery-queries.js';
 import type { StoreDialect } from './dialect.js';
@@ -34,6 +38,8 @@ import { changeJob, createJob } from './job-scripts.js';
 import { listOccurrences, listRunsByInstant } from './ledger-queries.js';
 import { listAudit, listJobs, listRuns } from './list-queries.js';
 import { auditToRow, newJobToJob, rowToJob, rowToRun } from './row-mapping.js';
+import { EventBatch, eventRow, runOutputEvent, runStartedEvent, type NewEvent } from './event-scripts.js';
+import { readEvents, readRunOutput } from './event-queries.js';
 import {
   cancelWaitingRun,
   claimRunAlone,
@@ -42,7 +48,9 @@ import {
   recordFire,
   retryRun,
 } from './run-scripts.js';
-import { step } from './script.js';
+import { step, type Awaitable, type Script } from './script.js';
+import type { EventRow } from './tables.js';
+import type { Session } from './session.js';
 
 /**
  * The Store on a SQL database: the domain rules, rows and queries, written once over a dialect that
@@ -52,9 +60,80 @@ import { step } from './script.js';
  */
 export class SqlStore implements Store {
   readonly capabilities: StoreCapabilities;
+  private eventNode = '';
+  private readonly eventListeners = new Set<(events: StoredEvent[]) => void>();
 
   constructor(private readonly dialect: StoreDialect) {
     this.capabilities = dialect.capabilities;
+  }
+
+  /** A script in one transaction, whose events go to the listeners once it has committed. */
+  private async withEvents<T>(script: (session: Session, batch: EventBatch) => Script<T>): Promise<T> {
+    const batch = new EventBatch(this.eventNode);
+    const result = await this.dialect.transaction((session) => script(session, batch));
+    this.announce(batch.stored);
+    return result;
+  }
+
+  /**
+   * One statement that writes an event (and what it tells of): no transaction around it, so on PostgreSQL
+   * it costs one round trip, as the write it replaces did.
+   */
+  private async withEvent(
+    event: NewEvent,
+    write: (session: Session, row: EventRow) => Awaitable<number>,
+  ): Promise<void> {
+    const node = this.eventNode;
+    const id = await this.dialect.write((session) => write(session, eventRow(event, node)));
+    this.announce([{ ...event, id, node }]);
+  }
+
+  private announce(events: StoredEvent[]): void {
+    if (events.length === 0) return;
+    this.dialect.eventsStored(Math.max(...events.map((event) => event.id)));
+    for (const listener of this.eventListeners) listener(events);
+  }
+
+  markEventsWith(node: string): void {
+    this.eventNode = node;
+  }
+
+  onEventsStored(listener: (events: StoredEvent[]) => void): () => void {
+    this.eventListeners.add(listener);
+    return () => this.eventListeners.delete(listener);
+  }
+
+  async readEvents(query: { after: number; ids?: number[]; limit: number }): Promise<StoredEvent[]> {
+    return readEvents(this.dialect, query);
+  }
+
+  async readRunOutput(runId: string): Promise<StoredEvent[]> {
+    return readRunOutput(this.dialect, runId);
+  }
+
+  async latestEventId(): Promise<number> {
+    return (await this.session.first(this.statements.latestEventId))?.id ?? 0;
+  }
+
+  async pruneEvents(before: number, limit: number): Promise<number> {
+    return this.dialect.retention.pruneEvents(before, limit);
+  }
+
+  async watchEvents(
+    onAnnounce: (announcement: EventAnnouncement) => void,
+    onError: (error: Error) => void,
+  ): Promise<(() => Promise<void>) | null> {
+    return this.dialect.watchEvents(onAnnounce, onError);
+  }
+
+  async recordRunStarted(start: RunStart): Promise<void> {
+    await this.withEvent(runStartedEvent(start), (session, row) =>
+      session.startRun(start.runId, start.pid, row),
+    );
+  }
+
+  async appendRunOutput(output: RunOutputBatch): Promise<void> {
+    await this.withEvent(runOutputEvent(output), (session, row) => session.insertEvent(row));
   }
 
   private get session() {
@@ -67,7 +146,9 @@ export class SqlStore implements Store {
 
   async createJob(input: NewJob, audit: AuditStamp, idempotency?: IdempotencyClaim): Promise<Job> {
     const job = newJobToJob(input);
-    return this.dialect.transaction((session) => createJob(this.dialect, session, job, audit, idempotency));
+    return this.withEvents((session, batch) =>
+      createJob(this.dialect, session, batch, job, audit, idempotency),
+    );
   }
 
   async findIdempotencyRecord(key: string): Promise<IdempotencyRecord | null> {
@@ -89,14 +170,14 @@ export class SqlStore implements Store {
   }
 
   async updateJob(id: string, expectedVersion: number, change: JobChange, audit: AuditStamp): Promise<Job> {
-    return this.dialect.transaction((session) =>
-      changeJob(this.dialect, session, id, expectedVersion, change, audit.at, audit),
+    return this.withEvents((session, batch) =>
+      changeJob(this.dialect, session, batch, id, expectedVersion, change, audit.at, audit),
     );
   }
 
   async cancelJob(id: string, expectedVersion: number, now: number, audit: AuditStamp): Promise<Job> {
-    return this.dialect.transaction((session) =>
-      changeJob(this.dialect, session, id, expectedVersion, { state: 'cancelled' }, now, audit),
+    return this.withEvents((session, batch) =>
+      changeJob(this.dialect, session, batch, id, expectedVersion, { state: 'cancelled' }, now, audit),
     );
   }
 
@@ -121,7 +202,7 @@ export class SqlStore implements Store {
 
   async recordFire(fire: Fire): Promise<FiredInstant | null> {
     try {
-      return await this.dialect.transaction((session) => recordFire(this.dialect, session, fire));
+      return await this.withEvents((session, batch) => recordFire(this.dialect, session, batch, fire));
     } catch (error) {
       // Another daemon fired this instant first; the rollback undid our advance too.
       if (this.dialect.isUniqueViolation(error, 'runKey')) return null;
@@ -130,7 +211,7 @@ export class SqlStore implements Store {
   }
 
   async insertRun(run: NewRun, idempotency?: IdempotencyClaim): Promise<Run> {
-    return this.dialect.transaction((session) => insertRun(this.dialect, session, run, idempotency));
+    return this.withEvents((session, batch) => insertRun(this.dialect, session, batch, run, idempotency));
   }
 
   async claimRun(runId: string, startedAt: number): Promise<boolean> {
@@ -154,17 +235,19 @@ export class SqlStore implements Store {
     retry?: NewRun,
     deliveries?: NewDelivery[],
   ): Promise<FinishedRun> {
-    return this.dialect.transaction((session) =>
-      finishRun(this.dialect, session, runId, outcome, retry, deliveries),
+    return this.withEvents((session, batch) =>
+      finishRun(this.dialect, session, batch, runId, outcome, retry, deliveries),
     );
   }
 
   async cancelWaitingRun(runId: string, outcome: RunOutcome): Promise<Run | null> {
-    return this.dialect.transaction((session) => cancelWaitingRun(this.dialect, session, runId, outcome));
+    return this.withEvents((session, batch) =>
+      cancelWaitingRun(this.dialect, session, batch, runId, outcome),
+    );
   }
 
   async retryRun(runId: string, retry: NewRun): Promise<Run> {
-    return this.dialect.transaction((session) => retryRun(this.dialect, session, runId, retry));
+    return this.withEvents((session, batch) => retryRun(this.dialect, session, batch, runId, retry));
   }
 
   async listRunningRuns(): Promise<RunSummary[]> {

@@ -14,6 +14,7 @@ import {
   NEW_RUN_COLUMNS,
   OCCURRENCE_COLUMNS,
   OUTCOME_COLUMNS,
+  type EventRow,
   type StoreTables,
 } from './tables.js';
 
@@ -32,7 +33,8 @@ export interface StatementDialect {
 
 /** The fixed queries of the store, built once per connection handle (a drizzle build is ~50–100 µs). */
 export function defineStatements(db: QueryBuilder, tables: StoreTables, dialect: StatementDialect) {
-  const { jobs, upstreamJobs, runs, jobDependencies, idempotencyKeys, auditLog, occurrences, meta } = tables;
+  const { jobs, upstreamJobs, runs, jobDependencies, idempotencyKeys, auditLog, occurrences, meta, events } =
+    tables;
   const { due, unfinished, waiting, final } = statePredicates(tables);
   const prepare = <Row = never>(name: string, query: QueryChain) =>
     dialect.prepare(query, `sched_${name}`) as Statement<Row>;
@@ -304,6 +306,28 @@ export function defineStatements(db: QueryBuilder, tables: StoreTables, dialect:
     insertAudit: prepare<AuditRecord>(
       'insert_audit',
       db.insert(auditLog).values(placeholders(AUDIT_COLUMNS)),
+    ),
+
+    eventsAfter: prepare<EventRow & { id: number }>(
+      'events_after',
+      db
+        .select()
+        .from(events)
+        .where(sql`${events.id} > ${param('after')}`)
+        .orderBy(asc(events.id))
+        .limit(param('limit')),
+    ),
+    runOutputEvents: prepare<EventRow & { id: number }>(
+      'run_output_events',
+      db
+        .select()
+        .from(events)
+        .where(and(eq(events.runId, param('runId')), eq(events.type, 'run:output')))
+        .orderBy(asc(events.id)),
+    ),
+    latestEventId: prepare<{ id: number }>(
+      'latest_event_id',
+      db.select({ id: sql<number>`coalesce(max(${events.id}), 0)`.mapWith(Number) }).from(events),
     ),
 
     readFenceEpoch: prepare<{ value: string }>(

@@ -83,6 +83,7 @@ export const DELIVERY_COLUMNS = [
   'lastError',
   'detail',
 ] as const;
+export const EVENT_COLUMNS = ['type', 'node', 'at', 'jobId', 'runId', 'data'] as const;
 export const IDEMPOTENCY_COLUMNS = ['key', 'method', 'fingerprint', 'response', 'createdAt'] as const;
 
 /** A table with these columns whose rows have the shape the shared statements read. */
@@ -106,4 +107,15 @@ export interface StoreTables {
   meta: TableOf<readonly ['key', 'value']>;
   deliveries: TableOf<typeof DELIVERY_COLUMNS>;
   overdueJobs: TableOf<readonly ['jobId', 'since']>;
+  events: TableOf<readonly ['id', ...typeof EVENT_COLUMNS], EventRow & { id: number }>;
+}
+
+/** An outbox row as written: the payload is JSON text. */
+export interface EventRow {
+  type: string;
+  node: string;
+  at: number;
+  jobId: string;
+  runId: string | null;
+  data: string;
 }

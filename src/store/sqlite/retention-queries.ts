@@ -77,6 +77,13 @@ export function deleteCancelledJobsWithoutRuns(db: Database.Database, before: nu
   return db.prepare('DELETE FROM jobs WHERE id IN (SELECT value FROM json_each(?))').run(batch).changes;
 }
 
+/** Deletes up to `limit` of the oldest events written before `before`, in id order. */
+export function deleteEventsBefore(db: Database.Database, before: number, limit: number): number {
+  return db
+    .prepare('DELETE FROM events WHERE id IN (SELECT id FROM events WHERE at < ? ORDER BY id LIMIT ?)')
+    .run(before, limit).changes;
+}
+
 /** Retention as the store runs it: each batch one group-committed write. */
 export function sqliteRetention(db: Database.Database, write: <T>(work: () => T) => Promise<T>): Retention {
   return {
@@ -85,5 +92,6 @@ export function sqliteRetention(db: Database.Database, write: <T>(work: () => T)
     pruneRunsBeyond: (keep, limit) => write(() => deleteRunsBeyond(db, keep, limit)),
     pruneAudit: (before, limit) => write(() => deleteAuditBefore(db, before, limit)),
     purgeCancelledJobs: (before, limit) => write(() => deleteCancelledJobsWithoutRuns(db, before, limit)),
+    pruneEvents: (before, limit) => write(() => deleteEventsBefore(db, before, limit)),
   };
 }

@@ -223,3 +223,24 @@ export const overdueJobs = sqliteTable('overdue_jobs', {
   jobId: text('job_id').primaryKey(),
   since: integer('since').notNull(),
 });
+
+/**
+ * The outbox: job and run events, each written in the transaction of the change it reports (a run's
+ * output in batches), read back in id order by `sched watch --since` and, on a shared store, by every node.
+ */
+export const events = sqliteTable(
+  'events',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    type: text('type').notNull(),
+    node: text('node').notNull(),
+    at: integer('at').notNull(),
+    // No foreign key: events outlive nothing they name, and are pruned on their own.
+    jobId: text('job_id').notNull(),
+    runId: text('run_id'),
+    /** The payload as the daemon publishes it, as JSON. */
+    data: text('data').notNull(),
+  },
+  // A running run's output so far, for a follower on another node.
+  (t) => [index('events_run_idx').on(t.runId, t.id)],
+);

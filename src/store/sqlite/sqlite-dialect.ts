@@ -71,6 +71,14 @@ export class SqliteDialect implements StoreDialect {
     return null;
   }
 
+  /** One daemon is the only writer of a SQLite store: no one else needs telling. */
+  eventsStored(): void {}
+
+  /** The events of a SQLite store are this daemon's own: it hears of them as it writes them. */
+  async watchEvents(): Promise<null> {
+    return null;
+  }
+
   /** The one daemon of a SQLite store runs every run itself. */
   async relayKill(): Promise<void> {}
 

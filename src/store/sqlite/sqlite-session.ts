@@ -2,7 +2,9 @@ import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import type { QueryBuilder } from '../sql/query-builder.js';
 import type { JobRecord, RunRecord } from '../sql/records.js';
 import type { Params, Session } from '../sql/session.js';
-import { prepareStatements } from './statements.js';
+import { prepareStatements, sqliteTables } from './statements.js';
+import { placeholders } from '../sql/columns.js';
+import { EVENT_COLUMNS } from '../sql/tables.js';
 
 /** What drizzle's prepared SQLite statements do; better-sqlite3 answers at once. */
 interface SqliteStatement {
@@ -15,6 +17,11 @@ interface SqliteStatement {
 export function openSqliteSession(db: BetterSQLite3Database): Session {
   const statements = prepareStatements(db);
   const sqlite = (statement: unknown) => statement as SqliteStatement;
+  const insertEvent = db
+    .insert(sqliteTables.events)
+    .values(placeholders(EVENT_COLUMNS) as never)
+    .returning({ id: sqliteTables.events.id })
+    .prepare();
   return {
     statements,
     first: <Row>(statement: unknown, params?: Params) => sqlite(statement).get(params) as Row | undefined,
@@ -33,6 +40,12 @@ export function openSqliteSession(db: BetterSQLite3Database): Session {
         : undefined,
     insertOccurrences: (rows) => {
       for (const row of rows) sqlite(statements.insertOccurrence).run(row);
+    },
+    insertEvent: (row) => (insertEvent.get(row as never) as { id: number }).id,
+    // Inside one group-commit write: the pid and the event are stored together or not at all.
+    startRun: (runId, pid, event) => {
+      if (pid !== null) sqlite(statements.setRunPid).run({ id: runId, pid });
+      return (insertEvent.get(event as never) as { id: number }).id;
     },
     // One daemon is the only writer of a SQLite store: no one else needs telling, and there is no shard map.
     announceJobChange: () => undefined,

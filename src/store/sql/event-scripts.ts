@@ -1,0 +1,45 @@
+import type { RunOutputBatch, RunStart, StoredEvent, StoredEventType } from '../store.js';
+import { step, type Script } from './script.js';
+import type { Session } from './session.js';
+import type { EventRow } from './tables.js';
+
+/**
+ * The events one transaction writes, marked with this process's node. The store hands them to its
+ * listeners once the transaction has committed, and drops them when it rolled back.
+ */
+export class EventBatch {
+  readonly stored: StoredEvent[] = [];
+
+  constructor(readonly node: string) {}
+}
+
+export interface NewEvent {
+  type: StoredEventType;
+  at: number;
+  jobId: string;
+  runId: string | null;
+  data: unknown;
+}
+
+/** The event that says a run started, with its pid when it has one. */
+export function runStartedEvent(start: RunStart): NewEvent {
+  const { runId, jobId, pid, at } = start;
+  return { type: 'run:started', at, jobId, runId, data: { runId, jobId, pid, at } };
+}
+
+/** A batch of a running run's output, for followers on other nodes. */
+export function runOutputEvent(output: RunOutputBatch): NewEvent {
+  const { runId, jobId, stream, data, seq, at } = output;
+  return { type: 'run:output', at, jobId, runId, data: { runId, stream, data, seq } };
+}
+
+/** The row of an event, marked with `node`. */
+export function eventRow(event: NewEvent, node: string): EventRow {
+  return { ...event, node, data: JSON.stringify(event.data) };
+}
+
+/** Writes an event in the script's transaction: the outbox row commits with the change it reports. */
+export function* recordEvent(session: Session, batch: EventBatch, event: NewEvent): Script<void> {
+  const id = yield* step(session.insertEvent(eventRow(event, batch.node)));
+  batch.stored.push({ ...event, id, node: batch.node });
+}
