@@ -199,7 +199,7 @@ describe('events cross nodes through the outbox', () => {
     await subscribed(watcher);
     const cutOff = () =>
       db.query(
-        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'sched-events'`,
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'sched-events' AND datname = current_database()`,
       );
     expect((await cutOff()).rowCount).toBe(2);
     const job = await jobOnB('sleep 2; echo after');

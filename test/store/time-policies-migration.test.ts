@@ -27,6 +27,7 @@ const RUN_INDEXES = [
   'runs_finished_idx',
   'runs_instant_unique',
   'runs_job_history_idx',
+  'runs_job_in_flight_idx',
   'runs_unfinished_idx',
   'runs_waiting_due_idx',
 ];

@@ -1,5 +1,5 @@
 import type { NewDelivery } from '../../core/notify/delivery.js';
-import { decideFireOverlap } from '../../core/policy/fire-overlap.js';
+import { decideFireOverlap, type RunInFlight } from '../../core/policy/fire-overlap.js';
 import type { Run, RunOutcome } from '../../core/run.js';
 import { occurrenceToRow } from '../ledger-rows.js';
 import {
@@ -67,9 +67,7 @@ function* applyConcurrency(
   const [due, ...rest] = fire.runs;
   if (fire.concurrency === undefined || due === undefined)
     return { runs: fire.runs, occurrences: fire.occurrences, replaced: [] };
-  const inFlight = yield* step(
-    session.all(session.statements.runsInFlight, { jobId: fire.jobId, host: due.host ?? '' }),
-  );
+  const inFlight = yield* runsInFlight(session, { jobId: fire.jobId, host: due.host ?? '' });
   const overlap = decideFireOverlap(fire.concurrency, due.state, inFlight, due.node);
   if (overlap.action === 'run') {
     return {
@@ -94,6 +92,12 @@ function* applyConcurrency(
   return { runs: rest, occurrences: [...others, skipped], replaced: [] };
 }
 
+/** The job's runs in flight on its host, oldest first (the overlap rule names the first). */
+function* runsInFlight(session: Session, key: { jobId: string; host: string }): Script<RunInFlight[]> {
+  const runs = yield* step(session.all(session.statements.runsInFlight, key));
+  return runs.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
 /**
  * Starts a waiting run that must run alone: under its job's row lock, only while no other run of the job
  * (of its host) is running.
@@ -101,7 +105,7 @@ function* applyConcurrency(
 export function* claimRunAlone(session: Session, runId: string, startedAt: number): Script<AloneClaim> {
   const run = yield* step(session.first(session.statements.lockJobOfRun, { id: runId }));
   if (!run || run.state !== 'scheduled') return 'gone';
-  const inFlight = yield* step(session.all(session.statements.runsInFlight, run));
+  const inFlight = yield* runsInFlight(session, run);
   if (inFlight.some((other) => other.state === 'running')) return 'busy';
   const claimed = yield* step(session.first(session.statements.claimRun, { id: runId, startedAt }));
   return claimed ? 'claimed' : 'gone';

@@ -166,16 +166,16 @@ export function defineStatements(db: QueryBuilder, tables: StoreTables, dialect:
         .returning({ id: runs.id }),
     ),
     /**
-     * The runs of a job's host not yet ended, for the overlap rule. The unfinished predicate is literal, so
-     * the partial index on unfinished runs serves it, however many runs the job has had.
+     * The runs of a job's host not yet ended, for the overlap rule, in no order. The unfinished predicate is
+     * literal, so the partial index on a job's runs in flight serves it, however many runs the job has had;
+     * an ORDER BY id would make SQLite walk the job's whole history by id instead.
      */
     runsInFlight: prepare<RunInFlight>(
       'runs_in_flight',
       db
         .select({ id: runs.id, node: runs.node, state: runs.state, trigger: runs.trigger })
         .from(runs)
-        .where(and(unfinished, eq(runs.jobId, param('jobId')), eq(runs.host, param('host'))))
-        .orderBy(asc(runs.id)),
+        .where(and(unfinished, eq(runs.jobId, param('jobId')), eq(runs.host, param('host')))),
     ),
     /**
      * A waiting run's job and host, taking its job's row lock (and the run's) as a fire's compare-and-set

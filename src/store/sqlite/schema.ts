@@ -89,6 +89,10 @@ export const runs = sqliteTable(
     index('runs_unfinished_idx')
       .on(t.state)
       .where(sql`state IN ('scheduled', 'running')`),
+    // A fire's overlap rule reads its job's runs in flight: found by job, not among every run in flight.
+    index('runs_job_in_flight_idx')
+      .on(t.jobId, t.host)
+      .where(sql`state IN ('scheduled', 'running')`),
     // Retention deletes finished runs oldest first.
     index('runs_finished_idx')
       .on(t.finishedAt)

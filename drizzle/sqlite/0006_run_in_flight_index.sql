@@ -1,0 +1,1 @@
+CREATE INDEX `runs_job_in_flight_idx` ON `runs` (`job_id`,`host`) WHERE state IN ('scheduled', 'running');
