@@ -129,8 +129,9 @@ describe('federation through a shared PostgreSQL', () => {
         : null;
     }, 10_000);
     // A new coordinator published its map within the lease TTL (3 s) plus a heartbeat (0.5 s), with slack
-    // for a loaded machine; measured by the map's own publication time, not by how fast the CLI answered.
-    expect(after.mapPublishedAt! - killedAt).toBeLessThan(3_500 + 3_000);
+    // for a loaded machine (in CI, PostgreSQL also serves the 300 fires a second, and each round of the new
+    // coordinator waits in its queue); measured by the map's own publication time, not by how fast the CLI answered.
+    expect(after.mapPublishedAt! - killedAt).toBeLessThan(3_500 + 6_000);
     await waitFor(async () => {
       const status = await clusterStatus(survivor);
       return status.nodes.filter((node) => node.shards > 0).length === 2 ? status : null;

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import nodemailer from 'nodemailer';
+import type nodemailer from 'nodemailer';
 import { request } from 'undici';
 import type { NotifyMessage } from '../../core/notify/message.js';
 import { parseNotifyTarget, type NotifyTarget } from '../../core/notify/notify-target.js';
@@ -86,10 +86,12 @@ async function sendEmail(
   message: NotifyMessage,
   settings: TransportSettings,
 ): Promise<TargetAnswer> {
+  // Loaded on the first mail only: about forty modules that every daemon start would otherwise read.
+  const { default: mailer } = await import('nodemailer');
   const transport =
     settings.smtpUrl === null
-      ? nodemailer.createTransport({ sendmail: true, newline: 'unix' })
-      : nodemailer.createTransport({
+      ? mailer.createTransport({ sendmail: true, newline: 'unix' })
+      : mailer.createTransport({
           url: settings.smtpUrl,
           connectionTimeout: settings.timeoutMs,
           greetingTimeout: settings.timeoutMs,

@@ -97,9 +97,12 @@ export async function purgeCancelledJobs(db: Db, before: number, limit: number):
 export async function pruneEvents(db: Db, before: number, limit: number): Promise<number> {
   return deleted(
     db,
-    sql`DELETE FROM ${events} WHERE id IN (
+    // Materialized: as a plain IN subquery the planner may run it more than once, and with SKIP LOCKED
+    // each run can take other rows, so one batch could delete more than `limit`.
+    sql`WITH batch AS MATERIALIZED (
       SELECT id FROM ${events} WHERE at < ${before} ORDER BY id LIMIT ${limit} FOR UPDATE SKIP LOCKED
-    )`,
+    )
+    DELETE FROM ${events} WHERE id IN (SELECT id FROM batch)`,
   );
 }
 
