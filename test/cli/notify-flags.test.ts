@@ -4,11 +4,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { sched, useDaemons } from '../support/sched-harness.js';
 
 describe('notify flags on add, update, export and import', () => {
-  const cleanups: (() => Promise<void>)[] = [];
-  const daemons = useDaemons((cleanup) => cleanups.push(cleanup));
-  afterEach(async () => {
-    for (const cleanup of cleanups.splice(0)) await cleanup();
-  });
+  // Its own afterEach: kept in a list that each test's afterEach emptied, it ran after the first test only
+  // and left the other tests' daemons running.
+  const daemons = useDaemons(afterEach);
 
   it('Given a target sched cannot deliver to or an unknown event, when a job is added, then it is refused in one line with a hint and nothing is stored', async () => {
     const home = daemons.home();

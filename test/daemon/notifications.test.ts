@@ -8,7 +8,9 @@ const SECRET = 'test-signing-secret-42';
 
 describe('notifications from a real daemon to real local receivers', () => {
   const cleanups: (() => Promise<void>)[] = [];
-  const daemons = useDaemons((cleanup) => cleanups.push(cleanup));
+  // Its own afterEach: kept in `cleanups`, which each test's afterEach empties, it ran after the first test
+  // only and left the other tests' daemons running.
+  const daemons = useDaemons(afterEach);
   afterEach(async () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   });
