@@ -47,7 +47,7 @@ import { answerSocketRequests, type Route } from './socket-requests.js';
 import { SocketService } from './socket-service.js';
 import { EventRelay } from './event-relay.js';
 import { replayAfter, STREAMED_FROM_STORE } from './event-replay.js';
-import { RunOutputRelay } from './run-output-relay.js';
+import { relayRunOutput } from './run-output-relay.js';
 import { describeStoreTarget, StoreService, storeTarget } from './store-target.js';
 
 export interface DaemonOptions {
@@ -208,16 +208,14 @@ export class Daemon {
     });
     let dependencies: DependencyTrigger | null = null;
     // Only where other nodes may follow this node's runs is their output stored as it comes.
-    const outputRelay: RunOutputRelay | null = cluster.shared
-      ? new RunOutputRelay({
+    const outputRelay = cluster.shared
+      ? relayRunOutput(events, {
           store,
           clock,
           jobIdOf: (runId): string | undefined => launcher.jobIdOf(runId),
           onError: (error) => events.emit('scheduler:error', { error }),
         })
       : null;
-    if (outputRelay)
-      events.on('run:output', ({ runId, stream, data }) => outputRelay.add(runId, stream, data));
     const launcher = (this.launcher = new RunLauncher({
       store,
       clock,
@@ -319,10 +317,9 @@ export class Daemon {
     // Job and run events reach the stream from the outbox, with their ids: this node's as it stores
     // them, other nodes' through the relay. Its own output goes out live, chunk by chunk.
     const stream = new EventStream(events, clock, { node, storedTypes: STREAMED_FROM_STORE });
-    const stopFeed = rawStore.onEventsStored((stored) => {
-      for (const event of stored) if (event.type !== 'run:output') stream.publishStored(event);
-    });
-    await stack.start(service('event feed', { stop: () => (stopFeed(), outputRelay?.stop()) }));
+    const stopFeed = stream.followStore(rawStore);
+    await stack.start(service('event feed', { stop: () => stopFeed() }));
+    if (outputRelay) await stack.start(service('run output relay', { stop: () => outputRelay.stop() }));
     const storeBackup = new StoreBackup({
       store: rawStore,
       clock,

@@ -1,6 +1,6 @@
 import type { EventMessage, StreamEvent, StreamEventType } from '../ipc/protocol.js';
 import type { ServerConnection } from '../ipc/transport.js';
-import type { StoredEvent } from '../store/store.js';
+import type { Store, StoredEvent } from '../store/store.js';
 import type { Clock } from './clock.js';
 import type { DaemonEventMap, DaemonEvents } from './events.js';
 import { PUBLISHED_EVENT_TYPES } from '../ipc/stream-event-types.js';
@@ -106,7 +106,18 @@ export class EventStream {
 
   /** An event from the outbox: one this node stored (once committed), or another node's (as read back). */
   publishStored(event: StoredEvent): void {
+    if (this.subscriptions.size === 0) return;
     this.publish(streamEventOf(event));
+  }
+
+  /**
+   * Publishes the job and run events the store commits, until the returned function is called. Run
+   * output is not among them: this node's goes out live, chunk by chunk.
+   */
+  followStore(store: Pick<Store, 'onEventsStored'>): () => void {
+    return store.onEventsStored((stored) => {
+      for (const event of stored) if (event.type !== 'run:output') this.publishStored(event);
+    });
   }
 
   private local(type: StreamEventType, data: unknown): StreamEvent {

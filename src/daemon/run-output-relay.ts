@@ -1,5 +1,6 @@
 import type { Store } from '../store/store.js';
 import type { CancelTimer, Clock } from './clock.js';
+import type { DaemonEvents } from './events.js';
 
 /** Output is gathered this long before it is stored: one row per stream per run, not one per chunk. */
 export const OUTPUT_BATCH_MS = 250;
@@ -96,4 +97,11 @@ export class RunOutputRelay {
     this.timer?.();
     this.timer = null;
   }
+}
+
+/** A relay fed with the output of this node's runs, as the daemon's events report it. */
+export function relayRunOutput(events: DaemonEvents, options: RunOutputRelayOptions): RunOutputRelay {
+  const relay = new RunOutputRelay(options);
+  events.on('run:output', ({ runId, stream, data }) => relay.add(runId, stream, data));
+  return relay;
 }
