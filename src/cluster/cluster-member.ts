@@ -1,7 +1,8 @@
 import { EventEmitter } from 'node:events';
 import type { CancelTimer, Clock } from '../core/clock.js';
 import { mayActUntil } from '../core/cluster/lease-timing.js';
-import { liveNodes } from '../core/cluster/liveness.js';
+import { assignableNodes, extendStreak } from '../core/cluster/liveness.js';
+import type { HeartbeatStreak } from '../core/cluster/liveness.js';
 import type { ClusterNode, ClusterNodeInfo, CoordinatorLease } from '../core/cluster/membership.js';
 import { assignShards } from '../core/cluster/rendezvous.js';
 import { sameAssignment } from '../core/cluster/shard-map.js';
@@ -62,6 +63,9 @@ export class ClusterMember extends EventEmitter<ClusterMemberEventMap> {
   private cancelActingDeadline: CancelTimer = () => undefined;
   private highestTerm = 0;
   private map: ShardMap | null = null;
+  /** This node's own unbroken heartbeats: the span in which it could have heard the others. */
+  private streak: HeartbeatStreak | undefined;
+  private readonly maxHeartbeatGapMs: number;
 
   constructor(options: ClusterMemberOptions) {
     super();
@@ -73,6 +77,9 @@ export class ClusterMember extends EventEmitter<ClusterMemberEventMap> {
     this.ttlMs = options.leaseTtlMs ?? 10_000;
     this.deadAfterMs = options.deadAfterMs ?? 3 * this.intervalMs;
     this.clock = options.clock;
+    // A gap this long in our own heartbeats may have left every other node's heartbeat older than
+    // deadAfterMs; never below 1.5 intervals, so ordinary jitter does not restart the streak forever.
+    this.maxHeartbeatGapMs = Math.max(this.deadAfterMs - this.intervalMs, 1.5 * this.intervalMs);
     const actingWindowMs = mayActUntil(0, this.ttlMs);
     if (!(this.intervalMs > 0 && this.intervalMs < actingWindowMs)) {
       throw new RangeError(
@@ -161,7 +168,9 @@ export class ClusterMember extends EventEmitter<ClusterMemberEventMap> {
   }
 
   private async playRound(round: MemberRound): Promise<void> {
-    await round.call('heartbeat', () => this.store.heartbeat(this.describeNode()));
+    const stampedAt = await round.call('heartbeat', () => this.store.heartbeat(this.describeNode()));
+    const streak = extendStreak(this.streak, stampedAt, this.maxHeartbeatGapMs);
+    this.streak = streak;
     const sentAt = this.clock.monotonic();
     const lease = await round.call('lease', () => this.store.acquireOrRenewLease(this.nodeId, this.ttlMs));
     this.observeLease(lease, sentAt);
@@ -169,7 +178,10 @@ export class ClusterMember extends EventEmitter<ClusterMemberEventMap> {
     if (this.lease && this.isCoordinator()) {
       const term = this.lease.term;
       const { nodes, dbNow } = await round.call('publish', () => this.store.listNodes());
-      const assignment = assignmentOver(liveNodes(nodes, dbNow, this.deadAfterMs));
+      const mapped = new Set(map?.nodes.map((node) => node.id));
+      const assignment = assignmentOver(
+        assignableNodes(nodes, dbNow, this.deadAfterMs, streak.since, mapped),
+      );
       const stale = map === null || map.term !== term || !sameAssignment(map, assignment);
       if (stale && this.isCoordinator()) {
         const published = await round.call('publish', () =>
