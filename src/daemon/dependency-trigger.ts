@@ -127,8 +127,11 @@ export class DependencyTrigger {
     this.remember(instantKey(run), upstream.id);
     await this.record(job, run.scheduledFor, 'ran', reason);
     events.emit('run:fired', run);
-    if (reserved) gate.launchReserved(run, job);
-    else gate.hold(run, job);
+    if (run.state === 'running') gate.launchReserved(run, job);
+    else {
+      if (reserved) gate.release();
+      gate.hold(run, job);
+    }
   }
 
   /** Inserts the run at `now`; an instant of the job already taken at that millisecond moves it on by one. */
@@ -140,6 +143,8 @@ export class DependencyTrigger {
         scheduledFor: now + offset,
         attempt: 1,
         trigger: 'dependency',
+        // This node knows only its own runs: the store holds it back while a run of the job runs elsewhere.
+        alone: job.policy.concurrency !== 'allow',
         node,
         fence: this.options.fence(),
         now,

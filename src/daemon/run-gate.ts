@@ -23,10 +23,17 @@ export interface RunGateOptions {
   kill: (runId: string, reason: string) => boolean;
 }
 
-// Runs of these triggers wait for the job's running run to end, unless the job allows overlap: a queued
-// instant (`--concurrency queue`), caught-up instants, a backfill and runs asked for by hand run one after
-// another, in order.
-const SERIAL_TRIGGERS: ReadonlySet<RunTrigger> = new Set(['schedule', 'catchup', 'backfill', 'manual']);
+// Runs of these triggers wait for the job's running run to end, on any node, unless the job allows overlap:
+// a queued instant (`--concurrency queue`), caught-up instants, a backfill, runs asked for by hand,
+// automatic retries and `--after` runs run one after another, in order.
+const SERIAL_TRIGGERS: ReadonlySet<RunTrigger> = new Set([
+  'schedule',
+  'catchup',
+  'backfill',
+  'manual',
+  'retry',
+  'dependency',
+]);
 
 /** How soon a run waiting for another node's run of its job tries again. */
 const RECHECK_MS = 1_000;

@@ -281,7 +281,10 @@ export interface Store {
   /** A run that does not advance the schedule (manual trigger). Unique-key conflicts throw. */
   insertRun(run: NewRun, idempotency?: IdempotencyClaim): Promise<Run>;
   findIdempotencyRecord(key: string): Promise<IdempotencyRecord | null>;
-  /** Moves a waiting run to `running` if it is still `scheduled`; false when something else took it. */
+  /**
+   * Moves a waiting run to `running` if it is still `scheduled`, marked with this process's node (see
+   * markEventsWith), which runs it; false when something else took it.
+   */
   claimRun(runId: string, startedAt: number): Promise<boolean>;
   /**
    * Like claimRun, for a run that waits its turn (a queued or caught-up instant, a backfill): it starts
@@ -295,8 +298,8 @@ export interface Store {
   /** Stores a batch of a running run's output as a `run:output` event, for followers on other nodes. */
   appendRunOutput(batch: RunOutputBatch): Promise<void>;
   /**
-   * The node the events of this process's writes are marked with (until it is set, `''`): the daemon's
-   * node id, known once it has joined its cluster.
+   * The node the events of this process's writes, and the runs it claims, are marked with (until it is
+   * set, `''`, and a claimed run keeps its node): the daemon's node id, known once it has joined its cluster.
    */
   markEventsWith(node: string): void;
   /** Calls `listener` with the events this process's writes stored, once they are committed, in order. */

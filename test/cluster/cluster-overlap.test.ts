@@ -76,8 +76,11 @@ describe('overlap policies across a PostgreSQL federation', () => {
       '1s',
       '--concurrency',
       'forbid',
+      // The run lost with its owner is retried: the retry waits its turn like any other run.
       '--retries',
-      '0',
+      '2',
+      '--backoff',
+      '1s',
       '--shell',
       'sleep 3',
     ]);
@@ -127,6 +130,10 @@ describe('overlap policies across a PostgreSQL federation', () => {
     );
     expect(overlaps(ran), intervals.join('\n')).toBe(0);
     expect(runs.find((run) => run.id === manualId)).toMatchObject({ trigger: 'manual', state: 'succeeded' });
+    expect(
+      ran.some((run) => run.trigger === 'retry'),
+      intervals.join('\n'),
+    ).toBe(true);
 
     // Every instant before the kill either ran or is in the ledger as skipped-overlap, with the reason why
     const { rows: ledger } = await client.query<{ scheduled_for: string; outcome: string; reason: string }>(

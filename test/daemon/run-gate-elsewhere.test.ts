@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Job } from '../../src/core/job.js';
-import type { Run } from '../../src/core/run.js';
+import type { Run, RunTrigger } from '../../src/core/run.js';
 import { DaemonEvents } from '../../src/daemon/events.js';
 import { RunGate } from '../../src/daemon/run-gate.js';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
@@ -43,9 +43,13 @@ describe('a waiting run whose job runs on another node', () => {
   });
 
   /** A queued instant of the job, held here, while node-b's run of the job is running. */
-  async function queuedBehindNodeB(): Promise<{ elsewhere: Run; queued: Run }> {
+  async function queuedBehindNodeB(
+    trigger: RunTrigger = 'schedule',
+  ): Promise<{ elsewhere: Run; queued: Run }> {
     const elsewhere = await store.insertRun(newRun(job.id, { node: 'node-b', state: 'running' }));
-    const queued = await store.insertRun(newRun(job.id, { scheduledFor: elsewhere.scheduledFor + 1 }));
+    const queued = await store.insertRun(
+      newRun(job.id, { scheduledFor: elsewhere.scheduledFor + 1, trigger }),
+    );
     gate.hold(queued, job);
     await gate.settled();
     return { elsewhere, queued };
@@ -70,4 +74,19 @@ describe('a waiting run whose job runs on another node', () => {
     await waitFor(async () => (launched.includes(queued.id) ? true : null), 5_000, 10);
     expect((await store.findRun(queued.id))?.state).toBe('running');
   });
+
+  it.each<RunTrigger>(['retry', 'dependency'])(
+    "given a waiting %s run, it too waits for the other node's run of the job and starts once it ends",
+    async (trigger) => {
+      const { elsewhere, queued } = await queuedBehindNodeB(trigger);
+      await clock.advance(3_000);
+      await gate.settled();
+      expect(launched).toEqual([]);
+
+      await store.finishRun(elsewhere.id, outcome());
+      await clock.advance(1_000);
+
+      await waitFor(async () => (launched.includes(queued.id) ? true : null), 5_000, 10);
+    },
+  );
 });

@@ -102,12 +102,17 @@ function* runsInFlight(session: Session, key: { jobId: string; host: string }): 
  * Starts a waiting run that must run alone: under its job's row lock, only while no other run of the job
  * (of its host) is running.
  */
-export function* claimRunAlone(session: Session, runId: string, startedAt: number): Script<AloneClaim> {
+export function* claimRunAlone(
+  session: Session,
+  runId: string,
+  startedAt: number,
+  node: string | null,
+): Script<AloneClaim> {
   const run = yield* step(session.first(session.statements.lockJobOfRun, { id: runId }));
   if (!run || run.state !== 'scheduled') return 'gone';
   const inFlight = yield* runsInFlight(session, run);
   if (inFlight.some((other) => other.state === 'running')) return 'busy';
-  const claimed = yield* step(session.first(session.statements.claimRun, { id: runId, startedAt }));
+  const claimed = yield* step(session.first(session.statements.claimRun, { id: runId, startedAt, node }));
   return claimed ? 'claimed' : 'gone';
 }
 

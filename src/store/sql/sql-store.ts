@@ -216,13 +216,19 @@ export class SqlStore implements Store {
 
   async claimRun(runId: string, startedAt: number): Promise<boolean> {
     const claimed = await this.dialect.write((session) =>
-      session.first(session.statements.claimRun, { id: runId, startedAt }),
+      session.first(session.statements.claimRun, { id: runId, startedAt, node: this.claimingNode() }),
     );
     return claimed !== undefined;
   }
 
   async claimRunAlone(runId: string, startedAt: number): Promise<AloneClaim> {
-    return this.dialect.transaction((session) => claimRunAlone(session, runId, startedAt));
+    const node = this.claimingNode();
+    return this.dialect.transaction((session) => claimRunAlone(session, runId, startedAt, node));
+  }
+
+  /** The node a claimed run is marked with: this process's, once it is known. */
+  private claimingNode(): string | null {
+    return this.eventNode === '' ? null : this.eventNode;
   }
 
   async setRunPid(runId: string, pid: number): Promise<void> {

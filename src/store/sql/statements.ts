@@ -161,7 +161,12 @@ export function defineStatements(db: QueryBuilder, tables: StoreTables, dialect:
       'claim_run',
       db
         .update(runs)
-        .set({ state: 'running', startedAt: setParam('startedAt') })
+        // The node that claims it runs it (a waiting run's maker may have left); none named keeps the maker.
+        .set({
+          state: 'running',
+          startedAt: setParam('startedAt'),
+          node: sql`coalesce(${param('node')}, ${runs.node})`,
+        })
         .where(and(eq(runs.id, param('id')), waiting))
         .returning({ id: runs.id }),
     ),

@@ -39,6 +39,24 @@ export function describeRunCases(store: CurrentStore): void {
       expect(await store().claimRun(run.id, T0 + 102)).toBe(false);
     });
 
+    it('Given a waiting run made by another node, when this node claims it (plainly or alone), then the run names the node that claimed it', async () => {
+      const job = await createJob(store(), 'nightly');
+      const unmarked = await store().insertRun(newRun(job.id, { scheduledFor: T0 + 1 }));
+      await store().claimRun(unmarked.id, T0 + 100);
+      await store().finishRun(unmarked.id, outcome());
+      store().markEventsWith('node-b');
+      const plain = await store().insertRun(newRun(job.id, { scheduledFor: T0 + 2 }));
+      const alone = await store().insertRun(newRun(job.id, { scheduledFor: T0 + 3 }));
+
+      await store().claimRun(plain.id, T0 + 101);
+      await store().finishRun(plain.id, outcome());
+      await store().claimRunAlone(alone.id, T0 + 102);
+
+      expect((await store().findRun(unmarked.id))?.node).toBe('node-a');
+      expect((await store().findRun(plain.id))?.node).toBe('node-b');
+      expect(await store().findRun(alone.id)).toMatchObject({ state: 'running', node: 'node-b' });
+    });
+
     it('Given a running run, when its pid is set and it finishes, then the outcome, pid and output tails are stored', async () => {
       const job = await createJob(store(), 'nightly');
       const run = await store().insertRun(newRun(job.id, { state: 'running' }));
