@@ -55,7 +55,15 @@ export interface DaemonEventMap {
   /** An attempt to send a notification, and what came of it. */
   'notification:attempted': [NotificationAttempt];
   'retention:pruned': [
-    { succeeded: number; failed: number; beyondCap: number; audit: number; jobs: number; events: number },
+    {
+      succeeded: number;
+      failed: number;
+      beyondCap: number;
+      audit: number;
+      jobs: number;
+      events: number;
+      deliveries: number;
+    },
   ];
 }
 

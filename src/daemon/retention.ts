@@ -34,6 +34,7 @@ export interface PruneReport {
   audit: number;
   jobs: number;
   events: number;
+  deliveries: number;
 }
 
 /**
@@ -94,17 +95,19 @@ export class Retention {
     );
     const beyondCap = await this.inBatches((limit) => this.store.pruneRunsBeyond(maxRunsPerJob, limit));
     // The two logs side by side: on SQLite their batches share a commit, so a pass costs no extra write.
-    const [audit, events] = await Promise.all([
+    const [audit, events, deliveries] = await Promise.all([
       this.inBatches((limit) => this.store.pruneAudit(now - auditDays * DAY_MS, limit)),
       // Never kept longer than the runs they tell of.
       this.inBatches((limit) =>
         this.store.pruneEvents(Math.max(now - eventDays * DAY_MS, succeededBefore, failedBefore), limit),
       ),
+      // Notifications are mostly of failures: kept as long as failed runs are.
+      this.inBatches((limit) => this.store.pruneDeliveries(failedBefore, limit)),
     ]);
     const jobs = await this.inBatches((limit) =>
       this.store.purgeCancelledJobs(Math.min(succeededBefore, failedBefore), limit),
     );
-    return { succeeded, failed, beyondCap, audit, jobs, events };
+    return { succeeded, failed, beyondCap, audit, jobs, events, deliveries };
   }
 
   private async inBatches(step: (limit: number) => Promise<number>): Promise<number> {

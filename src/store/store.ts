@@ -317,6 +317,11 @@ export interface Store {
   /** Deletes up to `limit` of the oldest events written before `before`; returns how many. */
   pruneEvents(before: number, limit: number): Promise<number>;
   /**
+   * Deletes up to `limit` settled notification deliveries (delivered, failed, suppressed) that ended
+   * before `before`; a pending one is never deleted. Returns how many.
+   */
+  pruneDeliveries(before: number, limit: number): Promise<number>;
+  /**
    * Calls `onAnnounce` with the id of every event any process stores, from commit, until the returned
    * function is called; null when the store cannot tell (SQLite: this daemon is the only writer).
    */

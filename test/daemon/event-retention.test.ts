@@ -37,3 +37,55 @@ describe('retention of the event log', () => {
     expect(left[0]).toMatchObject({ type: 'job:created', data: { name: 'recent' } });
   });
 });
+
+describe('retention of notification deliveries', () => {
+  let dir: string;
+  let store: Store;
+
+  afterEach(async () => {
+    await store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('given deliveries settled before and after failed_days and one still pending, when retention runs, then only the old settled ones go', async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sched-delivery-retention-'));
+    store = openSqliteStore(path.join(dir, 'sched.db'));
+    const clock = new FakeClock();
+    const now = clock.now();
+    const job = await store.createJob(newJob('nightly'), stamp('job.create', now - 40 * DAY));
+    const row = (key: string, createdAt: number) => ({
+      id: `delivery-${key}`,
+      jobId: job.id,
+      runId: null,
+      kind: 'dead' as const,
+      target: 'https://hooks.example/a',
+      dedupKey: key,
+      dueAt: createdAt,
+      createdAt,
+      detail: '',
+    });
+    await store.enqueueDeliveries([
+      row('old', now - 40 * DAY),
+      row('recent', now - DAY),
+      row('stuck', now - 40 * DAY),
+    ]);
+    for (const [key, finishedAt] of [
+      ['old', now - 40 * DAY],
+      ['recent', now - DAY],
+    ] as const)
+      await store.recordDeliveryAttempt(`delivery-${key}`, {
+        state: 'delivered',
+        attempts: 1,
+        dueAt: finishedAt,
+        finishedAt,
+        answer: 'HTTP 204',
+        lastError: null,
+      });
+
+    const report = await new Retention(store, clock, new DaemonEvents(), { failedDays: 30 }).prune();
+
+    expect(report.deliveries).toBe(1);
+    const left = await store.listDeliveries({ limit: 10 });
+    expect(left.map((delivery) => delivery.id).sort()).toEqual(['delivery-recent', 'delivery-stuck']);
+  });
+});

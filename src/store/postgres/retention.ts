@@ -2,7 +2,7 @@ import { and, inArray, isNotNull, lt, sql } from 'drizzle-orm';
 import type { SQL } from 'drizzle-orm';
 import type { RunState } from '../../core/run.js';
 import type { Retention } from '../sql/dialect.js';
-import { auditLog, events, jobDependencies, jobs, occurrences, runs } from './schema.js';
+import { auditLog, deliveries, events, jobDependencies, jobs, occurrences, runs } from './schema.js';
 import type { Db } from './session.js';
 
 // Each batch is one DELETE (two when runs run out and ledger records follow), each its own short
@@ -106,6 +106,19 @@ export async function pruneEvents(db: Db, before: number, limit: number): Promis
   );
 }
 
+/** Settled deliveries that ended before `before`; pending ones stay. */
+export async function pruneDeliveries(db: Db, before: number, limit: number): Promise<number> {
+  return deleted(
+    db,
+    sql`WITH batch AS MATERIALIZED (
+      SELECT id FROM ${deliveries}
+      WHERE state <> 'pending' AND coalesce(finished_at, created_at) < ${before}
+      LIMIT ${limit} FOR UPDATE SKIP LOCKED
+    )
+    DELETE FROM ${deliveries} WHERE id IN (SELECT id FROM batch)`,
+  );
+}
+
 async function deleted(db: Db, query: SQL): Promise<number> {
   return (await db.execute(query)).rowCount ?? 0;
 }
@@ -118,5 +131,6 @@ export function postgresRetention(db: Db): Retention {
     pruneAudit: (before, limit) => pruneAudit(db, before, limit),
     purgeCancelledJobs: (before, limit) => purgeCancelledJobs(db, before, limit),
     pruneEvents: (before, limit) => pruneEvents(db, before, limit),
+    pruneDeliveries: (before, limit) => pruneDeliveries(db, before, limit),
   };
 }

@@ -51,4 +51,6 @@ export interface Retention {
   purgeCancelledJobs(before: number, limit: number): Promise<number>;
   /** The oldest events first, up to `limit` of those written before `before`. */
   pruneEvents(before: number, limit: number): Promise<number>;
+  /** Settled notifications (not pending) that ended, or were settled unsent, before `before`. */
+  pruneDeliveries(before: number, limit: number): Promise<number>;
 }

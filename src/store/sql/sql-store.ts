@@ -119,6 +119,10 @@ export class SqlStore implements Store {
     return this.dialect.retention.pruneEvents(before, limit);
   }
 
+  async pruneDeliveries(before: number, limit: number): Promise<number> {
+    return this.dialect.retention.pruneDeliveries(before, limit);
+  }
+
   async watchEvents(
     onAnnounce: (announcement: EventAnnouncement) => void,
     onError: (error: Error) => void,

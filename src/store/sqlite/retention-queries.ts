@@ -84,6 +84,16 @@ export function deleteEventsBefore(db: Database.Database, before: number, limit:
     .run(before, limit).changes;
 }
 
+/** Deletes up to `limit` settled deliveries that ended before `before`; pending ones stay. */
+export function deleteDeliveriesBefore(db: Database.Database, before: number, limit: number): number {
+  return db
+    .prepare(
+      `DELETE FROM deliveries WHERE id IN (SELECT id FROM deliveries
+         WHERE state <> 'pending' AND coalesce(finished_at, created_at) < ? LIMIT ?)`,
+    )
+    .run(before, limit).changes;
+}
+
 /** Retention as the store runs it: each batch one group-committed write. */
 export function sqliteRetention(db: Database.Database, write: <T>(work: () => T) => Promise<T>): Retention {
   return {
@@ -93,5 +103,6 @@ export function sqliteRetention(db: Database.Database, write: <T>(work: () => T)
     pruneAudit: (before, limit) => write(() => deleteAuditBefore(db, before, limit)),
     purgeCancelledJobs: (before, limit) => write(() => deleteCancelledJobsWithoutRuns(db, before, limit)),
     pruneEvents: (before, limit) => write(() => deleteEventsBefore(db, before, limit)),
+    pruneDeliveries: (before, limit) => write(() => deleteDeliveriesBefore(db, before, limit)),
   };
 }

@@ -85,6 +85,32 @@ export function describeNotificationCases(store: CurrentStore): void {
       expect((await store().dueDeliveries(T0 + 60_000, 10)).map((due) => due.id)).toEqual([row.id]);
     });
 
+    it('Given settled and pending deliveries, when those settled before a time are pruned in batches, then only they go, and pending ones stay however old', async () => {
+      const job = await createJob(store(), 'nightly');
+      const rows = ['a', 'b', 'c', 'd', 'e'].map((key) => delivery(job.id, { dedupKey: key }));
+      await store().enqueueDeliveries(rows);
+      const settle = (index: number, finishedAt: number) =>
+        store().recordDeliveryAttempt(rows[index]!.id, {
+          state: index === 2 ? 'failed' : 'delivered',
+          attempts: 1,
+          dueAt: T0,
+          finishedAt,
+          answer: null,
+          lastError: null,
+        });
+      await settle(0, T0 + 100);
+      await settle(1, T0 + 200);
+      await settle(2, T0 + 300);
+      await settle(3, T0 + 9_000);
+
+      expect(await store().pruneDeliveries(T0 + 1_000, 2)).toBe(2);
+      expect(await store().pruneDeliveries(T0 + 1_000, 2)).toBe(1);
+      expect(await store().pruneDeliveries(T0 + 1_000, 2)).toBe(0);
+
+      const left = await store().listDeliveries({ limit: 10 });
+      expect(left.map((row) => row.id).sort()).toEqual([rows[3]!.id, rows[4]!.id].sort());
+    });
+
     it('Given deliveries of two targets, when one target’s are counted since a time, then summaries and other states are left out', async () => {
       const job = await createJob(store(), 'nightly');
       await store().enqueueDeliveries([
