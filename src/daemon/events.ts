@@ -3,6 +3,7 @@ import type { Job } from '../core/job.js';
 import type { LedgerEntry } from '../core/ledger/entry.js';
 import type { Run, RunOutcome } from '../core/run.js';
 import type { Clock } from './clock.js';
+import type { PruneReport } from './retention.js';
 
 /** The daemon's one observable surface: logs, the socket's subscribe stream and tests all read it. */
 export interface DaemonEventMap {
@@ -54,17 +55,7 @@ export interface DaemonEventMap {
   'job:recovered': [OverdueEvent & { runId: string }];
   /** An attempt to send a notification, and what came of it. */
   'notification:attempted': [NotificationAttempt];
-  'retention:pruned': [
-    {
-      succeeded: number;
-      failed: number;
-      beyondCap: number;
-      audit: number;
-      jobs: number;
-      events: number;
-      deliveries: number;
-    },
-  ];
+  'retention:pruned': [PruneReport];
 }
 
 export interface OverdueEvent {
