@@ -1,0 +1,55 @@
+/**
+ * One entry of the replicated log. Indexes start at 1; `data` is opaque to the log (a new leader's
+ * no-op entry carries null).
+ */
+export interface LogEntry<Data> {
+  index: number;
+  term: number;
+  data: Data;
+}
+
+/** What a node must have on disk before it sends anything that depends on it. */
+export interface HardState {
+  term: number;
+  votedFor: string | null;
+}
+
+export interface VoteRequest {
+  type: 'vote';
+  from: string;
+  to: string;
+  term: number;
+  lastLogIndex: number;
+  lastLogTerm: number;
+}
+
+export interface VoteResponse {
+  type: 'vote-response';
+  from: string;
+  to: string;
+  term: number;
+  granted: boolean;
+}
+
+export interface AppendRequest<Data> {
+  type: 'append';
+  from: string;
+  to: string;
+  term: number;
+  prevLogIndex: number;
+  prevLogTerm: number;
+  entries: LogEntry<Data>[];
+  leaderCommit: number;
+}
+
+export interface AppendResponse {
+  type: 'append-response';
+  from: string;
+  to: string;
+  term: number;
+  success: boolean;
+  /** On success, the last index known to match the leader's log; on failure, where to look next. */
+  index: number;
+}
+
+export type RaftMessage<Data> = VoteRequest | VoteResponse | AppendRequest<Data> | AppendResponse;

@@ -1,0 +1,313 @@
+import { majority, majorityMatched } from './quorum.js';
+import { RaftLog } from './raft-log.js';
+import type {
+  AppendRequest,
+  AppendResponse,
+  HardState,
+  LogEntry,
+  RaftMessage,
+  VoteRequest,
+  VoteResponse,
+} from './raft-messages.js';
+
+export type RaftRole = 'follower' | 'candidate' | 'leader';
+
+export interface RaftConfig {
+  id: string;
+  /** Every voting member, this node included. */
+  voters: readonly string[];
+  /** Ticks without hearing a leader before standing for election; the timeout is randomised in [n, 2n). */
+  electionTicks: number;
+  /** Ticks between a leader's heartbeats (which also resend what a follower has not acknowledged). */
+  heartbeatTicks: number;
+  /** Entries at most in one append message. */
+  maxEntriesPerMessage?: number;
+  /** Uniform in [0, 1): the only randomness, so a simulator replays a run exactly from its seed. */
+  random: () => number;
+}
+
+/** What survived a restart: the hard state and the log, as the host persisted them. */
+export interface RaftDurableState<Data> {
+  hardState: HardState;
+  entries: readonly LogEntry<Data | null>[];
+}
+
+/**
+ * What the host must do after a step, in this order: persist `hardState` and `logChanges` (write the
+ * entries over what is stored from `from` on), then send `messages`, then apply `committed` in order.
+ */
+export interface RaftReady<Data> {
+  hardState: HardState | null;
+  logChanges: { from: number; entries: LogEntry<Data | null>[] } | null;
+  messages: RaftMessage<Data | null>[];
+  committed: LogEntry<Data | null>[];
+}
+
+export type Proposal =
+  { accepted: true; index: number; term: number } | { accepted: false; leader: string | null };
+
+/**
+ * One member of a Raft group (Ongaro and Ousterhout, 2014), as a pure state machine: the host feeds it
+ * ticks, messages and proposals, and carries out what `takeReady` returns. It owns no clock, socket or
+ * disk, so a simulator can drive many of them through any interleaving. Not yet here: pre-vote,
+ * snapshots and membership changes.
+ */
+export class RaftNode<Data> {
+  readonly id: string;
+  private readonly voters: readonly string[];
+  private readonly peers: readonly string[];
+  private readonly log: RaftLog<Data | null>;
+  private readonly maxEntries: number;
+
+  private term: number;
+  private votedFor: string | null;
+  private hardStateChanged = false;
+  private role: RaftRole = 'follower';
+  private leader: string | null = null;
+  private commitIndex = 0;
+  private appliedIndex = 0;
+  private electionElapsed = 0;
+  private electionTimeout = 0;
+  private heartbeatElapsed = 0;
+  private votesGranted = new Set<string>();
+  private nextIndex = new Map<string, number>();
+  private matchIndex = new Map<string, number>();
+  private outbox: RaftMessage<Data | null>[] = [];
+
+  constructor(
+    private readonly config: RaftConfig,
+    durable?: RaftDurableState<Data>,
+  ) {
+    if (!config.voters.includes(config.id)) throw new RangeError(`${config.id} is not among the voters`);
+    if (!(config.heartbeatTicks > 0 && config.heartbeatTicks < config.electionTicks))
+      throw new RangeError('heartbeatTicks must be positive and below electionTicks');
+    this.id = config.id;
+    this.voters = [...new Set(config.voters)];
+    this.peers = this.voters.filter((voter) => voter !== this.id);
+    this.maxEntries = config.maxEntriesPerMessage ?? 64;
+    this.log = new RaftLog(durable?.entries ?? []);
+    this.term = durable?.hardState.term ?? 0;
+    this.votedFor = durable?.hardState.votedFor ?? null;
+    this.resetElectionTimer();
+  }
+
+  get currentTerm(): number {
+    return this.term;
+  }
+
+  get currentRole(): RaftRole {
+    return this.role;
+  }
+
+  /** The leader of the current term as far as this node knows, or null. */
+  get currentLeader(): string | null {
+    return this.leader;
+  }
+
+  get committedIndex(): number {
+    return this.commitIndex;
+  }
+
+  get lastIndex(): number {
+    return this.log.lastIndex;
+  }
+
+  entryAt(index: number): LogEntry<Data | null> | undefined {
+    return this.log.entryAt(index);
+  }
+
+  /** One unit of logical time. */
+  tick(): void {
+    if (this.role === 'leader') {
+      this.heartbeatElapsed += 1;
+      if (this.heartbeatElapsed >= this.config.heartbeatTicks) {
+        this.heartbeatElapsed = 0;
+        for (const peer of this.peers) this.sendAppend(peer);
+      }
+      return;
+    }
+    this.electionElapsed += 1;
+    if (this.electionElapsed >= this.electionTimeout) this.campaign();
+  }
+
+  /** Appends `data` if this node leads; it is committed once a majority has it (see `committed`). */
+  propose(data: Data): Proposal {
+    if (this.role !== 'leader') return { accepted: false, leader: this.leader };
+    const entry = this.log.append(this.term, data);
+    this.matchIndex.set(this.id, entry.index);
+    for (const peer of this.peers) this.sendAppend(peer);
+    this.advanceCommit();
+    return { accepted: true, index: entry.index, term: entry.term };
+  }
+
+  step(message: RaftMessage<Data | null>): void {
+    if (message.to !== this.id || !this.voters.includes(message.from)) return;
+    if (message.term > this.term) {
+      const leader = message.type === 'append' ? message.from : null;
+      this.becomeFollower(message.term, leader);
+    }
+    if (message.term < this.term) {
+      // A deposed leader or stale candidate learns the newer term from the answer and steps down.
+      if (message.type === 'append') this.respondAppend(message, false, this.log.lastIndex);
+      else if (message.type === 'vote')
+        this.send({ ...this.header(message.from), type: 'vote-response', granted: false });
+      return;
+    }
+    switch (message.type) {
+      case 'vote':
+        return this.handleVote(message);
+      case 'vote-response':
+        return this.handleVoteResponse(message);
+      case 'append':
+        return this.handleAppend(message);
+      case 'append-response':
+        return this.handleAppendResponse(message);
+    }
+  }
+
+  takeReady(): RaftReady<Data> {
+    const hardState = this.hardStateChanged ? { term: this.term, votedFor: this.votedFor } : null;
+    this.hardStateChanged = false;
+    const committed: LogEntry<Data | null>[] = [];
+    while (this.appliedIndex < this.commitIndex) {
+      this.appliedIndex += 1;
+      committed.push(this.log.entryAt(this.appliedIndex)!);
+    }
+    const messages = this.outbox;
+    this.outbox = [];
+    return { hardState, logChanges: this.log.takeChanges(), messages, committed };
+  }
+
+  private campaign(): void {
+    this.term += 1;
+    this.role = 'candidate';
+    this.leader = null;
+    this.votedFor = this.id;
+    this.hardStateChanged = true;
+    this.votesGranted = new Set([this.id]);
+    this.resetElectionTimer();
+    if (this.votesGranted.size >= majority(this.voters.length)) return this.becomeLeader();
+    for (const peer of this.peers)
+      this.send({
+        ...this.header(peer),
+        type: 'vote',
+        lastLogIndex: this.log.lastIndex,
+        lastLogTerm: this.log.lastTerm,
+      });
+  }
+
+  private handleVote(request: VoteRequest): void {
+    const free = this.votedFor === null || this.votedFor === request.from;
+    const granted = free && this.log.isUpToDate(request.lastLogIndex, request.lastLogTerm);
+    if (granted) {
+      this.votedFor = request.from;
+      this.hardStateChanged = true;
+      // Granting a vote counts as hearing from a would-be leader: do not stand against it at once.
+      this.resetElectionTimer();
+    }
+    this.send({ ...this.header(request.from), type: 'vote-response', granted });
+  }
+
+  private handleVoteResponse(response: VoteResponse): void {
+    if (this.role !== 'candidate' || !response.granted) return;
+    this.votesGranted.add(response.from);
+    if (this.votesGranted.size >= majority(this.voters.length)) this.becomeLeader();
+  }
+
+  private becomeLeader(): void {
+    this.role = 'leader';
+    this.leader = this.id;
+    this.heartbeatElapsed = 0;
+    this.nextIndex = new Map(this.peers.map((peer) => [peer, this.log.lastIndex + 1]));
+    this.matchIndex = new Map(this.voters.map((voter) => [voter, 0]));
+    // Entries of earlier terms are committed only through one of the leader's own term (§5.4.2).
+    const noop = this.log.append(this.term, null);
+    this.matchIndex.set(this.id, noop.index);
+    for (const peer of this.peers) this.sendAppend(peer);
+    this.advanceCommit();
+  }
+
+  private becomeFollower(term: number, leader: string | null): void {
+    if (term !== this.term) {
+      this.term = term;
+      this.votedFor = null;
+      this.hardStateChanged = true;
+    }
+    this.role = 'follower';
+    this.leader = leader;
+    this.resetElectionTimer();
+  }
+
+  private handleAppend(request: AppendRequest<Data | null>): void {
+    // Same term: there is one leader per term, and this is it.
+    if (this.role !== 'follower') this.becomeFollower(request.term, request.from);
+    this.leader = request.from;
+    this.electionElapsed = 0;
+    const prevTerm = this.log.termAt(request.prevLogIndex);
+    if (prevTerm !== request.prevLogTerm) {
+      // Past our end: look from our end. A conflict: look from just before it.
+      const hint = prevTerm === undefined ? this.log.lastIndex : request.prevLogIndex - 1;
+      return this.respondAppend(request, false, Math.max(0, hint));
+    }
+    this.log.merge(request.entries);
+    const lastNew = request.prevLogIndex + request.entries.length;
+    // Only what is known to match the leader's log may be committed here, not a stale tail after it.
+    const commit = Math.min(request.leaderCommit, lastNew);
+    if (commit > this.commitIndex) this.commitIndex = commit;
+    this.respondAppend(request, true, lastNew);
+  }
+
+  private handleAppendResponse(response: AppendResponse): void {
+    if (this.role !== 'leader') return;
+    const matched = this.matchIndex.get(response.from) ?? 0;
+    if (response.success) {
+      if (response.index > matched) this.matchIndex.set(response.from, response.index);
+      const next = Math.max(this.nextIndex.get(response.from) ?? 1, response.index + 1);
+      this.nextIndex.set(response.from, next);
+      this.advanceCommit();
+      if (next <= this.log.lastIndex) this.sendAppend(response.from);
+      return;
+    }
+    // A rejection may be stale: never go back to or below what is known to match.
+    const next = Math.max(matched + 1, Math.min(this.nextIndex.get(response.from) ?? 1, response.index + 1));
+    this.nextIndex.set(response.from, next);
+    this.sendAppend(response.from);
+  }
+
+  private advanceCommit(): void {
+    const candidate = majorityMatched(this.voters.map((voter) => this.matchIndex.get(voter) ?? 0));
+    if (candidate > this.commitIndex && this.log.termAt(candidate) === this.term)
+      this.commitIndex = candidate;
+  }
+
+  private sendAppend(peer: string): void {
+    const next = this.nextIndex.get(peer) ?? this.log.lastIndex + 1;
+    const prevLogIndex = next - 1;
+    this.send({
+      ...this.header(peer),
+      type: 'append',
+      prevLogIndex,
+      prevLogTerm: this.log.termAt(prevLogIndex) ?? 0,
+      entries: this.log.slice(next, this.maxEntries),
+      leaderCommit: this.commitIndex,
+    });
+  }
+
+  private respondAppend(request: AppendRequest<Data | null>, success: boolean, index: number): void {
+    this.send({ ...this.header(request.from), type: 'append-response', success, index });
+  }
+
+  private header(to: string): { from: string; to: string; term: number } {
+    return { from: this.id, to, term: this.term };
+  }
+
+  private send(message: RaftMessage<Data | null>): void {
+    this.outbox.push(message);
+  }
+
+  private resetElectionTimer(): void {
+    this.electionElapsed = 0;
+    const ticks = this.config.electionTicks;
+    this.electionTimeout = ticks + Math.floor(this.config.random() * ticks);
+  }
+}

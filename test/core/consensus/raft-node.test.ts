@@ -1,0 +1,148 @@
+import { describe, expect, it } from 'vitest';
+import type { RaftMessage } from '../../../src/core/consensus/raft-messages.js';
+import { RaftNode } from '../../../src/core/consensus/raft-node.js';
+
+type Message = RaftMessage<string | null>;
+
+function node(id: string, voters: string[], random = () => 0): RaftNode<string> {
+  return new RaftNode<string>({ id, voters, electionTicks: 10, heartbeatTicks: 2, random });
+}
+
+/** Delivers messages until none is left, in order; returns every message that was sent. */
+function settle(nodes: RaftNode<string>[], first: Message[] = []): Message[] {
+  const byId = new Map(nodes.map((member) => [member.id, member]));
+  const queue = [...first];
+  for (const member of nodes) queue.push(...member.takeReady().messages);
+  const sent = [...queue];
+  for (let step = 0; queue.length > 0 && step < 1_000; step++) {
+    const message = queue.shift()!;
+    const target = byId.get(message.to);
+    if (!target) continue;
+    target.step(message);
+    const out = target.takeReady().messages;
+    queue.push(...out);
+    sent.push(...out);
+  }
+  return sent;
+}
+
+function tickUntilCandidate(member: RaftNode<string>): void {
+  for (let tick = 0; tick < 20 && member.currentRole === 'follower'; tick++) member.tick();
+}
+
+describe('RaftNode', () => {
+  it('given a single voter, elects itself at its first timeout and commits what it is given', () => {
+    const solo = node('a', ['a']);
+    tickUntilCandidate(solo);
+    expect(solo.currentRole).toBe('leader');
+
+    const proposal = solo.propose('x');
+    const ready = solo.takeReady();
+
+    expect(proposal).toEqual({ accepted: true, index: 2, term: 1 });
+    expect(ready.committed.map((entry) => entry.data)).toEqual([null, 'x']);
+    expect(ready.hardState).toEqual({ term: 1, votedFor: 'a' });
+  });
+
+  it('given three voters, the first to time out leads, and an entry commits once a majority has it', () => {
+    const [a, b, c] = ['a', 'b', 'c'].map((id) => node(id, ['a', 'b', 'c']));
+    tickUntilCandidate(a!);
+    settle([a!, b!, c!]);
+    expect([a!.currentRole, b!.currentLeader, c!.currentLeader]).toEqual(['leader', 'a', 'a']);
+
+    a!.propose('x');
+    settle([a!, b!, c!]);
+    // Followers learn the commit with the next append.
+    for (let tick = 0; tick < 2; tick++) a!.tick();
+    settle([a!, b!, c!]);
+
+    expect([a!, b!, c!].map((member) => member.committedIndex)).toEqual([2, 2, 2]);
+  });
+
+  it('given a proposal to a follower, refuses it and names the leader', () => {
+    const [a, b] = ['a', 'b'].map((id) => node(id, ['a', 'b', 'c']));
+    tickUntilCandidate(a!);
+    settle([a!, b!]);
+
+    expect(b!.propose('x')).toEqual({ accepted: false, leader: 'a' });
+  });
+
+  it('given a candidate whose log is behind, a voter refuses it its vote', () => {
+    const voter = new RaftNode<string>(
+      { id: 'b', voters: ['a', 'b', 'c'], electionTicks: 10, heartbeatTicks: 2, random: () => 0 },
+      { hardState: { term: 2, votedFor: null }, entries: [{ index: 1, term: 2, data: 'x' }] },
+    );
+    voter.step({ type: 'vote', from: 'a', to: 'b', term: 3, lastLogIndex: 5, lastLogTerm: 1 });
+
+    expect(voter.takeReady().messages).toEqual([
+      { type: 'vote-response', from: 'b', to: 'a', term: 3, granted: false },
+    ]);
+  });
+
+  it('given it voted in a term, it does not vote for another candidate in that term, even after a restart', () => {
+    const first = node('b', ['a', 'b', 'c']);
+    first.step({ type: 'vote', from: 'a', to: 'b', term: 1, lastLogIndex: 0, lastLogTerm: 0 });
+    const { hardState } = first.takeReady();
+    const restarted = new RaftNode<string>(
+      { id: 'b', voters: ['a', 'b', 'c'], electionTicks: 10, heartbeatTicks: 2, random: () => 0 },
+      { hardState: hardState!, entries: [] },
+    );
+    restarted.step({ type: 'vote', from: 'c', to: 'b', term: 1, lastLogIndex: 0, lastLogTerm: 0 });
+
+    expect(restarted.takeReady().messages[0]).toMatchObject({ to: 'c', granted: false });
+  });
+
+  it('given an append whose previous entry does not match, rejects it and keeps its log', () => {
+    const follower = new RaftNode<string>(
+      { id: 'b', voters: ['a', 'b', 'c'], electionTicks: 10, heartbeatTicks: 2, random: () => 0 },
+      { hardState: { term: 1, votedFor: 'a' }, entries: [{ index: 1, term: 1, data: 'x' }] },
+    );
+    follower.step({
+      type: 'append',
+      from: 'a',
+      to: 'b',
+      term: 2,
+      prevLogIndex: 1,
+      prevLogTerm: 2,
+      entries: [{ index: 2, term: 2, data: 'y' }],
+      leaderCommit: 2,
+    });
+    const ready = follower.takeReady();
+
+    expect(ready.messages).toEqual([
+      { type: 'append-response', from: 'b', to: 'a', term: 2, success: false, index: 0 },
+    ]);
+    expect(ready.logChanges).toBeNull();
+    expect(follower.committedIndex).toBe(0);
+  });
+
+  it('given a stale append that repeats part of its log, keeps the entries after it', () => {
+    const follower = node('b', ['a', 'b', 'c']);
+    const entries = [1, 2, 3].map((index) => ({ index, term: 1, data: `e${index}` }));
+    const append = (upTo: number): Message => ({
+      type: 'append',
+      from: 'a',
+      to: 'b',
+      term: 1,
+      prevLogIndex: 0,
+      prevLogTerm: 0,
+      entries: entries.slice(0, upTo),
+      leaderCommit: 0,
+    });
+    follower.step(append(3));
+    follower.step(append(1));
+
+    expect(follower.lastIndex).toBe(3);
+  });
+
+  it('given a message from a higher term, a leader steps down and adopts the term', () => {
+    const [a, b, c] = ['a', 'b', 'c'].map((id) => node(id, ['a', 'b', 'c']));
+    tickUntilCandidate(a!);
+    settle([a!, b!, c!]);
+
+    a!.step({ type: 'append-response', from: 'c', to: 'a', term: 7, success: false, index: 0 });
+
+    expect([a!.currentRole, a!.currentTerm]).toEqual(['follower', 7]);
+    expect(a!.takeReady().hardState).toEqual({ term: 7, votedFor: null });
+  });
+});

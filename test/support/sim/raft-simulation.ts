@@ -1,0 +1,297 @@
+import { RaftNode } from '../../../src/core/consensus/raft-node.js';
+import type { HardState, LogEntry, RaftMessage } from '../../../src/core/consensus/raft-messages.js';
+import { randomInt, seededRandom } from './seeded-random.js';
+
+export interface RaftSimulationOptions {
+  seed: number;
+  voters?: number;
+  /** Ticks with faults, then ticks of a healed, lossless network in which every node must catch up. */
+  faultyTicks?: number;
+  healedTicks?: number;
+  lossRate?: number;
+  duplicateRate?: number;
+  maxDelayTicks?: number;
+  /** Per tick: chance the partition changes (a new random split, or healed). */
+  partitionRate?: number;
+  /** Per tick: chance a running node crashes, and a crashed one restarts. */
+  crashRate?: number;
+  restartRate?: number;
+  /** Per tick: chance the leader (if any) is asked to append a new entry. */
+  proposeRate?: number;
+  /** A broken host, for checking that the simulator catches it: votedFor is not persisted. */
+  forgetVoteOnRestart?: boolean;
+}
+
+export interface RaftSimulationResult {
+  seed: number;
+  violations: string[];
+  proposals: number;
+  acknowledged: number;
+  leaderTerms: number;
+  crashes: number;
+}
+
+type Entry = LogEntry<string | null>;
+type Message = RaftMessage<string | null>;
+
+interface SimulatedHost {
+  id: string;
+  node: RaftNode<string> | null;
+  disk: { hardState: HardState; entries: Entry[] };
+  /** The state machine: what this host applied since it last started (it re-applies after a restart). */
+  applied: Entry[];
+  wasLeader: boolean;
+}
+
+const ELECTION_TICKS = 10;
+const HEARTBEAT_TICKS = 2;
+const QUIET_TICKS = 50;
+
+/**
+ * Runs one Raft group in virtual time under message loss, duplication, delay (and so reordering),
+ * partitions, crashes and restarts from what each host persisted, all drawn from one seed. After every
+ * step it checks Raft's safety properties (Figure 3 of the paper); at the end, after healing, that every
+ * acknowledged entry is on every host.
+ */
+export function simulateRaft(options: RaftSimulationOptions): RaftSimulationResult {
+  return new RaftSimulation(options).run();
+}
+
+class RaftSimulation {
+  private readonly random: () => number;
+  private readonly hosts: SimulatedHost[];
+  private readonly hostById = new Map<string, SimulatedHost>();
+  private readonly ids: string[];
+  private inFlight: { deliverAt: number; message: Message }[] = [];
+  private side = new Map<string, number>();
+  private now = 0;
+  private readonly violations: string[] = [];
+  private readonly leaderOfTerm = new Map<number, string>();
+  /** Every entry any host applied, by index: all hosts must apply the same one there. */
+  private readonly committed = new Map<number, Entry>();
+  private readonly acknowledged = new Set<string>();
+  private proposals = 0;
+  private crashes = 0;
+
+  constructor(private readonly options: RaftSimulationOptions) {
+    this.random = seededRandom(options.seed);
+    this.ids = Array.from({ length: options.voters ?? 3 }, (_, index) => `n${index + 1}`);
+    this.hosts = this.ids.map((id) => ({
+      id,
+      node: null,
+      disk: { hardState: { term: 0, votedFor: null }, entries: [] },
+      applied: [],
+      wasLeader: false,
+    }));
+    for (const host of this.hosts) {
+      this.hostById.set(host.id, host);
+      this.boot(host);
+    }
+  }
+
+  run(): RaftSimulationResult {
+    const faulty = this.options.faultyTicks ?? 300;
+    for (let tick = 0; tick < faulty && this.violations.length === 0; tick++) {
+      this.injectFaults();
+      this.advance(true);
+      if (tick % 25 === 0) this.checkLogMatching();
+    }
+    this.side.clear();
+    for (const host of this.hosts) if (host.node === null) this.boot(host);
+    // Proposals stop for the last ticks, so the check sees a quiet cluster rather than one in flight.
+    const healed = this.options.healedTicks ?? 200;
+    for (let tick = 0; tick < healed && this.violations.length === 0; tick++)
+      this.advance(false, tick < healed - QUIET_TICKS);
+    if (this.violations.length === 0) this.checkConverged();
+    return {
+      seed: this.options.seed,
+      violations: this.violations,
+      proposals: this.proposals,
+      acknowledged: this.acknowledged.size,
+      leaderTerms: this.leaderOfTerm.size,
+      crashes: this.crashes,
+    };
+  }
+
+  private advance(faulty: boolean, proposing = true): void {
+    this.now += 1;
+    for (const host of this.hosts) {
+      if (!host.node) continue;
+      host.node.tick();
+      this.handleReady(host, faulty);
+    }
+    const leader = this.hosts.find((host) => host.node?.currentRole === 'leader');
+    if (leader && proposing && this.random() < (this.options.proposeRate ?? 0.3))
+      this.propose(leader, faulty);
+    this.deliverDue(faulty);
+  }
+
+  private propose(host: SimulatedHost, faulty: boolean): void {
+    const data = `${host.id}@${this.now}#${this.proposals}`;
+    const proposal = host.node!.propose(data);
+    if (!proposal.accepted) return;
+    this.proposals += 1;
+    this.handleReady(host, faulty);
+  }
+
+  private deliverDue(faulty: boolean): void {
+    const due: { message: Message }[] = [];
+    const later: typeof this.inFlight = [];
+    for (const item of this.inFlight) (item.deliverAt <= this.now ? due : later).push(item);
+    this.inFlight = later;
+    shuffle(due, this.random);
+    for (const { message } of due) {
+      const host = this.hostById.get(message.to)!;
+      if (!host.node || !this.connected(message.from, message.to)) continue;
+      host.node.step(message);
+      this.handleReady(host, faulty);
+    }
+  }
+
+  /** Persist, then send, then apply: the order a real host must keep. */
+  private handleReady(host: SimulatedHost, faulty: boolean): void {
+    const node = host.node!;
+    const ready = node.takeReady();
+    if (ready.hardState) host.disk.hardState = { ...ready.hardState };
+    if (ready.logChanges) {
+      host.disk.entries.length = ready.logChanges.from - 1;
+      host.disk.entries.push(...ready.logChanges.entries);
+    }
+    for (const message of ready.messages) this.send(message, faulty);
+    for (const entry of ready.committed) this.apply(host, entry);
+    this.checkLeadership(host);
+  }
+
+  private send(message: Message, faulty: boolean): void {
+    if (faulty && this.random() < (this.options.lossRate ?? 0.05)) return;
+    const maxDelay = faulty ? (this.options.maxDelayTicks ?? 3) : 1;
+    this.inFlight.push({ deliverAt: this.now + randomInt(this.random, 0, maxDelay), message });
+    if (faulty && this.random() < (this.options.duplicateRate ?? 0.02))
+      this.inFlight.push({ deliverAt: this.now + randomInt(this.random, 0, maxDelay * 2), message });
+  }
+
+  private apply(host: SimulatedHost, entry: Entry): void {
+    if (entry.index !== host.applied.length + 1)
+      this.violate(`${host.id} applied index ${entry.index} after ${host.applied.length}`);
+    host.applied.push(entry);
+    const known = this.committed.get(entry.index);
+    if (known && (known.term !== entry.term || known.data !== entry.data))
+      this.violate(
+        `state machine safety: ${host.id} applied ${describe(entry)} where another applied ${describe(known)}`,
+      );
+    if (!known) this.committed.set(entry.index, entry);
+    // Applied anywhere means committed: a client may have been told so, and it must never be lost.
+    if (entry.data !== null) this.acknowledged.add(entry.data);
+  }
+
+  private checkLeadership(host: SimulatedHost): void {
+    const node = host.node!;
+    const leads = node.currentRole === 'leader';
+    if (leads) {
+      const holder = this.leaderOfTerm.get(node.currentTerm);
+      if (holder !== undefined && holder !== host.id)
+        this.violate(`election safety: ${holder} and ${host.id} both lead term ${node.currentTerm}`);
+      this.leaderOfTerm.set(node.currentTerm, host.id);
+      if (!host.wasLeader) this.checkLeaderCompleteness(host);
+    }
+    host.wasLeader = leads;
+  }
+
+  private checkLeaderCompleteness(host: SimulatedHost): void {
+    for (const [index, entry] of this.committed) {
+      const own = host.node!.entryAt(index);
+      if (!own || own.term !== entry.term || own.data !== entry.data)
+        this.violate(
+          `leader completeness: ${host.id} leads term ${host.node!.currentTerm} without committed ${describe(entry)}`,
+        );
+    }
+  }
+
+  private checkLogMatching(): void {
+    const logs = this.hosts.map((host) => ({ id: host.id, entries: host.disk.entries }));
+    for (let a = 0; a < logs.length; a++)
+      for (let b = a + 1; b < logs.length; b++) {
+        const left = logs[a]!;
+        const right = logs[b]!;
+        const shared = Math.min(left.entries.length, right.entries.length);
+        let last = -1;
+        for (let index = shared - 1; index >= 0; index--)
+          if (left.entries[index]!.term === right.entries[index]!.term) {
+            last = index;
+            break;
+          }
+        for (let index = 0; index <= last; index++) {
+          const x = left.entries[index]!;
+          const y = right.entries[index]!;
+          if (x.term !== y.term || x.data !== y.data)
+            this.violate(
+              `log matching: ${left.id} and ${right.id} differ at ${index + 1} below a shared entry`,
+            );
+        }
+      }
+  }
+
+  private checkConverged(): void {
+    const leader = this.hosts.find((host) => host.node?.currentRole === 'leader');
+    if (!leader) return this.violate('no leader after healing');
+    const target = leader.node!.committedIndex;
+    for (const host of this.hosts) {
+      if (host.applied.length < target)
+        this.violate(`${host.id} applied ${host.applied.length} of ${target} after healing`);
+      const applied = new Set(host.applied.map((entry) => entry.data));
+      for (const data of this.acknowledged)
+        if (!applied.has(data)) this.violate(`acknowledged ${data} is not on ${host.id} after healing`);
+    }
+  }
+
+  private injectFaults(): void {
+    if (this.random() < (this.options.partitionRate ?? 0.02)) {
+      this.side.clear();
+      if (this.random() < 0.7) for (const id of this.ids) this.side.set(id, randomInt(this.random, 0, 1));
+    }
+    for (const host of this.hosts) {
+      if (host.node && this.random() < (this.options.crashRate ?? 0.005)) {
+        host.node = null;
+        host.applied = [];
+        host.wasLeader = false;
+        this.crashes += 1;
+      } else if (!host.node && this.random() < (this.options.restartRate ?? 0.1)) this.boot(host);
+    }
+  }
+
+  private boot(host: SimulatedHost): void {
+    const hardState = this.options.forgetVoteOnRestart
+      ? { ...host.disk.hardState, votedFor: null }
+      : host.disk.hardState;
+    host.node = new RaftNode<string>(
+      {
+        id: host.id,
+        voters: this.ids,
+        electionTicks: ELECTION_TICKS,
+        heartbeatTicks: HEARTBEAT_TICKS,
+        maxEntriesPerMessage: 8,
+        random: this.random,
+      },
+      { hardState, entries: [...host.disk.entries] },
+    );
+  }
+
+  private connected(from: string, to: string): boolean {
+    return (this.side.get(from) ?? 0) === (this.side.get(to) ?? 0);
+  }
+
+  private violate(what: string): void {
+    this.violations.push(`tick ${this.now}: ${what}`);
+  }
+}
+
+function describe(entry: Entry): string {
+  return `#${entry.index} (term ${entry.term}, ${entry.data ?? 'no-op'})`;
+}
+
+function shuffle<T>(items: T[], random: () => number): void {
+  for (let index = items.length - 1; index > 0; index--) {
+    const other = Math.floor(random() * (index + 1));
+    [items[index], items[other]] = [items[other]!, items[index]!];
+  }
+}
