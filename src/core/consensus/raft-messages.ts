@@ -14,8 +14,13 @@ export interface HardState {
   votedFor: string | null;
 }
 
+/**
+ * A vote asked for, or a pre-vote (Ongaro's thesis, 9.6): whether the voter would vote for a
+ * candidate at `term`, asked before the candidate raises its own term, so a node cut off from the
+ * others does not disrupt them with ever higher terms when it comes back.
+ */
 export interface VoteRequest {
-  type: 'vote';
+  type: 'vote' | 'pre-vote';
   from: string;
   to: string;
   term: number;
@@ -24,7 +29,7 @@ export interface VoteRequest {
 }
 
 export interface VoteResponse {
-  type: 'vote-response';
+  type: 'vote-response' | 'pre-vote-response';
   from: string;
   to: string;
   term: number;

@@ -10,7 +10,7 @@ import type {
   VoteResponse,
 } from './raft-messages.js';
 
-export type RaftRole = 'follower' | 'candidate' | 'leader';
+export type RaftRole = 'follower' | 'pre-candidate' | 'candidate' | 'leader';
 
 export interface RaftConfig {
   id: string;
@@ -24,6 +24,13 @@ export interface RaftConfig {
   maxEntriesPerMessage?: number;
   /** Uniform in [0, 1): the only randomness, so a simulator replays a run exactly from its seed. */
   random: () => number;
+  /** Ask for pre-votes before standing for election (default true). */
+  preVote?: boolean;
+  /**
+   * A leader that has not heard from a majority for an election timeout steps down, and a node that
+   * hears from its leader ignores vote requests of higher terms meanwhile (default true).
+   */
+  checkQuorum?: boolean;
 }
 
 /** What survived a restart: the hard state and the log, as the host persisted them. */
@@ -49,8 +56,8 @@ export type Proposal =
 /**
  * One member of a Raft group (Ongaro and Ousterhout, 2014), as a pure state machine: the host feeds it
  * ticks, messages and proposals, and carries out what `takeReady` returns. It owns no clock, socket or
- * disk, so a simulator can drive many of them through any interleaving. Not yet here: pre-vote,
- * snapshots and membership changes.
+ * disk, so a simulator can drive many of them through any interleaving. Not yet here: snapshots and
+ * membership changes.
  */
 export class RaftNode<Data> {
   readonly id: string;
@@ -58,6 +65,8 @@ export class RaftNode<Data> {
   private readonly peers: readonly string[];
   private readonly log: RaftLog<Data | null>;
   private readonly maxEntries: number;
+  private readonly preVote: boolean;
+  private readonly checkQuorum: boolean;
 
   private term: number;
   private votedFor: string | null;
@@ -70,6 +79,8 @@ export class RaftNode<Data> {
   private electionTimeout = 0;
   private heartbeatElapsed = 0;
   private votesGranted = new Set<string>();
+  /** The peers a leader heard from since its last quorum check. */
+  private recentlyActive = new Set<string>();
   private nextIndex = new Map<string, number>();
   private matchIndex = new Map<string, number>();
   private outbox: RaftMessage<Data | null>[] = [];
@@ -85,6 +96,8 @@ export class RaftNode<Data> {
     this.voters = [...new Set(config.voters)];
     this.peers = this.voters.filter((voter) => voter !== this.id);
     this.maxEntries = config.maxEntriesPerMessage ?? 64;
+    this.preVote = config.preVote ?? true;
+    this.checkQuorum = config.checkQuorum ?? true;
     this.log = new RaftLog(durable?.entries ?? []);
     this.term = durable?.hardState.term ?? 0;
     this.votedFor = durable?.hardState.votedFor ?? null;
@@ -119,6 +132,15 @@ export class RaftNode<Data> {
   /** One unit of logical time. */
   tick(): void {
     if (this.role === 'leader') {
+      this.electionElapsed += 1;
+      if (this.electionElapsed >= this.config.electionTicks) {
+        this.electionElapsed = 0;
+        if (this.checkQuorum && this.recentlyActive.size < majority(this.voters.length)) {
+          this.becomeFollower(this.term, null);
+          return;
+        }
+        this.recentlyActive = new Set([this.id]);
+      }
       this.heartbeatElapsed += 1;
       if (this.heartbeatElapsed >= this.config.heartbeatTicks) {
         this.heartbeatElapsed = 0;
@@ -127,7 +149,9 @@ export class RaftNode<Data> {
       return;
     }
     this.electionElapsed += 1;
-    if (this.electionElapsed >= this.electionTimeout) this.campaign();
+    if (this.electionElapsed < this.electionTimeout) return;
+    if (this.preVote) this.preCampaign();
+    else this.campaign();
   }
 
   /** Appends `data` if this node leads; it is committed once a majority has it (see `committed`). */
@@ -142,22 +166,30 @@ export class RaftNode<Data> {
 
   step(message: RaftMessage<Data | null>): void {
     if (message.to !== this.id || !this.voters.includes(message.from)) return;
+    if (this.role === 'leader' && message.term === this.term) this.recentlyActive.add(message.from);
     if (message.term > this.term) {
-      const leader = message.type === 'append' ? message.from : null;
-      this.becomeFollower(message.term, leader);
+      // A pre-vote, or a pre-vote granted, carries the term the candidate would stand at: no one's yet.
+      const prospective =
+        message.type === 'pre-vote' || (message.type === 'pre-vote-response' && message.granted);
+      // Leader stickiness: while our leader is heard, a vote for a higher term is a disruption.
+      if (message.type === 'vote' && this.checkQuorum && this.hearsLeader()) return;
+      if (!prospective) this.becomeFollower(message.term, message.type === 'append' ? message.from : null);
     }
     if (message.term < this.term) {
       // A deposed leader or stale candidate learns the newer term from the answer and steps down.
       if (message.type === 'append') this.respondAppend(message, false, this.log.lastIndex);
-      else if (message.type === 'vote')
-        this.send({ ...this.header(message.from), type: 'vote-response', granted: false });
+      else if (message.type === 'vote' || message.type === 'pre-vote') this.refuseVote(message);
       return;
     }
     switch (message.type) {
       case 'vote':
         return this.handleVote(message);
+      case 'pre-vote':
+        return this.handlePreVote(message);
       case 'vote-response':
         return this.handleVoteResponse(message);
+      case 'pre-vote-response':
+        return this.handlePreVoteResponse(message);
       case 'append':
         return this.handleAppend(message);
       case 'append-response':
@@ -176,6 +208,23 @@ export class RaftNode<Data> {
     const messages = this.outbox;
     this.outbox = [];
     return { hardState, logChanges: this.log.takeChanges(), messages, committed };
+  }
+
+  /** Asks whether a majority would vote at the next term, changing nothing of its own state yet. */
+  private preCampaign(): void {
+    this.role = 'pre-candidate';
+    this.leader = null;
+    this.votesGranted = new Set([this.id]);
+    this.resetElectionTimer();
+    if (this.votesGranted.size >= majority(this.voters.length)) return this.campaign();
+    for (const peer of this.peers)
+      this.send({
+        ...this.header(peer),
+        term: this.term + 1,
+        type: 'pre-vote',
+        lastLogIndex: this.log.lastIndex,
+        lastLogTerm: this.log.lastTerm,
+      });
   }
 
   private campaign(): void {
@@ -208,6 +257,33 @@ export class RaftNode<Data> {
     this.send({ ...this.header(request.from), type: 'vote-response', granted });
   }
 
+  /** A pre-vote is granted as a vote would be, but only by a node that no longer hears a leader. */
+  private handlePreVote(request: VoteRequest): void {
+    const granted =
+      !this.hearsLeader() &&
+      (request.term > this.term || this.votedFor === null || this.votedFor === request.from) &&
+      this.log.isUpToDate(request.lastLogIndex, request.lastLogTerm);
+    if (!granted) return this.refuseVote(request);
+    this.send({ ...this.header(request.from), term: request.term, type: 'pre-vote-response', granted: true });
+  }
+
+  private handlePreVoteResponse(response: VoteResponse): void {
+    if (this.role !== 'pre-candidate' || !response.granted || response.term !== this.term + 1) return;
+    this.votesGranted.add(response.from);
+    if (this.votesGranted.size >= majority(this.voters.length)) this.campaign();
+  }
+
+  private refuseVote(request: VoteRequest): void {
+    const type = request.type === 'vote' ? 'vote-response' : 'pre-vote-response';
+    this.send({ ...this.header(request.from), type, granted: false });
+  }
+
+  /** Whether this node leads, or heard from its leader within the last election timeout. */
+  private hearsLeader(): boolean {
+    if (this.role === 'leader') return true;
+    return this.leader !== null && this.electionElapsed < this.config.electionTicks;
+  }
+
   private handleVoteResponse(response: VoteResponse): void {
     if (this.role !== 'candidate' || !response.granted) return;
     this.votesGranted.add(response.from);
@@ -218,6 +294,8 @@ export class RaftNode<Data> {
     this.role = 'leader';
     this.leader = this.id;
     this.heartbeatElapsed = 0;
+    this.electionElapsed = 0;
+    this.recentlyActive = new Set([this.id]);
     this.nextIndex = new Map(this.peers.map((peer) => [peer, this.log.lastIndex + 1]));
     this.matchIndex = new Map(this.voters.map((voter) => [voter, 0]));
     // Entries of earlier terms are committed only through one of the leader's own term (§5.4.2).

@@ -146,3 +146,57 @@ describe('RaftNode', () => {
     expect(a!.takeReady().hardState).toEqual({ term: 7, votedFor: null });
   });
 });
+
+describe('RaftNode pre-vote and check-quorum', () => {
+  function electA(): RaftNode<string>[] {
+    const members = ['a', 'b', 'c'].map((id) => node(id, ['a', 'b', 'c']));
+    tickUntilCandidate(members[0]!);
+    settle(members);
+    return members;
+  }
+
+  it('given a follower that hears its leader, refuses a pre-vote for a higher term and keeps its own term', () => {
+    const [, b] = electA();
+
+    b!.step({ type: 'pre-vote', from: 'c', to: 'b', term: 2, lastLogIndex: 9, lastLogTerm: 1 });
+
+    expect(b!.takeReady().messages).toEqual([
+      { type: 'pre-vote-response', from: 'b', to: 'c', term: 1, granted: false },
+    ]);
+    expect(b!.currentTerm).toBe(1);
+  });
+
+  it('given a node cut off from the others for many timeouts, it comes back at the term it left, and the leader leads on', () => {
+    const [a, b, c] = electA();
+    for (let tick = 0; tick < 200; tick++) {
+      c!.tick();
+      c!.takeReady(); // its pre-votes are lost
+    }
+    expect([c!.currentRole, c!.currentTerm]).toEqual(['pre-candidate', 1]);
+
+    a!.tick();
+    a!.tick();
+    settle([a!, b!, c!]);
+
+    expect([a!.currentRole, a!.currentTerm, c!.currentLeader]).toEqual(['leader', 1, 'a']);
+  });
+
+  it('given a follower that hears its leader, ignores a vote request of a higher term', () => {
+    const [, b] = electA();
+
+    b!.step({ type: 'vote', from: 'c', to: 'b', term: 5, lastLogIndex: 9, lastLogTerm: 1 });
+
+    expect(b!.takeReady().messages).toEqual([]);
+    expect([b!.currentTerm, b!.currentLeader]).toEqual([1, 'a']);
+  });
+
+  it('given a leader that hears from no other voter for an election timeout, steps down', () => {
+    const [a] = electA();
+    for (let tick = 0; tick < 25 && a!.currentRole === 'leader'; tick++) {
+      a!.tick();
+      a!.takeReady(); // nobody answers
+    }
+
+    expect([a!.currentRole, a!.currentLeader]).toEqual(['follower', null]);
+  });
+});

@@ -22,25 +22,17 @@ function explore(seeds: number, options: Omit<RaftSimulationOptions, 'seed'>) {
 
 describe('Raft under simulated faults', () => {
   it.each([
-    {
-      voters: 3,
-      options: {},
-      title: `3 voters, ${SEEDS} seeds of loss, duplication, delay, partitions, crashes`,
-    },
-    {
-      voters: 5,
-      options: {},
-      title: `5 voters, ${SEEDS} seeds of loss, duplication, delay, partitions, crashes`,
-    },
-    {
-      voters: 3,
-      options: CRASH_HEAVY,
-      title: `3 voters, ${SEEDS} seeds of crashes in the middle of elections`,
-    },
-  ])(
-    'given $title, no safety property is ever violated and every committed entry reaches every node after healing',
-    ({ voters, options }) => {
-      const { failures, acknowledged, crashes } = explore(SEEDS, { voters, ...options });
+    [`3 voters, ${SEEDS} seeds of loss, duplication, delay, partitions, crashes`, { voters: 3 }],
+    [`5 voters, ${SEEDS} seeds of loss, duplication, delay, partitions, crashes`, { voters: 5 }],
+    [`3 voters, ${SEEDS} seeds of crashes in the middle of elections`, { voters: 3, ...CRASH_HEAVY }],
+    [
+      `3 voters without pre-vote or check-quorum, ${SEEDS} seeds`,
+      { voters: 3, preVote: false, checkQuorum: false },
+    ],
+  ] as const)(
+    'given %s, no safety property is ever violated and every committed entry reaches every node after healing',
+    (_title, options) => {
+      const { failures, acknowledged, crashes } = explore(SEEDS, options);
 
       expect(failures.map((failure) => `seed ${failure.seed}: ${failure.violations[0]}`)).toEqual([]);
       // The runs did something: entries were committed and nodes crashed along the way.

@@ -18,6 +18,9 @@ export interface RaftSimulationOptions {
   restartRate?: number;
   /** Per tick: chance the leader (if any) is asked to append a new entry. */
   proposeRate?: number;
+  /** Raft's optional extensions, both on unless set false. */
+  preVote?: boolean;
+  checkQuorum?: boolean;
   /** A broken host, for checking that the simulator catches it: votedFor is not persisted. */
   forgetVoteOnRestart?: boolean;
 }
@@ -271,6 +274,8 @@ class RaftSimulation {
         heartbeatTicks: HEARTBEAT_TICKS,
         maxEntriesPerMessage: 8,
         random: this.random,
+        preVote: this.options.preVote ?? true,
+        checkQuorum: this.options.checkQuorum ?? true,
       },
       { hardState, entries: [...host.disk.entries] },
     );
