@@ -1,43 +1,57 @@
 import type { LogEntry } from './raft-messages.js';
 
+/** Where a log starts after compaction: the last entry a snapshot covers. */
+export interface LogStart {
+  index: number;
+  term: number;
+}
+
 /**
- * A node's copy of the replicated log: entries 1..lastIndex, with index 0 standing for the empty
- * prefix (term 0), as in the Raft paper. Lowest index rewritten since the host last persisted it is
- * kept, so the host writes only the changed suffix.
+ * A node's copy of the replicated log: the entries after its snapshot (index 0, term 0 when it has
+ * none, the empty prefix of the Raft paper). The lowest index rewritten since the host last persisted
+ * the log is kept, so the host writes only the changed suffix.
  */
 export class RaftLog<Data> {
-  private readonly entries: LogEntry<Data>[];
+  private entries: LogEntry<Data>[];
+  private start: LogStart;
   private dirtyFrom: number | null = null;
 
-  constructor(entries: readonly LogEntry<Data>[] = []) {
+  constructor(start: LogStart = { index: 0, term: 0 }, entries: readonly LogEntry<Data>[] = []) {
     entries.forEach((entry, position) => {
-      if (entry.index !== position + 1)
-        throw new RangeError(`log entry ${position + 1} has index ${entry.index}`);
+      if (entry.index !== start.index + position + 1)
+        throw new RangeError(`log entry ${start.index + position + 1} has index ${entry.index}`);
     });
+    this.start = { ...start };
     this.entries = [...entries];
   }
 
+  /** The last index a snapshot covers (0 when none does): entries up to it are gone from the log. */
+  get snapshotIndex(): number {
+    return this.start.index;
+  }
+
   get lastIndex(): number {
-    return this.entries.length;
+    return this.start.index + this.entries.length;
   }
 
   get lastTerm(): number {
-    return this.entries.at(-1)?.term ?? 0;
+    return this.entries.at(-1)?.term ?? this.start.term;
   }
 
-  /** The term of the entry at `index`; 0 for index 0; undefined past the end. */
+  /** The term of the entry at `index`; the snapshot's at its index; undefined past the end or compacted. */
   termAt(index: number): number | undefined {
-    if (index === 0) return 0;
-    return this.entries[index - 1]?.term;
+    if (index === this.start.index) return this.start.term;
+    return this.entryAt(index)?.term;
   }
 
   entryAt(index: number): LogEntry<Data> | undefined {
-    return this.entries[index - 1];
+    return index > this.start.index ? this.entries[index - this.start.index - 1] : undefined;
   }
 
-  /** Entries from `from` up to `max` of them. */
+  /** Entries from `from` (after the snapshot) up to `max` of them. */
   slice(from: number, max: number): LogEntry<Data>[] {
-    return this.entries.slice(from - 1, from - 1 + max);
+    const offset = from - this.start.index - 1;
+    return this.entries.slice(offset, offset + max);
   }
 
   /** Whether a log ending at `index` with `term` is at least as up to date as this one (§5.4.1). */
@@ -59,9 +73,10 @@ export class RaftLog<Data> {
    */
   merge(entries: readonly LogEntry<Data>[]): void {
     for (const entry of entries) {
+      if (entry.index <= this.start.index) continue;
       const existing = this.termAt(entry.index);
       if (existing === entry.term) continue;
-      if (existing !== undefined) this.entries.length = entry.index - 1;
+      if (existing !== undefined) this.entries.length = entry.index - this.start.index - 1;
       if (entry.index !== this.lastIndex + 1)
         throw new RangeError(`entry ${entry.index} leaves a gap after ${this.lastIndex}`);
       this.entries.push(entry);
@@ -69,12 +84,39 @@ export class RaftLog<Data> {
     }
   }
 
+  /** Drops the entries up to `index`, which a snapshot now covers. */
+  compact(index: number): void {
+    const term = this.termAt(index);
+    if (index <= this.start.index || term === undefined)
+      throw new RangeError(
+        `cannot compact to ${index}: the log holds ${this.start.index + 1}..${this.lastIndex}`,
+      );
+    this.entries = this.entries.slice(index - this.start.index);
+    this.start = { index, term };
+  }
+
+  /**
+   * Starts the log at a snapshot a leader sent. Entries after it are kept when the log has the
+   * snapshot's last entry (they may be the leader's too); otherwise the whole log gives way to it.
+   */
+  restore(start: LogStart): void {
+    if (
+      start.index <= this.lastIndex &&
+      this.termAt(start.index) === start.term &&
+      start.index > this.start.index
+    )
+      return this.compact(start.index);
+    this.entries = [];
+    this.start = { ...start };
+    this.markDirty(start.index + 1);
+  }
+
   /** The changed suffix since the last call: write it over what is stored from `from` on. */
   takeChanges(): { from: number; entries: LogEntry<Data>[] } | null {
     if (this.dirtyFrom === null) return null;
-    const from = this.dirtyFrom;
+    const from = Math.max(this.dirtyFrom, this.start.index + 1);
     this.dirtyFrom = null;
-    return { from, entries: this.entries.slice(from - 1) };
+    return { from, entries: this.slice(from, Number.MAX_SAFE_INTEGER) };
   }
 
   private markDirty(index: number): void {

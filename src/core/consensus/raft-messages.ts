@@ -57,4 +57,21 @@ export interface AppendResponse {
   index: number;
 }
 
-export type RaftMessage<Data> = VoteRequest | VoteResponse | AppendRequest<Data> | AppendResponse;
+/** The state machine as of a committed index, which a compacted log stands on. */
+export interface Snapshot<State> {
+  index: number;
+  term: number;
+  state: State;
+}
+
+/** A leader's snapshot, for a follower that needs entries the leader has compacted away. */
+export interface SnapshotRequest<State> {
+  type: 'snapshot';
+  from: string;
+  to: string;
+  term: number;
+  snapshot: Snapshot<State>;
+}
+
+export type RaftMessage<Data, State = unknown> =
+  VoteRequest | VoteResponse | AppendRequest<Data> | AppendResponse | SnapshotRequest<State>;

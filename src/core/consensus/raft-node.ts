@@ -6,6 +6,8 @@ import type {
   HardState,
   LogEntry,
   RaftMessage,
+  Snapshot,
+  SnapshotRequest,
   VoteRequest,
   VoteResponse,
 } from './raft-messages.js';
@@ -33,20 +35,27 @@ export interface RaftConfig {
   checkQuorum?: boolean;
 }
 
-/** What survived a restart: the hard state and the log, as the host persisted them. */
-export interface RaftDurableState<Data> {
+/**
+ * What survived a restart, as the host persisted it: the hard state, the latest snapshot (the host
+ * restores its state machine from it before handing it here) and the entries after it.
+ */
+export interface RaftDurableState<Data, State> {
   hardState: HardState;
+  snapshot?: Snapshot<State> | null;
   entries: readonly LogEntry<Data | null>[];
 }
 
 /**
- * What the host must do after a step, in this order: persist `hardState` and `logChanges` (write the
- * entries over what is stored from `from` on), then send `messages`, then apply `committed` in order.
+ * What the host must do after a step, in this order: persist `hardState`, `snapshot` (dropping the
+ * stored entries it covers) and `logChanges` (write the entries over what is stored from `from` on);
+ * then send `messages`; then restore the state machine from `snapshot` and apply `committed` in order.
  */
-export interface RaftReady<Data> {
+export interface RaftReady<Data, State> {
   hardState: HardState | null;
+  /** A snapshot a leader sent: the state machine starts over from it. */
+  snapshot: Snapshot<State> | null;
   logChanges: { from: number; entries: LogEntry<Data | null>[] } | null;
-  messages: RaftMessage<Data | null>[];
+  messages: RaftMessage<Data | null, State>[];
   committed: LogEntry<Data | null>[];
 }
 
@@ -56,10 +65,10 @@ export type Proposal =
 /**
  * One member of a Raft group (Ongaro and Ousterhout, 2014), as a pure state machine: the host feeds it
  * ticks, messages and proposals, and carries out what `takeReady` returns. It owns no clock, socket or
- * disk, so a simulator can drive many of them through any interleaving. Not yet here: snapshots and
- * membership changes.
+ * disk, so a simulator can drive many of them through any interleaving. The host compacts the log
+ * with a snapshot of what it applied (`compact`). Not yet here: membership changes.
  */
-export class RaftNode<Data> {
+export class RaftNode<Data, State = unknown> {
   readonly id: string;
   private readonly voters: readonly string[];
   private readonly peers: readonly string[];
@@ -83,11 +92,14 @@ export class RaftNode<Data> {
   private recentlyActive = new Set<string>();
   private nextIndex = new Map<string, number>();
   private matchIndex = new Map<string, number>();
-  private outbox: RaftMessage<Data | null>[] = [];
+  private outbox: RaftMessage<Data | null, State>[] = [];
+  /** The latest snapshot, sent to followers that need what it covers. */
+  private snapshot: Snapshot<State> | null;
+  private installedSnapshot: Snapshot<State> | null = null;
 
   constructor(
     private readonly config: RaftConfig,
-    durable?: RaftDurableState<Data>,
+    durable?: RaftDurableState<Data, State>,
   ) {
     if (!config.voters.includes(config.id)) throw new RangeError(`${config.id} is not among the voters`);
     if (!(config.heartbeatTicks > 0 && config.heartbeatTicks < config.electionTicks))
@@ -98,7 +110,9 @@ export class RaftNode<Data> {
     this.maxEntries = config.maxEntriesPerMessage ?? 64;
     this.preVote = config.preVote ?? true;
     this.checkQuorum = config.checkQuorum ?? true;
-    this.log = new RaftLog(durable?.entries ?? []);
+    this.snapshot = durable?.snapshot ?? null;
+    this.log = new RaftLog(this.snapshot ?? undefined, durable?.entries ?? []);
+    this.commitIndex = this.appliedIndex = this.log.snapshotIndex;
     this.term = durable?.hardState.term ?? 0;
     this.votedFor = durable?.hardState.votedFor ?? null;
     this.resetElectionTimer();
@@ -123,6 +137,26 @@ export class RaftNode<Data> {
 
   get lastIndex(): number {
     return this.log.lastIndex;
+  }
+
+  /** The last index the latest snapshot covers; the log holds only the entries after it. */
+  get snapshotIndex(): number {
+    return this.log.snapshotIndex;
+  }
+
+  /**
+   * Compacts the log up to `index`, an index already applied, with the state machine as of it. The
+   * host persists the snapshot and may then drop the stored entries it covers.
+   */
+  compact(index: number, state: State): Snapshot<State> {
+    if (index > this.appliedIndex)
+      throw new RangeError(`cannot compact to ${index}: only ${this.appliedIndex} is applied`);
+    const term = this.log.termAt(index);
+    if (term === undefined || index <= this.log.snapshotIndex)
+      throw new RangeError(`cannot compact to ${index}: the log starts after ${this.log.snapshotIndex}`);
+    this.log.compact(index);
+    this.snapshot = { index, term, state };
+    return this.snapshot;
   }
 
   entryAt(index: number): LogEntry<Data | null> | undefined {
@@ -164,7 +198,7 @@ export class RaftNode<Data> {
     return { accepted: true, index: entry.index, term: entry.term };
   }
 
-  step(message: RaftMessage<Data | null>): void {
+  step(message: RaftMessage<Data | null, State>): void {
     if (message.to !== this.id || !this.voters.includes(message.from)) return;
     if (this.role === 'leader' && message.term === this.term) this.recentlyActive.add(message.from);
     if (message.term > this.term) {
@@ -173,11 +207,13 @@ export class RaftNode<Data> {
         message.type === 'pre-vote' || (message.type === 'pre-vote-response' && message.granted);
       // Leader stickiness: while our leader is heard, a vote for a higher term is a disruption.
       if (message.type === 'vote' && this.checkQuorum && this.hearsLeader()) return;
-      if (!prospective) this.becomeFollower(message.term, message.type === 'append' ? message.from : null);
+      const fromLeader = message.type === 'append' || message.type === 'snapshot';
+      if (!prospective) this.becomeFollower(message.term, fromLeader ? message.from : null);
     }
     if (message.term < this.term) {
       // A deposed leader or stale candidate learns the newer term from the answer and steps down.
-      if (message.type === 'append') this.respondAppend(message, false, this.log.lastIndex);
+      if (message.type === 'append' || message.type === 'snapshot')
+        this.respondAppend(message, false, this.log.lastIndex);
       else if (message.type === 'vote' || message.type === 'pre-vote') this.refuseVote(message);
       return;
     }
@@ -194,12 +230,16 @@ export class RaftNode<Data> {
         return this.handleAppend(message);
       case 'append-response':
         return this.handleAppendResponse(message);
+      case 'snapshot':
+        return this.handleSnapshot(message);
     }
   }
 
-  takeReady(): RaftReady<Data> {
+  takeReady(): RaftReady<Data, State> {
     const hardState = this.hardStateChanged ? { term: this.term, votedFor: this.votedFor } : null;
     this.hardStateChanged = false;
+    const snapshot = this.installedSnapshot;
+    this.installedSnapshot = null;
     const committed: LogEntry<Data | null>[] = [];
     while (this.appliedIndex < this.commitIndex) {
       this.appliedIndex += 1;
@@ -207,7 +247,7 @@ export class RaftNode<Data> {
     }
     const messages = this.outbox;
     this.outbox = [];
-    return { hardState, logChanges: this.log.takeChanges(), messages, committed };
+    return { hardState, snapshot, logChanges: this.log.takeChanges(), messages, committed };
   }
 
   /** Asks whether a majority would vote at the next term, changing nothing of its own state yet. */
@@ -317,10 +357,9 @@ export class RaftNode<Data> {
   }
 
   private handleAppend(request: AppendRequest<Data | null>): void {
-    // Same term: there is one leader per term, and this is it.
-    if (this.role !== 'follower') this.becomeFollower(request.term, request.from);
-    this.leader = request.from;
-    this.electionElapsed = 0;
+    this.followLeader(request);
+    // What is committed here matches the leader's log (Leader Completeness): go on from there.
+    if (request.prevLogIndex < this.commitIndex) return this.respondAppend(request, true, this.commitIndex);
     const prevTerm = this.log.termAt(request.prevLogIndex);
     if (prevTerm !== request.prevLogTerm) {
       // Past our end: look from our end. A conflict: look from just before it.
@@ -333,6 +372,25 @@ export class RaftNode<Data> {
     const commit = Math.min(request.leaderCommit, lastNew);
     if (commit > this.commitIndex) this.commitIndex = commit;
     this.respondAppend(request, true, lastNew);
+  }
+
+  private handleSnapshot(request: SnapshotRequest<State>): void {
+    this.followLeader(request);
+    const { snapshot } = request;
+    if (snapshot.index > this.commitIndex) {
+      this.log.restore(snapshot);
+      this.snapshot = snapshot;
+      this.installedSnapshot = snapshot;
+      this.commitIndex = this.appliedIndex = snapshot.index;
+    }
+    this.respondAppend(request, true, this.commitIndex);
+  }
+
+  /** Same term: there is one leader per term, and this is it. */
+  private followLeader(request: { term: number; from: string }): void {
+    if (this.role !== 'follower') this.becomeFollower(request.term, request.from);
+    this.leader = request.from;
+    this.electionElapsed = 0;
   }
 
   private handleAppendResponse(response: AppendResponse): void {
@@ -361,6 +419,10 @@ export class RaftNode<Data> {
   private sendAppend(peer: string): void {
     const next = this.nextIndex.get(peer) ?? this.log.lastIndex + 1;
     const prevLogIndex = next - 1;
+    if (prevLogIndex < this.log.snapshotIndex && this.snapshot) {
+      this.send({ ...this.header(peer), type: 'snapshot', snapshot: this.snapshot });
+      return;
+    }
     this.send({
       ...this.header(peer),
       type: 'append',
@@ -371,7 +433,7 @@ export class RaftNode<Data> {
     });
   }
 
-  private respondAppend(request: AppendRequest<Data | null>, success: boolean, index: number): void {
+  private respondAppend(request: { from: string }, success: boolean, index: number): void {
     this.send({ ...this.header(request.from), type: 'append-response', success, index });
   }
 
@@ -379,7 +441,7 @@ export class RaftNode<Data> {
     return { from: this.id, to, term: this.term };
   }
 
-  private send(message: RaftMessage<Data | null>): void {
+  private send(message: RaftMessage<Data | null, State>): void {
     this.outbox.push(message);
   }
 

@@ -2,14 +2,15 @@ import { describe, expect, it } from 'vitest';
 import type { RaftMessage } from '../../../src/core/consensus/raft-messages.js';
 import { RaftNode } from '../../../src/core/consensus/raft-node.js';
 
-type Message = RaftMessage<string | null>;
+type Member = RaftNode<string, string[]>;
+type Message = RaftMessage<string | null, string[]>;
 
-function node(id: string, voters: string[], random = () => 0): RaftNode<string> {
-  return new RaftNode<string>({ id, voters, electionTicks: 10, heartbeatTicks: 2, random });
+function node(id: string, voters: string[], random = () => 0): Member {
+  return new RaftNode<string, string[]>({ id, voters, electionTicks: 10, heartbeatTicks: 2, random });
 }
 
 /** Delivers messages until none is left, in order; returns every message that was sent. */
-function settle(nodes: RaftNode<string>[], first: Message[] = []): Message[] {
+function settle(nodes: Member[], first: Message[] = []): Message[] {
   const byId = new Map(nodes.map((member) => [member.id, member]));
   const queue = [...first];
   for (const member of nodes) queue.push(...member.takeReady().messages);
@@ -26,7 +27,7 @@ function settle(nodes: RaftNode<string>[], first: Message[] = []): Message[] {
   return sent;
 }
 
-function tickUntilCandidate(member: RaftNode<string>): void {
+function tickUntilCandidate(member: Member): void {
   for (let tick = 0; tick < 20 && member.currentRole === 'follower'; tick++) member.tick();
 }
 
@@ -148,7 +149,7 @@ describe('RaftNode', () => {
 });
 
 describe('RaftNode pre-vote and check-quorum', () => {
-  function electA(): RaftNode<string>[] {
+  function electA(): Member[] {
     const members = ['a', 'b', 'c'].map((id) => node(id, ['a', 'b', 'c']));
     tickUntilCandidate(members[0]!);
     settle(members);
@@ -198,5 +199,34 @@ describe('RaftNode pre-vote and check-quorum', () => {
     }
 
     expect([a!.currentRole, a!.currentLeader]).toEqual(['follower', null]);
+  });
+});
+
+describe('RaftNode snapshots', () => {
+  it('given a leader that compacted its log, a follower with nothing gets the snapshot and then the entries after it', () => {
+    const [leader, c] = ['a', 'c'].map((id) => node(id, ['a', 'b', 'c']));
+    tickUntilCandidate(leader!);
+    settle([leader!, c!]);
+    for (const data of ['x', 'y', 'z']) leader!.propose(data);
+    settle([leader!, c!]);
+    leader!.compact(3, ['x', 'y']);
+    leader!.propose('w');
+
+    const b = node('b', ['a', 'b', 'c']);
+    leader!.tick();
+    leader!.tick();
+    const sent = settle([leader!, b]);
+
+    expect(leader!.committedIndex).toBe(5);
+    expect(sent.some((message) => message.type === 'snapshot' && message.to === 'b')).toBe(true);
+    expect([b.snapshotIndex, b.lastIndex, b.entryAt(5)?.data]).toEqual([3, 5, 'w']);
+  });
+
+  it('given a compaction past what is applied, refuses it', () => {
+    const solo = node('a', ['a']);
+    tickUntilCandidate(solo);
+    solo.propose('x');
+
+    expect(() => solo.compact(2, ['x'])).toThrow(/only 0 is applied/);
   });
 });

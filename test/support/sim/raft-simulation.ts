@@ -1,5 +1,10 @@
 import { RaftNode } from '../../../src/core/consensus/raft-node.js';
-import type { HardState, LogEntry, RaftMessage } from '../../../src/core/consensus/raft-messages.js';
+import type {
+  HardState,
+  LogEntry,
+  RaftMessage,
+  Snapshot,
+} from '../../../src/core/consensus/raft-messages.js';
 import { randomInt, seededRandom } from './seeded-random.js';
 
 export interface RaftSimulationOptions {
@@ -21,6 +26,8 @@ export interface RaftSimulationOptions {
   /** Raft's optional extensions, both on unless set false. */
   preVote?: boolean;
   checkQuorum?: boolean;
+  /** A host compacts its log once this many applied entries follow its snapshot (0: never). */
+  compactEvery?: number;
   /** A broken host, for checking that the simulator catches it: votedFor is not persisted. */
   forgetVoteOnRestart?: boolean;
 }
@@ -32,15 +39,17 @@ export interface RaftSimulationResult {
   acknowledged: number;
   leaderTerms: number;
   crashes: number;
+  snapshotsInstalled: number;
 }
 
 type Entry = LogEntry<string | null>;
-type Message = RaftMessage<string | null>;
+/** The simulated state machine is the list of entries applied, so a snapshot is that list. */
+type Message = RaftMessage<string | null, Entry[]>;
 
 interface SimulatedHost {
   id: string;
-  node: RaftNode<string> | null;
-  disk: { hardState: HardState; entries: Entry[] };
+  node: RaftNode<string, Entry[]> | null;
+  disk: { hardState: HardState; snapshot: Snapshot<Entry[]> | null; entries: Entry[] };
   /** The state machine: what this host applied since it last started (it re-applies after a restart). */
   applied: Entry[];
   wasLeader: boolean;
@@ -75,6 +84,7 @@ class RaftSimulation {
   private readonly acknowledged = new Set<string>();
   private proposals = 0;
   private crashes = 0;
+  private snapshotsInstalled = 0;
 
   constructor(private readonly options: RaftSimulationOptions) {
     this.random = seededRandom(options.seed);
@@ -82,7 +92,7 @@ class RaftSimulation {
     this.hosts = this.ids.map((id) => ({
       id,
       node: null,
-      disk: { hardState: { term: 0, votedFor: null }, entries: [] },
+      disk: { hardState: { term: 0, votedFor: null }, snapshot: null, entries: [] },
       applied: [],
       wasLeader: false,
     }));
@@ -113,6 +123,7 @@ class RaftSimulation {
       acknowledged: this.acknowledged.size,
       leaderTerms: this.leaderOfTerm.size,
       crashes: this.crashes,
+      snapshotsInstalled: this.snapshotsInstalled,
     };
   }
 
@@ -155,14 +166,39 @@ class RaftSimulation {
   private handleReady(host: SimulatedHost, faulty: boolean): void {
     const node = host.node!;
     const ready = node.takeReady();
-    if (ready.hardState) host.disk.hardState = { ...ready.hardState };
+    const { disk } = host;
+    if (ready.hardState) disk.hardState = { ...ready.hardState };
+    if (ready.snapshot) this.storeSnapshot(host, ready.snapshot);
     if (ready.logChanges) {
-      host.disk.entries.length = ready.logChanges.from - 1;
-      host.disk.entries.push(...ready.logChanges.entries);
+      const { from, entries } = ready.logChanges;
+      disk.entries = [...disk.entries.filter((entry) => entry.index < from), ...entries];
     }
     for (const message of ready.messages) this.send(message, faulty);
+    if (ready.snapshot) {
+      this.snapshotsInstalled += 1;
+      this.restore(host, ready.snapshot.state);
+    }
     for (const entry of ready.committed) this.apply(host, entry);
+    this.compactIfDue(host);
     this.checkLeadership(host);
+  }
+
+  private storeSnapshot(host: SimulatedHost, snapshot: Snapshot<Entry[]>): void {
+    host.disk.snapshot = snapshot;
+    host.disk.entries = host.disk.entries.filter((entry) => entry.index > snapshot.index);
+  }
+
+  /** The state machine starts over from a snapshot: every entry in it is checked as if applied now. */
+  private restore(host: SimulatedHost, state: readonly Entry[]): void {
+    host.applied = [];
+    for (const entry of state) this.apply(host, entry);
+  }
+
+  private compactIfDue(host: SimulatedHost): void {
+    const every = this.options.compactEvery ?? 16;
+    const node = host.node!;
+    if (every === 0 || host.applied.length - node.snapshotIndex < every) return;
+    this.storeSnapshot(host, node.compact(host.applied.length, [...host.applied]));
   }
 
   private send(message: Message, faulty: boolean): void {
@@ -202,6 +238,8 @@ class RaftSimulation {
 
   private checkLeaderCompleteness(host: SimulatedHost): void {
     for (const [index, entry] of this.committed) {
+      // Compacted entries were checked as this node applied them.
+      if (index <= host.node!.snapshotIndex) continue;
       const own = host.node!.entryAt(index);
       if (!own || own.term !== entry.term || own.data !== entry.data)
         this.violate(
@@ -210,26 +248,29 @@ class RaftSimulation {
     }
   }
 
+  /** Where two stored logs hold an entry with the same index and term, every entry before it is the same. */
   private checkLogMatching(): void {
-    const logs = this.hosts.map((host) => ({ id: host.id, entries: host.disk.entries }));
+    const logs = this.hosts.map((host) => ({
+      id: host.id,
+      byIndex: new Map(host.disk.entries.map((entry) => [entry.index, entry])),
+    }));
     for (let a = 0; a < logs.length; a++)
       for (let b = a + 1; b < logs.length; b++) {
         const left = logs[a]!;
         const right = logs[b]!;
-        const shared = Math.min(left.entries.length, right.entries.length);
-        let last = -1;
-        for (let index = shared - 1; index >= 0; index--)
-          if (left.entries[index]!.term === right.entries[index]!.term) {
-            last = index;
-            break;
-          }
-        for (let index = 0; index <= last; index++) {
-          const x = left.entries[index]!;
-          const y = right.entries[index]!;
+        const common = [...left.byIndex.keys()]
+          .filter((index) => right.byIndex.has(index))
+          .sort((x, y) => y - x);
+        const highestShared = common.find(
+          (index) => left.byIndex.get(index)!.term === right.byIndex.get(index)!.term,
+        );
+        if (highestShared === undefined) continue;
+        for (const index of common) {
+          if (index > highestShared) continue;
+          const x = left.byIndex.get(index)!;
+          const y = right.byIndex.get(index)!;
           if (x.term !== y.term || x.data !== y.data)
-            this.violate(
-              `log matching: ${left.id} and ${right.id} differ at ${index + 1} below a shared entry`,
-            );
+            this.violate(`log matching: ${left.id} and ${right.id} differ at ${index} below a shared entry`);
         }
       }
   }
@@ -266,7 +307,8 @@ class RaftSimulation {
     const hardState = this.options.forgetVoteOnRestart
       ? { ...host.disk.hardState, votedFor: null }
       : host.disk.hardState;
-    host.node = new RaftNode<string>(
+    host.applied = host.disk.snapshot ? [...host.disk.snapshot.state] : [];
+    host.node = new RaftNode<string, Entry[]>(
       {
         id: host.id,
         voters: this.ids,
@@ -277,7 +319,7 @@ class RaftSimulation {
         preVote: this.options.preVote ?? true,
         checkQuorum: this.options.checkQuorum ?? true,
       },
-      { hardState, entries: [...host.disk.entries] },
+      { hardState, snapshot: host.disk.snapshot, entries: [...host.disk.entries] },
     );
   }
 
