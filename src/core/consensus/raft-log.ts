@@ -4,6 +4,8 @@ import type { LogEntry } from './raft-messages.js';
 export interface LogStart {
   index: number;
   term: number;
+  /** The voters as of `index`, when a snapshot says. */
+  voters?: readonly string[];
 }
 
 /**
@@ -15,6 +17,8 @@ export class RaftLog<Data> {
   private entries: LogEntry<Data>[];
   private start: LogStart;
   private dirtyFrom: number | null = null;
+  /** The indexes of configuration entries after the start, ascending. */
+  private configIndexes: number[] = [];
 
   constructor(start: LogStart = { index: 0, term: 0 }, entries: readonly LogEntry<Data>[] = []) {
     entries.forEach((entry, position) => {
@@ -23,6 +27,26 @@ export class RaftLog<Data> {
     });
     this.start = { ...start };
     this.entries = [...entries];
+    this.configIndexes = this.entries.filter((entry) => entry.voters).map((entry) => entry.index);
+  }
+
+  /** The voters of the latest configuration in the log (or its snapshot); undefined when none is. */
+  get latestVoters(): readonly string[] | undefined {
+    return this.votersAt(this.lastIndex);
+  }
+
+  /** The index of the latest configuration entry in the log; the start's index when there is none. */
+  get latestConfigIndex(): number {
+    return this.configIndexes.at(-1) ?? this.start.index;
+  }
+
+  /** The voters in force at `index` (after the start), as far as the log and its snapshot say. */
+  votersAt(index: number): readonly string[] | undefined {
+    for (let position = this.configIndexes.length - 1; position >= 0; position--) {
+      const configIndex = this.configIndexes[position]!;
+      if (configIndex <= index) return this.entryAt(configIndex)!.voters;
+    }
+    return this.start.voters;
   }
 
   /** The last index a snapshot covers (0 when none does): entries up to it are gone from the log. */
@@ -59,10 +83,9 @@ export class RaftLog<Data> {
     return term > this.lastTerm || (term === this.lastTerm && index >= this.lastIndex);
   }
 
-  append(term: number, data: Data): LogEntry<Data> {
-    const entry = { index: this.lastIndex + 1, term, data };
-    this.entries.push(entry);
-    this.markDirty(entry.index);
+  append(term: number, data: Data, voters?: readonly string[]): LogEntry<Data> {
+    const entry: LogEntry<Data> = { index: this.lastIndex + 1, term, data, ...(voters ? { voters } : {}) };
+    this.push(entry);
     return entry;
   }
 
@@ -76,11 +99,10 @@ export class RaftLog<Data> {
       if (entry.index <= this.start.index) continue;
       const existing = this.termAt(entry.index);
       if (existing === entry.term) continue;
-      if (existing !== undefined) this.entries.length = entry.index - this.start.index - 1;
+      if (existing !== undefined) this.truncateFrom(entry.index);
       if (entry.index !== this.lastIndex + 1)
         throw new RangeError(`entry ${entry.index} leaves a gap after ${this.lastIndex}`);
-      this.entries.push(entry);
-      this.markDirty(entry.index);
+      this.push(entry);
     }
   }
 
@@ -91,8 +113,10 @@ export class RaftLog<Data> {
       throw new RangeError(
         `cannot compact to ${index}: the log holds ${this.start.index + 1}..${this.lastIndex}`,
       );
+    const voters = this.votersAt(index);
     this.entries = this.entries.slice(index - this.start.index);
-    this.start = { index, term };
+    this.configIndexes = this.configIndexes.filter((configIndex) => configIndex > index);
+    this.start = { index, term, ...(voters ? { voters } : {}) };
   }
 
   /**
@@ -107,6 +131,7 @@ export class RaftLog<Data> {
     )
       return this.compact(start.index);
     this.entries = [];
+    this.configIndexes = [];
     this.start = { ...start };
     this.markDirty(start.index + 1);
   }
@@ -117,6 +142,17 @@ export class RaftLog<Data> {
     const from = Math.max(this.dirtyFrom, this.start.index + 1);
     this.dirtyFrom = null;
     return { from, entries: this.slice(from, Number.MAX_SAFE_INTEGER) };
+  }
+
+  private push(entry: LogEntry<Data>): void {
+    this.entries.push(entry);
+    if (entry.voters) this.configIndexes.push(entry.index);
+    this.markDirty(entry.index);
+  }
+
+  private truncateFrom(index: number): void {
+    this.entries.length = index - this.start.index - 1;
+    this.configIndexes = this.configIndexes.filter((configIndex) => configIndex < index);
   }
 
   private markDirty(index: number): void {

@@ -6,6 +6,8 @@ export interface LogEntry<Data> {
   index: number;
   term: number;
   data: Data;
+  /** A configuration entry: the voters from this entry on, in force as soon as it is in a log. */
+  voters?: readonly string[];
 }
 
 /** What a node must have on disk before it sends anything that depends on it. */
@@ -61,6 +63,8 @@ export interface AppendResponse {
 export interface Snapshot<State> {
   index: number;
   term: number;
+  /** The voters as of `index`. */
+  voters: readonly string[];
   state: State;
 }
 

@@ -16,7 +16,10 @@ export type RaftRole = 'follower' | 'pre-candidate' | 'candidate' | 'leader';
 
 export interface RaftConfig {
   id: string;
-  /** Every voting member, this node included. */
+  /**
+   * The voting members when the log holds no configuration yet: the initial members, or, for a node
+   * joining a running group, the group as it is (without the new node, which votes once it is added).
+   */
   voters: readonly string[];
   /** Ticks without hearing a leader before standing for election; the timeout is randomised in [n, 2n). */
   electionTicks: number;
@@ -60,18 +63,20 @@ export interface RaftReady<Data, State> {
 }
 
 export type Proposal =
-  { accepted: true; index: number; term: number } | { accepted: false; leader: string | null };
+  | { accepted: true; index: number; term: number }
+  | { accepted: false; leader: string | null; reason?: string };
 
 /**
  * One member of a Raft group (Ongaro and Ousterhout, 2014), as a pure state machine: the host feeds it
  * ticks, messages and proposals, and carries out what `takeReady` returns. It owns no clock, socket or
  * disk, so a simulator can drive many of them through any interleaving. The host compacts the log
- * with a snapshot of what it applied (`compact`). Not yet here: membership changes.
+ * with a snapshot of what it applied (`compact`). Members join and leave one at a time (`changeVoters`,
+ * Ongaro's thesis, 4.1): a configuration is in force as soon as it is in a node's log.
  */
 export class RaftNode<Data, State = unknown> {
   readonly id: string;
-  private readonly voters: readonly string[];
-  private readonly peers: readonly string[];
+  private voters: readonly string[];
+  private peers: readonly string[];
   private readonly log: RaftLog<Data | null>;
   private readonly maxEntries: number;
   private readonly preVote: boolean;
@@ -101,17 +106,17 @@ export class RaftNode<Data, State = unknown> {
     private readonly config: RaftConfig,
     durable?: RaftDurableState<Data, State>,
   ) {
-    if (!config.voters.includes(config.id)) throw new RangeError(`${config.id} is not among the voters`);
     if (!(config.heartbeatTicks > 0 && config.heartbeatTicks < config.electionTicks))
       throw new RangeError('heartbeatTicks must be positive and below electionTicks');
     this.id = config.id;
-    this.voters = [...new Set(config.voters)];
-    this.peers = this.voters.filter((voter) => voter !== this.id);
+    this.voters = [];
+    this.peers = [];
     this.maxEntries = config.maxEntriesPerMessage ?? 64;
     this.preVote = config.preVote ?? true;
     this.checkQuorum = config.checkQuorum ?? true;
     this.snapshot = durable?.snapshot ?? null;
     this.log = new RaftLog(this.snapshot ?? undefined, durable?.entries ?? []);
+    this.syncVoters();
     this.commitIndex = this.appliedIndex = this.log.snapshotIndex;
     this.term = durable?.hardState.term ?? 0;
     this.votedFor = durable?.hardState.votedFor ?? null;
@@ -154,13 +159,37 @@ export class RaftNode<Data, State = unknown> {
     const term = this.log.termAt(index);
     if (term === undefined || index <= this.log.snapshotIndex)
       throw new RangeError(`cannot compact to ${index}: the log starts after ${this.log.snapshotIndex}`);
+    const voters = this.log.votersAt(index) ?? this.initialVoters();
     this.log.compact(index);
-    this.snapshot = { index, term, state };
-    return this.snapshot;
+    const snapshot = { index, term, voters, state };
+    this.snapshot = snapshot;
+    return snapshot;
   }
 
   entryAt(index: number): LogEntry<Data | null> | undefined {
     return this.log.entryAt(index);
+  }
+
+  /** The voters in force here: those of the latest configuration in this node's log. */
+  get currentVoters(): readonly string[] {
+    return this.voters;
+  }
+
+  /**
+   * Adds or removes one voter (the leader only). Refused while an earlier change is not committed, and
+   * until an entry of the leader's own term is, so two changes never overlap.
+   */
+  changeVoters(voters: readonly string[]): Proposal {
+    if (this.role !== 'leader') return { accepted: false, leader: this.leader };
+    const next = [...new Set(voters)].sort();
+    const added = next.filter((voter) => !this.voters.includes(voter));
+    const removed = this.voters.filter((voter) => !next.includes(voter));
+    if (added.length + removed.length !== 1 || next.length === 0)
+      return { accepted: false, leader: this.id, reason: 'add or remove exactly one voter at a time' };
+    if (this.log.latestConfigIndex > this.commitIndex || this.log.termAt(this.commitIndex) !== this.term)
+      return { accepted: false, leader: this.id, reason: 'an earlier change is not committed yet' };
+    const entry = this.log.append(this.term, null, next);
+    return this.replicate(entry);
   }
 
   /** One unit of logical time. */
@@ -169,7 +198,7 @@ export class RaftNode<Data, State = unknown> {
       this.electionElapsed += 1;
       if (this.electionElapsed >= this.config.electionTicks) {
         this.electionElapsed = 0;
-        if (this.checkQuorum && this.recentlyActive.size < majority(this.voters.length)) {
+        if (this.checkQuorum && !this.isMajority(this.recentlyActive)) {
           this.becomeFollower(this.term, null);
           return;
         }
@@ -183,7 +212,8 @@ export class RaftNode<Data, State = unknown> {
       return;
     }
     this.electionElapsed += 1;
-    if (this.electionElapsed < this.electionTimeout) return;
+    // A node that does not vote (joining, or removed) never stands for election.
+    if (this.electionElapsed < this.electionTimeout || !this.voters.includes(this.id)) return;
     if (this.preVote) this.preCampaign();
     else this.campaign();
   }
@@ -191,7 +221,11 @@ export class RaftNode<Data, State = unknown> {
   /** Appends `data` if this node leads; it is committed once a majority has it (see `committed`). */
   propose(data: Data): Proposal {
     if (this.role !== 'leader') return { accepted: false, leader: this.leader };
-    const entry = this.log.append(this.term, data);
+    return this.replicate(this.log.append(this.term, data));
+  }
+
+  private replicate(entry: LogEntry<Data | null>): Proposal {
+    this.syncVoters();
     this.matchIndex.set(this.id, entry.index);
     for (const peer of this.peers) this.sendAppend(peer);
     this.advanceCommit();
@@ -199,7 +233,7 @@ export class RaftNode<Data, State = unknown> {
   }
 
   step(message: RaftMessage<Data | null, State>): void {
-    if (message.to !== this.id || !this.voters.includes(message.from)) return;
+    if (message.to !== this.id) return;
     if (this.role === 'leader' && message.term === this.term) this.recentlyActive.add(message.from);
     if (message.term > this.term) {
       // A pre-vote, or a pre-vote granted, carries the term the candidate would stand at: no one's yet.
@@ -256,7 +290,7 @@ export class RaftNode<Data, State = unknown> {
     this.leader = null;
     this.votesGranted = new Set([this.id]);
     this.resetElectionTimer();
-    if (this.votesGranted.size >= majority(this.voters.length)) return this.campaign();
+    if (this.isMajority(this.votesGranted)) return this.campaign();
     for (const peer of this.peers)
       this.send({
         ...this.header(peer),
@@ -275,7 +309,7 @@ export class RaftNode<Data, State = unknown> {
     this.hardStateChanged = true;
     this.votesGranted = new Set([this.id]);
     this.resetElectionTimer();
-    if (this.votesGranted.size >= majority(this.voters.length)) return this.becomeLeader();
+    if (this.isMajority(this.votesGranted)) return this.becomeLeader();
     for (const peer of this.peers)
       this.send({
         ...this.header(peer),
@@ -310,7 +344,7 @@ export class RaftNode<Data, State = unknown> {
   private handlePreVoteResponse(response: VoteResponse): void {
     if (this.role !== 'pre-candidate' || !response.granted || response.term !== this.term + 1) return;
     this.votesGranted.add(response.from);
-    if (this.votesGranted.size >= majority(this.voters.length)) this.campaign();
+    if (this.isMajority(this.votesGranted)) this.campaign();
   }
 
   private refuseVote(request: VoteRequest): void {
@@ -327,7 +361,7 @@ export class RaftNode<Data, State = unknown> {
   private handleVoteResponse(response: VoteResponse): void {
     if (this.role !== 'candidate' || !response.granted) return;
     this.votesGranted.add(response.from);
-    if (this.votesGranted.size >= majority(this.voters.length)) this.becomeLeader();
+    if (this.isMajority(this.votesGranted)) this.becomeLeader();
   }
 
   private becomeLeader(): void {
@@ -339,10 +373,36 @@ export class RaftNode<Data, State = unknown> {
     this.nextIndex = new Map(this.peers.map((peer) => [peer, this.log.lastIndex + 1]));
     this.matchIndex = new Map(this.voters.map((voter) => [voter, 0]));
     // Entries of earlier terms are committed only through one of the leader's own term (§5.4.2).
-    const noop = this.log.append(this.term, null);
-    this.matchIndex.set(this.id, noop.index);
-    for (const peer of this.peers) this.sendAppend(peer);
-    this.advanceCommit();
+    this.replicate(this.log.append(this.term, null));
+  }
+
+  private initialVoters(): readonly string[] {
+    return [...new Set(this.config.voters)].sort();
+  }
+
+  private isMajority(members: ReadonlySet<string>): boolean {
+    const voting = this.voters.filter((voter) => members.has(voter)).length;
+    return voting >= majority(this.voters.length);
+  }
+
+  /**
+   * Takes the latest configuration in the log as the voters. A leader starts tracking a new voter from
+   * the end of its log, forgets a removed one, and steps down once its own removal is committed.
+   */
+  private syncVoters(): void {
+    const voters = this.log.latestVoters ?? this.initialVoters();
+    if (voters !== this.voters) {
+      this.voters = voters;
+      this.peers = voters.filter((voter) => voter !== this.id);
+    }
+    if (this.role !== 'leader') return;
+    for (const peer of this.peers)
+      if (!this.nextIndex.has(peer)) {
+        this.nextIndex.set(peer, this.log.lastIndex + 1);
+        this.matchIndex.set(peer, 0);
+      }
+    for (const tracked of [...this.nextIndex.keys()])
+      if (!this.peers.includes(tracked)) this.nextIndex.delete(tracked);
   }
 
   private becomeFollower(term: number, leader: string | null): void {
@@ -367,6 +427,7 @@ export class RaftNode<Data, State = unknown> {
       return this.respondAppend(request, false, Math.max(0, hint));
     }
     this.log.merge(request.entries);
+    this.syncVoters();
     const lastNew = request.prevLogIndex + request.entries.length;
     // Only what is known to match the leader's log may be committed here, not a stale tail after it.
     const commit = Math.min(request.leaderCommit, lastNew);
@@ -379,6 +440,7 @@ export class RaftNode<Data, State = unknown> {
     const { snapshot } = request;
     if (snapshot.index > this.commitIndex) {
       this.log.restore(snapshot);
+      this.syncVoters();
       this.snapshot = snapshot;
       this.installedSnapshot = snapshot;
       this.commitIndex = this.appliedIndex = snapshot.index;
@@ -394,7 +456,7 @@ export class RaftNode<Data, State = unknown> {
   }
 
   private handleAppendResponse(response: AppendResponse): void {
-    if (this.role !== 'leader') return;
+    if (this.role !== 'leader' || !this.nextIndex.has(response.from)) return;
     const matched = this.matchIndex.get(response.from) ?? 0;
     if (response.success) {
       if (response.index > matched) this.matchIndex.set(response.from, response.index);
@@ -414,6 +476,9 @@ export class RaftNode<Data, State = unknown> {
     const candidate = majorityMatched(this.voters.map((voter) => this.matchIndex.get(voter) ?? 0));
     if (candidate > this.commitIndex && this.log.termAt(candidate) === this.term)
       this.commitIndex = candidate;
+    // A leader that removed itself leads until that change is committed, then leaves the group to the rest.
+    if (!this.voters.includes(this.id) && this.commitIndex >= this.log.latestConfigIndex)
+      this.becomeFollower(this.term, null);
   }
 
   private sendAppend(peer: string): void {

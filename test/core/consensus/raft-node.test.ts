@@ -230,3 +230,61 @@ describe('RaftNode snapshots', () => {
     expect(() => solo.compact(2, ['x'])).toThrow(/only 0 is applied/);
   });
 });
+
+describe('RaftNode membership changes', () => {
+  function electA(voters = ['a', 'b', 'c']): Member[] {
+    const members = voters.map((id) => node(id, voters));
+    tickUntilCandidate(members[0]!);
+    settle(members);
+    return members;
+  }
+
+  it('given a change of two voters at once, refuses it', () => {
+    const [a] = electA();
+
+    expect(a!.changeVoters(['a', 'b', 'c', 'd', 'e'])).toMatchObject({
+      accepted: false,
+      reason: 'add or remove exactly one voter at a time',
+    });
+  });
+
+  it('given a change not yet committed, refuses the next one', () => {
+    const [a] = electA();
+    expect(a!.changeVoters(['a', 'b', 'c', 'd']).accepted).toBe(true);
+
+    expect(a!.changeVoters(['a', 'b', 'c', 'd', 'e'])).toMatchObject({
+      accepted: false,
+      reason: 'an earlier change is not committed yet',
+    });
+  });
+
+  it('given a node added as a voter, it receives the log and its vote counts from then on', () => {
+    const [a, b, c] = electA();
+    const d = node('d', ['a', 'b', 'c']);
+    a!.propose('x');
+    a!.changeVoters(['a', 'b', 'c', 'd']);
+    settle([a!, b!, c!, d]);
+    a!.tick();
+    a!.tick();
+    settle([a!, b!, c!, d]);
+
+    expect(d.currentVoters).toEqual(['a', 'b', 'c', 'd']);
+    expect(d.entryAt(2)?.data).toBe('x');
+    expect(a!.committedIndex).toBe(3);
+  });
+
+  it('given a leader that removes itself, it leads until the change is committed, then steps down', () => {
+    const [a, b, c] = electA();
+    a!.changeVoters(['b', 'c']);
+    expect(a!.currentRole).toBe('leader');
+
+    settle([a!, b!, c!]);
+
+    expect(a!.currentRole).toBe('follower');
+    expect(b!.currentVoters).toEqual(['b', 'c']);
+    // The removed node never stands for election (the others elect one of themselves: the simulator).
+    a!.takeReady();
+    for (let tick = 0; tick < 60; tick++) a!.tick();
+    expect([a!.currentRole, a!.takeReady().messages]).toEqual(['follower', []]);
+  });
+});

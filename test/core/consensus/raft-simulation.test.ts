@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { simulateRaft } from '../../support/sim/raft-simulation.js';
 import type { RaftSimulationOptions, RaftSimulationResult } from '../../support/sim/raft-simulation.js';
 
-/** SIM_SEEDS=100000 explores further (npm run sim); the suite runs 500 per case, 2,000 in all. */
+/** SIM_SEEDS=100000 explores further (npm run sim); the suite runs 500 per case, 2,500 in all. */
 const SEEDS = Number(process.env['SIM_SEEDS'] ?? 500);
 /** A node crashes every 20 ticks on average and is back within two: elections are cut short often. */
 const CRASH_HEAVY = { crashRate: 0.05, restartRate: 0.5, partitionRate: 0.05 };
@@ -11,6 +11,10 @@ const CASES: [string, Omit<RaftSimulationOptions, 'seed'>][] = [
   [`3 voters, ${SEEDS} seeds of loss, duplication, delay, partitions, crashes`, { voters: 3 }],
   [`5 voters, ${SEEDS} seeds of loss, duplication, delay, partitions, crashes`, { voters: 5 }],
   [`3 voters, ${SEEDS} seeds of crashes in the middle of elections`, { voters: 3, ...CRASH_HEAVY }],
+  [
+    `3 voters of 5 hosts adding and removing voters one at a time, ${SEEDS} seeds`,
+    { voters: 3, spares: 2, changeRate: 0.03 },
+  ],
   [
     `3 voters without pre-vote, check-quorum or compaction, ${SEEDS} seeds`,
     { voters: 3, preVote: false, checkQuorum: false, compactEvery: 0 },
@@ -22,21 +26,23 @@ function explore(seeds: number, options: Omit<RaftSimulationOptions, 'seed'>) {
   let acknowledged = 0;
   let crashes = 0;
   let snapshotsInstalled = 0;
+  let votersChanged = 0;
   for (let seed = 1; seed <= seeds; seed++) {
     const result = simulateRaft({ seed, ...options });
     acknowledged += result.acknowledged;
     crashes += result.crashes;
     snapshotsInstalled += result.snapshotsInstalled;
+    votersChanged += result.votersChanged;
     if (result.violations.length > 0) failures.push(result);
   }
-  return { failures, acknowledged, crashes, snapshotsInstalled };
+  return { failures, acknowledged, crashes, snapshotsInstalled, votersChanged };
 }
 
 describe('Raft under simulated faults', () => {
   it.each(CASES)(
     'given %s, no safety property is ever violated and every committed entry reaches every node after healing',
     (_title, options) => {
-      const { failures, acknowledged, crashes, snapshotsInstalled } = explore(SEEDS, options);
+      const { failures, acknowledged, crashes, snapshotsInstalled, votersChanged } = explore(SEEDS, options);
 
       expect(failures.map((failure) => `seed ${failure.seed}: ${failure.violations[0]}`)).toEqual([]);
       // The runs did something: entries were committed and nodes crashed along the way.
@@ -44,6 +50,7 @@ describe('Raft under simulated faults', () => {
       expect(crashes).toBeGreaterThan(SEEDS / 2);
       // Logs were compacted, and followers that fell behind caught up from a leader's snapshot.
       if (options.compactEvery !== 0) expect(snapshotsInstalled).toBeGreaterThan(SEEDS / 10);
+      if (options.changeRate) expect(votersChanged).toBeGreaterThan(SEEDS);
     },
   );
 

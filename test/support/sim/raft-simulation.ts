@@ -26,6 +26,10 @@ export interface RaftSimulationOptions {
   /** Raft's optional extensions, both on unless set false. */
   preVote?: boolean;
   checkQuorum?: boolean;
+  /** Hosts beyond the initial voters, which membership changes may add (and voters they may remove). */
+  spares?: number;
+  /** Per tick: chance the leader (if any) asks to add or remove one voter. */
+  changeRate?: number;
   /** A host compacts its log once this many applied entries follow its snapshot (0: never). */
   compactEvery?: number;
   /** A broken host, for checking that the simulator catches it: votedFor is not persisted. */
@@ -40,6 +44,7 @@ export interface RaftSimulationResult {
   leaderTerms: number;
   crashes: number;
   snapshotsInstalled: number;
+  votersChanged: number;
 }
 
 type Entry = LogEntry<string | null>;
@@ -85,10 +90,14 @@ class RaftSimulation {
   private proposals = 0;
   private crashes = 0;
   private snapshotsInstalled = 0;
+  private votersChanged = 0;
+  private readonly initialVoters: string[];
 
   constructor(private readonly options: RaftSimulationOptions) {
     this.random = seededRandom(options.seed);
-    this.ids = Array.from({ length: options.voters ?? 3 }, (_, index) => `n${index + 1}`);
+    const voters = options.voters ?? 3;
+    this.ids = Array.from({ length: voters + (options.spares ?? 0) }, (_, index) => `n${index + 1}`);
+    this.initialVoters = this.ids.slice(0, voters);
     this.hosts = this.ids.map((id) => ({
       id,
       node: null,
@@ -124,6 +133,7 @@ class RaftSimulation {
       leaderTerms: this.leaderOfTerm.size,
       crashes: this.crashes,
       snapshotsInstalled: this.snapshotsInstalled,
+      votersChanged: this.votersChanged,
     };
   }
 
@@ -137,6 +147,8 @@ class RaftSimulation {
     const leader = this.hosts.find((host) => host.node?.currentRole === 'leader');
     if (leader && proposing && this.random() < (this.options.proposeRate ?? 0.3))
       this.propose(leader, faulty);
+    if (leader && proposing && this.random() < (this.options.changeRate ?? 0))
+      this.changeVoters(leader, faulty);
     this.deliverDue(faulty);
   }
 
@@ -145,6 +157,19 @@ class RaftSimulation {
     const proposal = host.node!.propose(data);
     if (!proposal.accepted) return;
     this.proposals += 1;
+    this.handleReady(host, faulty);
+  }
+
+  /** Adds a host that does not vote, or removes a voter (the leader itself among them), while at least two remain. */
+  private changeVoters(host: SimulatedHost, faulty: boolean): void {
+    const node = host.node!;
+    const current = node.currentVoters;
+    const outside = this.ids.filter((id) => !current.includes(id));
+    const remove = outside.length === 0 || (current.length > 2 && this.random() < 0.5);
+    const pool = remove ? current : outside;
+    const chosen = pool[randomInt(this.random, 0, pool.length - 1)]!;
+    const next = remove ? current.filter((id) => id !== chosen) : [...current, chosen];
+    if (node.changeVoters(next).accepted) this.votersChanged += 1;
     this.handleReady(host, faulty);
   }
 
@@ -279,7 +304,8 @@ class RaftSimulation {
     const leader = this.hosts.find((host) => host.node?.currentRole === 'leader');
     if (!leader) return this.violate('no leader after healing');
     const target = leader.node!.committedIndex;
-    for (const host of this.hosts) {
+    const members = leader.node!.currentVoters;
+    for (const host of this.hosts.filter((candidate) => members.includes(candidate.id))) {
       if (host.applied.length < target)
         this.violate(`${host.id} applied ${host.applied.length} of ${target} after healing`);
       const applied = new Set(host.applied.map((entry) => entry.data));
@@ -311,7 +337,7 @@ class RaftSimulation {
     host.node = new RaftNode<string, Entry[]>(
       {
         id: host.id,
-        voters: this.ids,
+        voters: this.initialVoters,
         electionTicks: ELECTION_TICKS,
         heartbeatTicks: HEARTBEAT_TICKS,
         maxEntriesPerMessage: 8,
