@@ -25,3 +25,6 @@ export function userById(uid: number): UserEntry | null;
 
 /** The names of the groups `user` belongs to: `gid` (its primary group) and its supplementary groups. */
 export function groupNamesOf(user: string, gid: number): string[];
+
+/** The id of the group named `name`, or null when there is none. */
+export function groupIdOf(name: string): number | null;

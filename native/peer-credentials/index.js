@@ -3,4 +3,4 @@ import { createRequire } from 'node:module';
 
 const addon = createRequire(import.meta.url)('./build/Release/peer_credentials.node');
 
-export const { mechanism, peerCredentials, userById, groupNamesOf } = addon;
+export const { mechanism, peerCredentials, userById, groupNamesOf, groupIdOf } = addon;

@@ -1,7 +1,8 @@
 // Who is at the other end of a Unix socket, as the kernel recorded it when the peer connected: nothing the
 // peer sends can change the answer. Linux has SO_PEERCRED (uid, gid and pid); the BSDs and macOS have
 // getpeereid (uid and gid; macOS adds the pid through LOCAL_PEERPID). Where neither exists the module says
-// so through `mechanism`, and the daemon refuses to serve other users.
+// so through `mechanism`, and the daemon refuses to serve other users. The user database lookups (getpwuid_r,
+// getgrouplist, getgrnam_r) go through NSS, which Node has no API for.
 #define _GNU_SOURCE
 #define NAPI_VERSION 8
 #include <node_api.h>
@@ -199,6 +200,38 @@ static napi_value group_names_of(napi_env env, napi_callback_info info) {
   return result;
 }
 
+static napi_value group_id_of(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  char name[256];
+  size_t name_length = 0;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 1 ||
+      napi_get_value_string_utf8(env, argv[0], name, sizeof name, &name_length) != napi_ok) {
+    napi_throw_type_error(env, NULL, "groupIdOf(name): a group name");
+    return NULL;
+  }
+  long suggested = sysconf(_SC_GETGR_R_SIZE_MAX);
+  size_t size = suggested > 0 ? (size_t)suggested : 16384;
+  for (;;) {
+    char *buffer = malloc(size);
+    if (buffer == NULL) return throw_errno(env, "groupIdOf", ENOMEM);
+    struct group entry, *found = NULL;
+    int error = getgrnam_r(name, &entry, buffer, size, &found);
+    if (error == ERANGE && size < (1 << 24)) {
+      free(buffer);
+      size *= 2;
+      continue;
+    }
+    napi_value result;
+    if (error == 0 && found != NULL)
+      napi_create_double(env, entry.gr_gid, &result);
+    else
+      napi_get_null(env, &result);
+    free(buffer);
+    return result;
+  }
+}
+
 static napi_value init(napi_env env, napi_value exports) {
   napi_value mechanism;
 #ifdef PEER_MECHANISM
@@ -211,6 +244,7 @@ static napi_value init(napi_env env, napi_value exports) {
       {"peerCredentials", NULL, peer_credentials, NULL, NULL, NULL, napi_enumerable, NULL},
       {"userById", NULL, user_by_id, NULL, NULL, NULL, napi_enumerable, NULL},
       {"groupNamesOf", NULL, group_names_of, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"groupIdOf", NULL, group_id_of, NULL, NULL, NULL, napi_enumerable, NULL},
   };
   napi_define_properties(env, exports, sizeof properties / sizeof properties[0], properties);
   return exports;
