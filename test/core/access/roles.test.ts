@@ -71,12 +71,19 @@ describe('roles from [access]', () => {
   it('never gives a role to a caller that no list names, whatever its groups', () => {
     const name = fc.stringMatching(/^[a-z][a-z0-9]{0,7}$/);
     fc.assert(
-      fc.property(fc.array(name), fc.array(name), fc.array(name), name, fc.array(name), (a, o, v, user, groups) => {
-        const rules = { admins: a, operators: o, viewers: v, daemonUser: 'sched' };
-        const named = [...a, ...o, ...v].some((entry) => entry === user);
-        fc.pre(user !== 'sched' && !named);
-        expect(roleOf(caller(user, groups), rules)).toBeNull();
-      }),
+      fc.property(
+        fc.array(name),
+        fc.array(name),
+        fc.array(name),
+        name,
+        fc.array(name),
+        (a, o, v, user, groups) => {
+          const rules = { admins: a, operators: o, viewers: v, daemonUser: 'sched' };
+          const named = [...a, ...o, ...v].some((entry) => entry === user);
+          fc.pre(user !== 'sched' && !named);
+          expect(roleOf(caller(user, groups), rules)).toBeNull();
+        },
+      ),
     );
   });
 });
