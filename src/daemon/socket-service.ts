@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { SchedError } from '../core/errors.js';
 import { serve, type ServeHandlers, type TransportServer } from '../ipc/transport.js';
 import { bindPrivately } from './private-file.js';
 import type { Service } from './service.js';
@@ -31,7 +32,7 @@ export class SocketService implements Service {
     checkSocketPath(this.socketPath);
     this.server = await bindPrivately(() => serve(this.socketPath, this.handlers));
     // lchown: never through a link someone put there meanwhile; chmod then checks it is still a socket.
-    if (gid !== null) fs.lchownSync(this.socketPath, process.getuid!(), gid);
+    if (gid !== null) giveToGroup(this.socketPath, gid);
     if (!fs.lstatSync(this.socketPath).isSocket())
       throw new Error(`${this.socketPath} is no longer a socket`);
     fs.chmodSync(this.socketPath, mode);
@@ -40,5 +41,21 @@ export class SocketService implements Service {
   async stop(): Promise<void> {
     await this.server?.close();
     fs.rmSync(this.socketPath, { force: true });
+  }
+}
+
+function giveToGroup(socketPath: string, gid: number): void {
+  try {
+    fs.lchownSync(socketPath, process.getuid!(), gid);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') throw error;
+    throw new SchedError(
+      'VALIDATION_FAILED',
+      `The daemon may not give its socket to group ${gid} (socket_group).`,
+      {
+        hint: 'Run the daemon as root, or as a user who is a member of that group.',
+        details: { socketPath, gid },
+      },
+    );
   }
 }

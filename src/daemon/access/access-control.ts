@@ -29,10 +29,13 @@ export const SINGLE_USER: AccessSettings = {
  * Who may reach the daemon and do what. Multi-user mode (a socket others may open, or roles for others)
  * needs the kernel to say who connects: where it cannot, the daemon refuses to start and says why.
  */
-export function accessControl(settings: AccessSettings, daemonUser: string) {
+export function accessControl(
+  settings: AccessSettings,
+  daemonUser: string,
+  support: ReturnType<typeof peerCredentialsSupport> = peerCredentialsSupport(),
+) {
   const rules: AccessRules = { ...settings, daemonUser };
   const multiUser = (settings.socketMode & 0o077) !== 0 || admitsOthers(rules);
-  const support = peerCredentialsSupport();
   if (multiUser && 'reason' in support) {
     throw new SchedError(
       'VALIDATION_FAILED',
