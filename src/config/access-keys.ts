@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { commaList } from './comma-list.js';
 import type { KeySpec } from './keys.js';
 
 const MAX_SOCKET_MODE = 0o777;
@@ -24,11 +25,7 @@ function accessList(role: string): KeySpec {
     key: `access.${role}`,
     expects: 'a list of user names and @groups, such as ["alice", "@ops"]',
     schema: z.array(z.string().regex(USER_OR_GROUP)),
-    fromText: (text) =>
-      text
-        .split(',')
-        .map((part) => part.trim())
-        .filter((part) => part !== ''),
+    fromText: commaList,
     default: () => [],
   };
 }

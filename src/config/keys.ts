@@ -6,6 +6,7 @@ import { parseNotifyOn } from '../core/notify/normalize-alerts.js';
 import { parseNotifyTarget } from '../core/notify/notify-target.js';
 import { assertTimezone, isValidTimezone } from '../core/schedule/timezone.js';
 import { ACCESS_KEYS } from './access-keys.js';
+import { commaList } from './comma-list.js';
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -170,11 +171,7 @@ const NOTIFY_KEYS: readonly KeySpec[] = [
     env: 'SCHED_NOTIFY_TARGETS',
     expects: 'a list of notification URLs (http(s), slack+https, teams+https, mailto:)',
     schema: z.array(z.string().refine(accepts(parseNotifyTarget))),
-    fromText: (text) =>
-      text
-        .split(',')
-        .map((part) => part.trim())
-        .filter((part) => part !== ''),
+    fromText: commaList,
     default: () => [],
   },
   {

@@ -206,10 +206,11 @@ function describeIssue(issue: z.core.$ZodIssue, document: unknown): string[] {
     });
   }
   const key = prefix.join('.');
-  const spec = KEY_SPECS.find((candidate) => candidate.key === key);
+  // An issue inside a list setting has the item's index in its path: it is the setting's.
+  const spec = KEY_SPECS.find((candidate) => key === candidate.key || key.startsWith(`${candidate.key}.`));
   const got = describeValue(lookup(document, prefix));
   if (spec === undefined) return [`"${key}" must be a table such as [${key}] (got ${got})`];
-  return [`"${key}" must be ${spec.expects} (got ${got})`];
+  return [`"${spec.key}" must be ${spec.expects} (got ${got})`];
 }
 
 function lookup(document: unknown, keyPath: readonly string[]): unknown {
