@@ -145,7 +145,7 @@ describe('who may do what on a daemon run by root for several users', () => {
       .json.items;
 
   it('gives the socket the mode and group of the config, and makes its folder passable by that group only', () => {
-    if (!isRoot) return expectSingleUserSocket();
+    if (!isRoot) return onlyRootMakesOtherUsers();
     const socket = fs.lstatSync(socketPath);
     const folder = fs.statSync(path.dirname(socketPath));
     const gid = Number(execFileSync('getent', ['group', SOCKET_GROUP], { encoding: 'utf8' }).split(':')[2]);
@@ -157,14 +157,14 @@ describe('who may do what on a daemon run by root for several users', () => {
   });
 
   it('keeps a user outside the socket group out of the socket altogether', async () => {
-    if (!isRoot) return expectSingleUserSocket();
+    if (!isRoot) return onlyRootMakesOtherUsers();
     const result = await schedAs(USERS.stranger, socketPath, ['ls', '--json']);
     expect(result.code).toBe(7);
     expect(result.json.error.code).toBe('DAEMON_UNAVAILABLE');
   });
 
   it('given a viewer, they list jobs but cannot add one: exit 5 naming the operator role, nothing stored, the refusal audited', async () => {
-    if (!isRoot) return expectSingleUserSocket();
+    if (!isRoot) return onlyRootMakesOtherUsers();
     const listed = await schedAs(USERS.viewer, socketPath, ['ls', '--json']);
     expect(listed.code).toBe(0);
 
@@ -192,14 +192,14 @@ describe('who may do what on a daemon run by root for several users', () => {
   });
 
   it('given a user in no [access] list, even reading is refused', async () => {
-    if (!isRoot) return expectSingleUserSocket();
+    if (!isRoot) return onlyRootMakesOtherUsers();
     const result = await schedAs(USERS.outsider, socketPath, ['ls', '--json']);
     expect(result.code).toBe(5);
     expect(result.json.error.message).toMatch(/needs the viewer role/);
   });
 
   it('given an operator, the job they add is theirs, they trigger it, and the audit log names them with uid and pid', async () => {
-    if (!isRoot) return expectSingleUserSocket();
+    if (!isRoot) return onlyRootMakesOtherUsers();
     const added = await schedAs(USERS.operator, socketPath, [
       'add',
       'op-job',
@@ -225,7 +225,7 @@ describe('who may do what on a daemon run by root for several users', () => {
   });
 
   it('given another operator, they cannot cancel or pause that job: exit 5, the job unchanged, the refusal audited', async () => {
-    if (!isRoot) return expectSingleUserSocket();
+    if (!isRoot) return onlyRootMakesOtherUsers();
     const before = await showJob('op-job');
 
     const cancelled = await schedAs(USERS.otherOperator, socketPath, ['cancel', 'op-job', '--json']);
@@ -251,7 +251,7 @@ describe('who may do what on a daemon run by root for several users', () => {
   });
 
   it('given a client that claims to be root in its message, it gains nothing', async () => {
-    if (!isRoot) return expectSingleUserSocket();
+    if (!isRoot) return onlyRootMakesOtherUsers();
     const forged = await rawRequestAs(USERS.otherOperator, socketPath, {
       kind: 'request',
       id: 1,
@@ -284,7 +284,7 @@ describe('who may do what on a daemon run by root for several users', () => {
   });
 
   it('lists jobs and runs by owner', async () => {
-    if (!isRoot) return expectSingleUserSocket();
+    if (!isRoot) return onlyRootMakesOtherUsers();
     const jobs = await schedAs(USERS.viewer, socketPath, ['ls', '--owner', USERS.operator, '--json']);
     const runs = await schedAs(USERS.viewer, socketPath, ['history', '--owner', USERS.operator, '--json']);
     const noneOfRoot = await schedAs(USERS.viewer, socketPath, ['history', '--owner', 'root', '--json']);
@@ -296,14 +296,14 @@ describe('who may do what on a daemon run by root for several users', () => {
   });
 
   it('given an operator, stopping the daemon is refused as needing admin', async () => {
-    if (!isRoot) return expectSingleUserSocket();
+    if (!isRoot) return onlyRootMakesOtherUsers();
     const stopped = await schedAs(USERS.operator, socketPath, ['daemon', 'stop', '--json']);
     expect(stopped.code).toBe(5);
     expect(stopped.json.error.message).toMatch(/needs the admin role/);
   });
 
   it('given an admin, they cancel an operator’s job', async () => {
-    if (!isRoot) return expectSingleUserSocket();
+    if (!isRoot) return onlyRootMakesOtherUsers();
     const cancelled = await schedAs(USERS.admin, socketPath, ['cancel', 'op-job', '--json']);
     expect(cancelled.code).toBe(0);
     await waitFor(async () => (await showJob('op-job')).state === 'cancelled');
@@ -317,7 +317,32 @@ describe('who may do what on a daemon run by root for several users', () => {
   }
 });
 
-/** Without root no other user exists to test with: what a single-user daemon gives its own user instead. */
-async function expectSingleUserSocket(): Promise<void> {
+/**
+ * Only root can make the other users these cases need (CI runs as root); without root the case has
+ * nothing to run, and the case below covers what the daemon's own user sees.
+ */
+function onlyRootMakesOtherUsers(): void {
   expect(process.getuid!()).not.toBe(0);
 }
+
+describe('a shared socket, seen by the daemon’s own user (root or not)', () => {
+  const { home, start } = useDaemons(afterAll);
+
+  it('gives the socket its own group and 0660, and the job it adds is its own, audited with its uid and pid', async () => {
+    const me = os.userInfo();
+    const group = execFileSync('id', ['-gn'], { encoding: 'utf8' }).trim();
+    const dir = home();
+    fs.writeFileSync(path.join(dir, 'config.toml'), `socket_mode = "0660"\nsocket_group = "${group}"\n`);
+    await start(dir);
+
+    const socket = fs.statSync(path.join(dir, 'sched.sock'));
+    const added = await sched(dir, ['add', 'mine', '--every', '1h', '--json', '--', 'true']);
+    const entries = (await sched(dir, ['audit', '--json'])).json.items;
+
+    expect(socket.mode & 0o777).toBe(0o660);
+    expect(socket.gid).toBe(me.gid);
+    expect(added.json.owner).toBe(me.username);
+    const created = entries.find((entry: { action: string }) => entry.action === 'job.create');
+    expect(created.actor).toMatch(new RegExp(`^${me.username} \\(uid ${me.uid}, pid \\d+\\)$`));
+  });
+});

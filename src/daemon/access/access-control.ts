@@ -1,4 +1,4 @@
-import { admitsOthers, type AccessRules } from '../../core/access/roles.js';
+import { admitsOthers, isAdmin, type AccessRules } from '../../core/access/roles.js';
 import { SchedError } from '../../core/errors.js';
 import { peerCredentialsSupport } from '../../ipc/peer-credentials.js';
 import type { Store } from '../../store/store.js';
@@ -6,6 +6,7 @@ import type { Clock } from '../clock.js';
 import { octal, socketGroupId } from '../socket-place.js';
 import type { SocketAccess } from '../socket-service.js';
 import { ConnectionCallers } from './connection-callers.js';
+import { currentCaller } from './request-caller.js';
 import { RequestGuard } from './request-guard.js';
 
 /** `[access]`, `socket_mode` and `socket_group` as the daemon is given them. */
@@ -54,6 +55,11 @@ export function accessControl(
   const callers = new ConnectionCallers(!multiUser);
   return {
     socket,
+    /** Whether the request being handled comes from an admin (`--reveal`); the daemon acting by itself is one. */
+    callerIsAdmin: (): boolean => {
+      const caller = currentCaller();
+      return caller === undefined || isAdmin(caller, rules);
+    },
     guard: (deps: {
       store: Store;
       clock: Clock;

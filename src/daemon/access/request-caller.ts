@@ -12,6 +12,11 @@ export function actingFor<T>(caller: Caller, work: () => T): T {
   return current.run(caller, work);
 }
 
+/** The caller of the request being handled; undefined when the daemon acts by itself. */
+export function currentCaller(): Caller | undefined {
+  return current.getStore();
+}
+
 /** How the audit log names a caller: the user, and the uid and process the kernel gave for them. */
 export function auditName(caller: Caller): string {
   const pid = caller.pid >= 0 ? `, pid ${caller.pid}` : '';
