@@ -224,17 +224,23 @@ describe('who may do what on a daemon run by root for several users', () => {
     expect(trigger?.after).toMatchObject({ runId: triggered.json.id });
   });
 
-  it('given another operator, they cannot cancel or pause that job: exit 5, the job unchanged, the refusal audited', async () => {
+  it('given another operator, they cannot cancel, pause or retry that job: exit 5, the job unchanged, the refusal audited', async () => {
     if (!isRoot) return onlyRootMakesOtherUsers();
     const before = await showJob('op-job');
 
     const cancelled = await schedAs(USERS.otherOperator, socketPath, ['cancel', 'op-job', '--json']);
     const paused = await schedAs(USERS.otherOperator, socketPath, ['pause', 'op-job', '--json']);
+    const [run] = (
+      await sched(daemonHome, ['history', 'op-job', '--json'], { env: { SCHED_SOCKET: socketPath } })
+    ).json.items;
+    // A run named by a prefix of its id is its job's too.
+    const retried = await schedAs(USERS.otherOperator, socketPath, ['retry', run.id.slice(0, 12), '--json']);
 
     expect(cancelled.code).toBe(5);
     expect(cancelled.json.error).toMatchObject({ code: 'UNAUTHORIZED', details: { needed: 'admin' } });
     expect(cancelled.json.error.message).toMatch(new RegExp(`belongs to ${USERS.operator}`));
     expect(paused.code).toBe(5);
+    expect(retried.code).toBe(5);
     const after = await showJob('op-job');
     expect({ state: after.state, version: after.version }).toEqual({
       state: before.state,
@@ -246,6 +252,7 @@ describe('who may do what on a daemon run by root for several users', () => {
     expect(refusals.map((entry) => (entry.after as { method: string }).method).sort()).toEqual([
       'job.cancel',
       'job.pause',
+      'run.retry',
     ]);
     expect(refusals.every((entry) => entry.jobId === before.id)).toBe(true);
   });

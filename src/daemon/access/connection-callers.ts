@@ -28,7 +28,7 @@ export class ConnectionCallers {
 }
 
 /** The daemon's own identity: the caller of what it does by itself, and of a peer that only it can be. */
-export function daemonCaller(): Caller {
+function daemonCaller(): Caller {
   const user = os.userInfo();
   return {
     user: user.username,

@@ -50,13 +50,22 @@ export class RequestGuard {
 
   private async jobActedOn(target: ActedOn): Promise<Job | null> {
     const { store } = this.deps;
+    const ref = 'job' in target ? target.job : await this.jobIdOfRun(target.run);
+    if (ref === null) return null;
+    // As the handlers look it up: a live job of that name first, else the newest cancelled one.
+    return (await store.findJob(ref)) ?? (await store.findJob(ref, { includeCancelledNames: true }));
+  }
+
+  private async jobIdOfRun(ref: string): Promise<string | null> {
     try {
-      const ref = 'job' in target ? target.job : await this.deps.jobIdOfRun(target.run);
-      // As the handlers look it up: a live job of that name first, else the newest cancelled one.
-      return (await store.findJob(ref)) ?? (await store.findJob(ref, { includeCancelledNames: true }));
+      return await this.deps.jobIdOfRun(ref);
     } catch (error) {
-      // No such run: the handler says so, to anyone who may act on jobs at all.
-      if (error instanceof SchedError) return null;
+      // No such run, or a prefix of several: the handler says so, to anyone who may act on jobs at all.
+      if (
+        error instanceof SchedError &&
+        (error.code === 'RUN_NOT_FOUND' || error.code === 'RUN_ID_AMBIGUOUS')
+      )
+        return null;
       throw error;
     }
   }
