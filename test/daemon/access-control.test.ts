@@ -12,9 +12,12 @@ import { sched, schedBin, useDaemons, waitFor, type CliResult } from '../support
  * runuser, which gives them their supplementary groups (the socket group) as a login would.
  */
 const SOCKET_GROUP = 'sched-t-socket';
+/** Named in [access] as `@sched-t-ops`: its members are operators through it. */
+const OPERATORS_GROUP = 'sched-t-ops';
 const USERS = {
   viewer: 'sched-t-viewer',
   operator: 'sched-t-op1',
+  /** An operator through the group OPERATORS_GROUP. */
   otherOperator: 'sched-t-op2',
   admin: 'sched-t-admin',
   /** In the socket group, so it reaches the socket, but named in no [access] list. */
@@ -31,14 +34,25 @@ function exists(kind: 'passwd' | 'group', name: string): boolean {
 }
 
 function makeTestAccounts(): void {
-  if (!exists('group', SOCKET_GROUP)) {
-    execFileSync('groupadd', ['--system', SOCKET_GROUP]);
-    made.groups.push(SOCKET_GROUP);
+  for (const group of [SOCKET_GROUP, OPERATORS_GROUP]) {
+    if (exists('group', group)) continue;
+    execFileSync('groupadd', ['--system', group]);
+    made.groups.push(group);
   }
   for (const user of Object.values(USERS)) {
-    if (exists('passwd', user)) continue;
-    const groups = user === USERS.stranger ? [] : ['-G', SOCKET_GROUP];
-    execFileSync('useradd', ['--system', '--no-create-home', '-s', '/usr/sbin/nologin', ...groups, user]);
+    const groups =
+      user === USERS.stranger
+        ? ''
+        : user === USERS.otherOperator
+          ? `${SOCKET_GROUP},${OPERATORS_GROUP}`
+          : SOCKET_GROUP;
+    if (exists('passwd', user)) {
+      // Left by an earlier run: given exactly the groups this run expects.
+      execFileSync('usermod', ['-G', groups, user]);
+      continue;
+    }
+    const memberOf = groups === '' ? [] : ['-G', groups];
+    execFileSync('useradd', ['--system', '--no-create-home', '-s', '/usr/sbin/nologin', ...memberOf, user]);
     made.users.push(user);
   }
 }
@@ -126,7 +140,7 @@ describe('who may do what on a daemon run by root for several users', () => {
         `socket_group = "${SOCKET_GROUP}"`,
         '[access]',
         `viewers = ["${USERS.viewer}"]`,
-        `operators = ["${USERS.operator}", "${USERS.otherOperator}"]`,
+        `operators = ["${USERS.operator}", "@${OPERATORS_GROUP}"]`,
         `admins = ["${USERS.admin}"]`,
       ].join('\n'),
     );
