@@ -3,7 +3,7 @@
     {
       "target_name": "peer_credentials",
       "sources": ["peer_credentials.c"],
-      "cflags": ["-Wall", "-Wextra", "-Werror"]
+      "cflags": ["-Wall", "-Wextra"]
     }
   ]
 }

@@ -68,7 +68,7 @@ static napi_value peer_credentials(napi_env env, napi_callback_info info) {
     napi_throw_type_error(env, NULL, "peerCredentials(fd): fd must be a non-negative integer");
     return NULL;
   }
-  double uid, gid, pid = -1;
+  double uid = -1, gid = -1, pid = -1;
 #if defined(__linux__) && defined(SO_PEERCRED)
   struct ucred credentials;
   socklen_t length = sizeof credentials;
