@@ -71,12 +71,16 @@ With --all-occurrences, lists every instant the job was due instead, whether it 
       multiple: true,
       multipleNonGreedy: true,
     }),
+    owner: Flags.string({
+      summary: 'Only runs of jobs this user owns.',
+      helpValue: 'USER',
+    }),
     ...timeRangeFlags('runs that started'),
     limit: Flags.integer({ summary: 'At most this many runs (1-1000, default 50).', min: 1, max: 1000 }),
     cursor: Flags.string({ summary: 'Continue where the previous page ended.' }),
     'all-occurrences': Flags.boolean({
       summary: 'List every instant the job was due (run or not) and what happened to it, instead of runs.',
-      exclusive: ['status', 'label', 'since', 'until'],
+      exclusive: ['status', 'label', 'owner', 'since', 'until'],
     }),
   };
 
@@ -98,6 +102,7 @@ With --all-occurrences, lists every instant the job was due instead, whether it 
       jobRef: args.job,
       states: flags.status,
       labels,
+      owner: flags.owner,
       ...range,
       limit: flags.limit,
       cursor: flags.cursor,
@@ -113,6 +118,7 @@ With --all-occurrences, lists every instant the job was due instead, whether it 
           ...(args.job ? [shellQuote(args.job)] : []),
           ...(flags.status ?? []).map((state) => `--status ${state}`),
           ...(flags.label ?? []).map((label) => `--label ${shellQuote(label)}`),
+          ...(flags.owner === undefined ? [] : [`--owner ${shellQuote(flags.owner)}`]),
           // As instants: a duration ago would slide between pages.
           ...(range.since === undefined ? [] : [`--since ${new Date(range.since).toISOString()}`]),
           ...(range.until === undefined ? [] : [`--until ${new Date(range.until).toISOString()}`]),

@@ -39,6 +39,10 @@ export default class Ls extends SchedCommand {
       multiple: true,
       multipleNonGreedy: true,
     }),
+    owner: Flags.string({
+      summary: 'Only jobs this user owns (who added them).',
+      helpValue: 'USER',
+    }),
     limit: Flags.integer({
       summary:
         'At most this many jobs (1-1000, default 50); with --all, how many to ask for at a time (default 1000).',
@@ -57,7 +61,7 @@ export default class Ls extends SchedCommand {
     const labels = parseKeyValuePairs(flags.label, 'label');
 
     const client = await this.client();
-    const query = { states: flags.status, labels, limit: flags.limit };
+    const query = { states: flags.status, labels, owner: flags.owner, limit: flags.limit };
     const page: Page<Job> = flags.all
       ? { items: await listEveryJob(client, { ...query, limit: flags.limit ?? 1000 }), nextCursor: null }
       : await client.call('job.list', { ...query, cursor: flags.cursor });
@@ -74,8 +78,9 @@ export default class Ls extends SchedCommand {
           `${this.config.bin} ls`,
           ...(flags.status ?? []).map((s) => `--status ${s}`),
           ...(flags.label ?? []).map((l) => `--label ${shellQuote(l)}`),
+          ...(flags.owner === undefined ? [] : [`--owner ${shellQuote(flags.owner)}`]),
         ].join(' ');
-        const filtered = labels !== undefined || flags.status !== undefined;
+        const filtered = labels !== undefined || flags.status !== undefined || flags.owner !== undefined;
         const total = filtered ? null : await this.liveJobCount();
         this.log(
           `${shownOf(page.items.length, total)}; \`${command} --all\` lists all, ` +

@@ -5,6 +5,8 @@ import { isSchedError } from '../core/errors.js';
 import { parseNotifyOn } from '../core/notify/normalize-alerts.js';
 import { parseNotifyTarget } from '../core/notify/notify-target.js';
 import { assertTimezone, isValidTimezone } from '../core/schedule/timezone.js';
+import { ACCESS_KEYS } from './access-keys.js';
+import { commaList } from './comma-list.js';
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -169,11 +171,7 @@ const NOTIFY_KEYS: readonly KeySpec[] = [
     env: 'SCHED_NOTIFY_TARGETS',
     expects: 'a list of notification URLs (http(s), slack+https, teams+https, mailto:)',
     schema: z.array(z.string().refine(accepts(parseNotifyTarget))),
-    fromText: (text) =>
-      text
-        .split(',')
-        .map((part) => part.trim())
-        .filter((part) => part !== ''),
+    fromText: commaList,
     default: () => [],
   },
   {
@@ -221,8 +219,9 @@ const NOTIFY_KEYS: readonly KeySpec[] = [
   },
 ];
 
-/** A setting as `sched config show` prints it: the password of an SMTP URL is never shown. */
+/** A setting as `sched config show` prints it: the password of an SMTP URL is never shown; a mode in octal. */
 export function shownValue(key: string, value: unknown): unknown {
+  if (key === 'socket_mode' && typeof value === 'number') return `0${value.toString(8)}`;
   if (key !== 'notify.smtp_url' || typeof value !== 'string') return value;
   return value.replace(/^(smtps?:\/\/[^:/@]*):[^@/]*@/, '$1:***@');
 }
@@ -291,6 +290,7 @@ export const KEY_SPECS: readonly KeySpec[] = [
   retentionKey('event_days', 'days', DEFAULT_RETENTION.eventDays),
   ...BACKUP_KEYS,
   ...NOTIFY_KEYS,
+  ...ACCESS_KEYS,
 ];
 
 export type ConfigKey =
@@ -314,7 +314,12 @@ export type ConfigKey =
   | 'notify.smtp_url'
   | 'notify.from'
   | 'notify.max_per_window'
-  | 'notify.window';
+  | 'notify.window'
+  | 'access.admins'
+  | 'access.operators'
+  | 'access.viewers'
+  | 'socket_mode'
+  | 'socket_group';
 
 /** The keys that a flag can set, by flag name without dashes (`max-concurrent`). */
 export type FlagValues = Partial<Record<ConfigKey, string | undefined>>;

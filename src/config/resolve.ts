@@ -34,6 +34,11 @@ export interface ResolvedConfig {
   readonly backup: Readonly<{ dir: string | null; everyMs: number | null; keep: number }>;
   /** `[notify]`: defaults for jobs that name no targets or events, and how messages go out. */
   readonly notify: Readonly<NotifyConfig>;
+  /** `[access]`: user names and `@group`s by role, beyond the daemon's user and root (always admins). */
+  readonly access: Readonly<{ admins: string[]; operators: string[]; viewers: string[] }>;
+  /** The mode the daemon gives its socket, and the group it gives it to (null: the daemon's own). */
+  readonly socketMode: number;
+  readonly socketGroup: string | number | null;
   /** The config file that was read, if any. */
   readonly file: string | null;
   readonly values: Readonly<Record<ConfigKey, unknown>>;
@@ -117,6 +122,13 @@ export function resolveConfig(inputs: ConfigInputs): ResolvedConfig {
       maxPerWindow: values['notify.max_per_window'] as number,
       window: values['notify.window'] as string,
     },
+    access: {
+      admins: values['access.admins'] as string[],
+      operators: values['access.operators'] as string[],
+      viewers: values['access.viewers'] as string[],
+    },
+    socketMode: values.socket_mode as number,
+    socketGroup: values.socket_group as string | number | null,
     file: inputs.file?.path ?? null,
     values,
     sources,
@@ -194,10 +206,11 @@ function describeIssue(issue: z.core.$ZodIssue, document: unknown): string[] {
     });
   }
   const key = prefix.join('.');
-  const spec = KEY_SPECS.find((candidate) => candidate.key === key);
+  // An issue inside a list setting has the item's index in its path: it is the setting's.
+  const spec = KEY_SPECS.find((candidate) => key === candidate.key || key.startsWith(`${candidate.key}.`));
   const got = describeValue(lookup(document, prefix));
   if (spec === undefined) return [`"${key}" must be a table such as [${key}] (got ${got})`];
-  return [`"${key}" must be ${spec.expects} (got ${got})`];
+  return [`"${spec.key}" must be ${spec.expects} (got ${got})`];
 }
 
 function lookup(document: unknown, keyPath: readonly string[]): unknown {

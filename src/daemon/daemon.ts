@@ -4,6 +4,8 @@ import path from 'node:path';
 import { DEFAULT_LEASE_TTL_MS } from '../core/cluster/lease-timing.js';
 import type { Locations } from '../ipc/locations.js';
 import { newId } from '../store/ids.js';
+import { accessControl, SINGLE_USER, type AccessSettings } from './access/access-control.js';
+import { currentActor } from './access/request-caller.js';
 import { ClusterFollower } from './cluster/follow-cluster.js';
 import { ClusterMembership } from './cluster/cluster-membership.js';
 import { systemClock, type Clock } from './clock.js';
@@ -71,6 +73,8 @@ export interface DaemonOptions {
   backup?: BackupSchedule;
   /** `[notify]`: default targets and events, throttle, and how e-mail and signed webhooks go out. */
   notify?: NotifySettings;
+  /** `[access]`, `socket_mode` and `socket_group`; default: the daemon's user and root only. */
+  access?: AccessSettings;
   /** This node's place in a federation, used when the store is shared. */
   cluster?: { labels?: Record<string, string>; heartbeatIntervalMs?: number; leaseTtlMs?: number };
 }
@@ -144,6 +148,8 @@ export class Daemon {
     const { clock, events, stack } = this;
     // The umask stays the one the daemon was started with, for its jobs; its own files get explicit modes.
     fs.mkdirSync(locations.home, { recursive: true, mode: 0o700 });
+    const daemonUser = os.userInfo().username;
+    const access = accessControl(this.options.access ?? SINGLE_USER, daemonUser);
     await stack.start(new HeldLock('home lock', () => acquireInstanceLock(locations.lockPath)));
 
     const target = storeTarget(this.options.storeUrl, locations.databasePath);
@@ -180,7 +186,7 @@ export class Daemon {
     const node = cluster.nodeId;
     rawStore.markEventsWith(node);
     const fence = () => cluster.fenceToken();
-    const actor = os.userInfo().username;
+    const actor = () => currentActor(daemonUser);
 
     const journal = new ChildJournal(path.join(locations.home, 'children'));
     const leftBehind = leftBehindAt(cluster);
@@ -249,7 +255,7 @@ export class Daemon {
     await recordLostRunsOf(store, launcher, leftBehind, (runId) =>
       crashLostReason(stoppedLeftovers.get(runId)),
     );
-    auditDeadRuns(events, store, clock, actor, newId);
+    auditDeadRuns(events, store, clock, daemonUser, newId);
 
     const scheduler = new Scheduler({
       store,
@@ -355,9 +361,10 @@ export class Daemon {
       control,
       (error) => events.emit('scheduler:error', { error }),
       alerting.requests,
+      access.guard({ store, clock, newId, jobIdOfRun: async (ref) => (await runs.find(ref)).jobId }),
     );
     const answer = answerSocketRequests(this.seams.route?.(route) ?? route, events);
-    await stack.start(new SocketService(locations.socketPath, answer));
+    await stack.start(new SocketService(locations.socketPath, answer, access.socket));
     await stack.start(
       new EventRelay({
         store: rawStore,

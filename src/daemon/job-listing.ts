@@ -10,6 +10,7 @@ export interface JobListing {
   /** Default: live jobs (active, done and paused). */
   statuses?: JobStatus[];
   labels?: Record<string, string>;
+  owner?: string;
 }
 
 /**

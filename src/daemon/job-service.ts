@@ -19,6 +19,7 @@ import { listJobsByStatus } from './job-listing.js';
 import type { JobLookup } from './job-lookup.js';
 import { dependentsError, resolveDependencies } from './dependency-links.js';
 import type { Scheduler } from './scheduler/scheduler.js';
+import type { Actor } from './access/request-caller.js';
 
 export interface JobServiceDeps {
   store: Store;
@@ -28,7 +29,8 @@ export interface JobServiceDeps {
   lookup: JobLookup;
   idempotency: IdempotencyGuard;
   newId: () => string;
-  actor: string;
+  /** Who acts: the request's caller, or the daemon itself. */
+  actor: () => Actor;
   defaultTimezone: string;
   status: () => Omit<DaemonStatus, 'now' | 'jobs'>;
   breakerStatus: (url: string) => BreakerStatus;
@@ -54,7 +56,7 @@ export class JobService {
       const newJob = {
         id: this.deps.newId(),
         definition,
-        owner: this.deps.actor,
+        owner: this.deps.actor().user,
         now,
         // Created paused in the same write: a pause that followed the add could come after a fire.
         ...(paused
@@ -160,7 +162,7 @@ export class JobService {
   }
 
   private stamp(action: string, at: number): AuditStamp {
-    return { id: this.deps.newId(), at, actor: this.deps.actor, action };
+    return { id: this.deps.newId(), at, actor: this.deps.actor().audited, action };
   }
 }
 

@@ -12,6 +12,7 @@ import type { Clock } from './clock.js';
 import type { DaemonEvents } from './events.js';
 import type { JobLookup } from './job-lookup.js';
 import type { RunRouting } from './run-routing.js';
+import type { Actor } from './access/request-caller.js';
 
 export interface OccurrenceServiceDeps {
   store: Store;
@@ -20,7 +21,8 @@ export interface OccurrenceServiceDeps {
   lookup: JobLookup;
   routing: RunRouting;
   newId: () => string;
-  actor: string;
+  /** Who acts: the request's caller, or the daemon itself. */
+  actor: () => Actor;
   node: string;
   fence: () => number;
 }
@@ -134,7 +136,7 @@ export class OccurrenceService {
     await store.appendAudit({
       id: this.deps.newId(),
       at: now,
-      actor: this.deps.actor,
+      actor: this.deps.actor().audited,
       action: 'job.backfill',
       jobId: job.id,
       before: null,

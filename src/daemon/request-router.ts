@@ -9,6 +9,8 @@ import {
   type Results,
 } from '../ipc/protocol.js';
 import type { ServerConnection } from '../ipc/transport.js';
+import { actingFor } from './access/request-caller.js';
+import type { RequestGuard } from './access/request-guard.js';
 import type { JobService } from './job-service.js';
 import type { AlertRequests } from './notify/alert-requests.js';
 import type { OccurrenceService } from './occurrence-service.js';
@@ -33,7 +35,10 @@ interface RequestContext {
 
 type Handlers = { [M in Method]: (params: never, context: RequestContext) => Promise<unknown> };
 
-/** Checks each request at the edge, dispatches it to the service that owns it and shapes the reply. */
+/**
+ * Checks each request at the edge (its params, then whether its caller may make it), dispatches it to the
+ * service that owns it, acting for that caller, and shapes the reply.
+ */
 export function createRequestRouter(
   jobs: JobService,
   runs: RunService,
@@ -41,6 +46,7 @@ export function createRequestRouter(
   control: DaemonControl,
   onBug: (error: Error) => void,
   alerts: AlertRequests,
+  guard: RequestGuard,
 ) {
   const handlers: Handlers = {
     'daemon.stop': (params) => control.stop(params),
@@ -94,6 +100,7 @@ export function createRequestRouter(
           },
         );
       }
+      const caller = await guard.admit(message.method, parsed.data as Record<string, unknown>, connection);
       const handler = handlers[message.method] as (
         params: unknown,
         context: RequestContext,
@@ -102,7 +109,7 @@ export function createRequestRouter(
         kind: 'response',
         id: message.id,
         ok: true,
-        result: await handler(parsed.data, { requestId: message.id, connection }),
+        result: await actingFor(caller, () => handler(parsed.data, { requestId: message.id, connection })),
       };
     } catch (error) {
       return { kind: 'response', id: message.id, ok: false, error: toErrorShape(error as Error, onBug) };

@@ -17,6 +17,7 @@ import type { RunLauncher } from './run-launcher.js';
 import type { RunRouting } from './run-routing.js';
 import type { WaitingRuns } from './scheduler/waiting-runs.js';
 import { WaitingRunActions } from './waiting-run-actions.js';
+import type { Actor } from './access/request-caller.js';
 
 export interface RunServiceDeps {
   store: Store;
@@ -29,7 +30,8 @@ export interface RunServiceDeps {
   lookup: JobLookup;
   idempotency: IdempotencyGuard;
   newId: () => string;
-  actor: string;
+  /** Who acts: the request's caller, or the daemon itself. */
+  actor: () => Actor;
   node: string;
   /** The fencing token stamped on the runs it creates. */
   runFence: () => number;
@@ -65,6 +67,7 @@ export class RunService {
       const [first, ...others] = this.deps.routing.triggerNodes(job);
       const run = await this.triggerOn(first!, job, now, claim);
       for (const node of others) await this.triggerOn(node, job, now);
+      await this.audit('job.trigger', job.id, null, { runId: run.id });
       return run;
     });
   }
@@ -117,7 +120,7 @@ export class RunService {
   }
 
   /** A run by its id or, as git takes commits, any unique prefix of it; with `orJob`, a job's latest run. */
-  private async find(ref: string, orJob = false): Promise<Run> {
+  async find(ref: string, orJob = false): Promise<Run> {
     const exact = await this.deps.store.findRun(ref);
     if (exact) return exact;
     if (orJob) {
@@ -155,7 +158,7 @@ export class RunService {
   async kill({ id }: ParsedParams<'run.kill'>): Promise<Run> {
     let run = await this.find(id);
     if (run.state === 'scheduled') {
-      const reason = `cancelled by ${this.deps.actor} with sched kill before it started`;
+      const reason = `cancelled by ${this.deps.actor().user} with sched kill before it started`;
       const cancelled = await this.waiting.cancel(run, reason);
       if (cancelled !== null) {
         await this.auditKill(run);
@@ -164,7 +167,7 @@ export class RunService {
       // It started (or ended) meanwhile: what to do is now what it has become.
       run = (await this.deps.store.findRun(run.id)) ?? run;
     }
-    const reason = `killed by ${this.deps.actor} with sched kill`;
+    const reason = `killed by ${this.deps.actor().user} with sched kill`;
     if (run.state === 'running' && !this.deps.routing.isHere(run.node))
       return this.killElsewhere(run, reason);
     if (run.state !== 'running' || !this.deps.launcher.kill(run.id, reason)) {
@@ -318,7 +321,7 @@ export class RunService {
     return this.deps.store.appendAudit({
       id: this.deps.newId(),
       at,
-      actor: this.deps.actor,
+      actor: this.deps.actor().audited,
       action,
       jobId,
       before,

@@ -19,9 +19,10 @@ export async function diagnose(
   const checks: Check[] = [];
   let { socket, store } = hostDefaults(env);
   let backup: Check | null = null;
+  let socketMode: number | undefined;
   try {
     const config = loadConfig(env);
-    ({ socket, store } = config);
+    ({ socket, store, socketMode } = config);
     backup = backupCheck(config.backup, Date.now());
     checks.push(
       pass('config', config.file === null ? 'no config file; defaults and environment' : config.file),
@@ -32,7 +33,7 @@ export async function diagnose(
   }
   const status = await daemonStatus(socket);
   checks.push(daemonCheck(status, cliVersion));
-  checks.push(socketCheck(socket));
+  checks.push(socketCheck(socket, socketMode));
   checks.push(
     await storeCheck(typeof status === 'string' ? store : status.store, typeof status !== 'string'),
   );

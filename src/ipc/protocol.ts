@@ -28,6 +28,8 @@ export const requestSchemas = {
     /** `done` is an active one-shot job that has fired (see `jobStatus`). */
     states: z.array(z.enum(JOB_STATUSES)).optional(),
     labels: labelsSchema.optional(),
+    /** Only jobs this user owns. */
+    owner: z.string().min(1).optional(),
   }),
   'job.get': z.object({ ref: z.string().min(1), upcoming: z.number().int().min(0).max(100).default(5) }),
   'job.update': z.object({
@@ -45,6 +47,8 @@ export const requestSchemas = {
     jobRef: z.string().optional(),
     states: z.array(z.enum(RUN_STATES)).optional(),
     labels: labelsSchema.optional(),
+    /** Only runs of jobs this user owns. */
+    owner: z.string().min(1).optional(),
     /** Epoch ms bounds, both included, on when a run started (or, not started yet, when it is due). */
     since: z.number().int().optional(),
     until: z.number().int().optional(),

@@ -2,6 +2,7 @@ import type { Server, Socket } from 'node:net';
 import { IPCModule } from 'node-ipc';
 import { decodeFrame, encodeFrame, REPLY_LIMITS, REQUEST_LIMITS } from './frame-codec.js';
 import { FrameSplitter } from './frame-splitter.js';
+import { credentialsOf, type PeerCredentials } from './peer-credentials.js';
 
 /**
  * The one place that speaks node-ipc: the daemon's end. Everything above sees plain JSON messages on a
@@ -25,6 +26,8 @@ function rawIpc(id: string): IPCModule {
 
 export interface ServerConnection {
   readonly id: number;
+  /** Who connected, as the kernel says (never as the peer says); null where the platform cannot tell. */
+  readonly peer: PeerCredentials | null;
   /** Throws only when `message` cannot be serialised. */
   send(message: unknown): void;
   onClose(listener: () => void): void;
@@ -69,6 +72,7 @@ export function serve(socketPath: string, handlers: ServeHandlers): Promise<Tran
       closeListeners: [],
       connection: {
         id: nextId++,
+        peer: credentialsOf(socket),
         send: (message) => {
           const frame = encodeFrame(message, REPLY_LIMITS);
           if (!socket.destroyed && !socket.writableEnded) ipc.server.emit(socket, frame);

@@ -18,6 +18,8 @@ export interface JobQuery {
   states?: JobState[];
   /** Every given label must match exactly. */
   labels?: Record<string, string>;
+  /** Only jobs this user owns. */
+  owner?: string;
   /** Only jobs with a dead-man's switch (`--expect-success-every`), found without reading every job. */
   expectingSuccess?: boolean;
 }
@@ -29,6 +31,8 @@ export interface RunQuery {
   states?: RunState[];
   /** Only runs of jobs carrying every one of these labels. */
   labels?: Record<string, string>;
+  /** Only runs of jobs this user owns. */
+  owner?: string;
   /** Only runs whose time (when they started; one not started yet, when it is due) is at or after this. */
   since?: number;
   /** Only runs whose time is at or before this. */

@@ -113,7 +113,9 @@ describe('idempotent requests, versions and the audit log', () => {
     const update = audit.find((entry: { action: string }) => entry.action === 'job.update');
     expect(update.before.schedule.expression).toBe('0 3 * * *');
     expect(update.after.schedule.expression).toBe('0 4 * * *');
-    expect(update.actor).toBe((await import('node:os')).userInfo().username);
+    const me = (await import('node:os')).userInfo();
+    // The caller as the kernel named it on the socket: the user, their uid and the pid of `sched update`.
+    expect(update.actor).toMatch(new RegExp(`^${me.username} \\(uid ${me.uid}, pid \\d+\\)$`));
     const human = await sched(dir, ['audit', 'audited']);
     expect(human.stdout).toMatch(/job\.update/);
   });

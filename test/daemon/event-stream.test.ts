@@ -11,6 +11,7 @@ function fakeConnection(unread: () => number): ServerConnection & { sent: EventM
     sent: [] as EventMessage[],
     closed: false,
     send: (message: unknown) => void connection.sent.push(message as EventMessage),
+    peer: null,
     onClose: () => undefined,
     pendingBytes: unread,
     close: () => void (connection.closed = true),

@@ -42,6 +42,7 @@ export function renderJobDetail(
     ['ID', job.id],
     ['State', colourJobState(jobStatus(job))],
     ['Version', String(job.version)],
+    ['Owner', job.owner],
     [
       'Schedule',
       job.schedule.kind === 'none'

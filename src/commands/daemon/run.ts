@@ -121,6 +121,7 @@ export default class DaemonRun extends SchedCommand {
         smtpUrl: config.notify.smtpUrl,
         from: config.notify.from,
       },
+      access: { ...config.access, socketMode: config.socketMode, socketGroup: config.socketGroup },
       onStopped: () => stopped(),
     });
     if (!flags.quiet)

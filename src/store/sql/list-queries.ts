@@ -38,6 +38,7 @@ export async function listJobs(dialect: StoreDialect, query: JobQuery): Promise<
           inArray(jobs.state, query.states ?? LIVE_STATES),
           query.cursor === undefined ? undefined : gt(jobs.id, query.cursor),
           query.labels === undefined ? undefined : dialect.hasLabels(query.labels),
+          query.owner === undefined ? undefined : eq(jobs.owner, query.owner),
           query.expectingSuccess ? setsExpectSuccess(jobs.definition) : undefined,
         ),
       )
@@ -63,6 +64,7 @@ export async function listRuns(dialect: StoreDialect, query: RunQuery): Promise<
           query.states === undefined ? undefined : inArray(runs.state, query.states),
           query.cursor === undefined ? undefined : lt(runs.id, query.cursor),
           query.labels === undefined ? undefined : dialect.hasLabels(query.labels),
+          query.owner === undefined ? undefined : eq(jobs.owner, query.owner),
           query.since === undefined ? undefined : sql`${runTime} >= ${query.since}`,
           query.until === undefined ? undefined : sql`${runTime} <= ${query.until}`,
         ),

@@ -82,6 +82,15 @@ export function describeJobListingCases(store: CurrentStore): void {
       expect(page.items.map((job) => job.id)).toEqual([both.id]);
     });
 
+    it('Given jobs of two owners, when filtered by owner, then only that owner’s jobs are listed', async () => {
+      const bobs = await createJob(store(), 'bob-job', { owner: 'bob' });
+      await createJob(store(), 'alice-job');
+
+      const page = await store().listJobs({ limit: 10, owner: 'bob' });
+
+      expect(page.items.map((job) => [job.id, job.owner])).toEqual([[bobs.id, 'bob']]);
+    });
+
     it('Given a label key with dots and quotes, when filtered by it, then the job is found', async () => {
       const job = await createJob(store(), 'odd', { labels: { 'app.kubernetes.io/"name"': 'web' } });
 

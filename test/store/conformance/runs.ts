@@ -344,6 +344,17 @@ export function describeRunCases(store: CurrentStore): void {
 
       expect(page.items.map((run) => run.id)).toEqual([prodRun!.id]);
     });
+
+    it('Given runs of jobs of two owners, when filtered by owner, then only runs of that owner’s jobs come back', async () => {
+      const mine = await createJob(store(), 'bob-job', { owner: 'bob' });
+      const theirs = await createJob(store(), 'alice-job');
+      const [bobRun] = await insertRuns(store(), mine.id, 1);
+      await insertRuns(store(), theirs.id, 1);
+
+      const page = await store().listRuns({ limit: 10, owner: 'bob' });
+
+      expect(page.items.map((run) => run.id)).toEqual([bobRun!.id]);
+    });
   });
 
   describe('listRuns by time', () => {

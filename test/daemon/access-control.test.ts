@@ -1,0 +1,369 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodeFrame, REQUEST_LIMITS } from '../../src/ipc/frame-codec.js';
+import { sched, schedBin, useDaemons, waitFor, type CliResult } from '../support/sched-harness.js';
+
+/**
+ * A daemon run by root for other real users: they are made here with useradd (CI runs as root) under fixed
+ * names, reused when they exist and removed afterwards when this file made them. Clients run as them with
+ * runuser, which gives them their supplementary groups (the socket group) as a login would.
+ */
+const SOCKET_GROUP = 'sched-t-socket';
+/** Named in [access] as `@sched-t-ops`: its members are operators through it. */
+const OPERATORS_GROUP = 'sched-t-ops';
+const USERS = {
+  viewer: 'sched-t-viewer',
+  operator: 'sched-t-op1',
+  /** An operator through the group OPERATORS_GROUP. */
+  otherOperator: 'sched-t-op2',
+  admin: 'sched-t-admin',
+  /** In the socket group, so it reaches the socket, but named in no [access] list. */
+  outsider: 'sched-t-outsider',
+  /** Not in the socket group: the socket's mode keeps it out. */
+  stranger: 'sched-t-stranger',
+} as const;
+
+const isRoot = process.getuid!() === 0;
+const made: { users: string[]; groups: string[] } = { users: [], groups: [] };
+
+function exists(kind: 'passwd' | 'group', name: string): boolean {
+  return spawnSync('getent', [kind, name]).status === 0;
+}
+
+function makeTestAccounts(): void {
+  for (const group of [SOCKET_GROUP, OPERATORS_GROUP]) {
+    if (exists('group', group)) continue;
+    execFileSync('groupadd', ['--system', group]);
+    made.groups.push(group);
+  }
+  for (const user of Object.values(USERS)) {
+    const groups =
+      user === USERS.stranger
+        ? ''
+        : user === USERS.otherOperator
+          ? `${SOCKET_GROUP},${OPERATORS_GROUP}`
+          : SOCKET_GROUP;
+    if (exists('passwd', user)) {
+      // Left by an earlier run: given exactly the groups this run expects.
+      execFileSync('usermod', ['-G', groups, user]);
+      continue;
+    }
+    const memberOf = groups === '' ? [] : ['-G', groups];
+    execFileSync('useradd', ['--system', '--no-create-home', '-s', '/usr/sbin/nologin', ...memberOf, user]);
+    made.users.push(user);
+  }
+}
+
+function removeTestAccounts(): void {
+  for (const user of made.users.splice(0)) spawnSync('userdel', [user]);
+  for (const group of made.groups.splice(0)) spawnSync('groupdel', [group]);
+}
+
+function uidOf(user: string): number {
+  return Number(execFileSync('id', ['-u', user], { encoding: 'utf8' }).trim());
+}
+
+/** `sched ARGS` as `user`, through the socket at `socketPath`. */
+function schedAs(user: string, socketPath: string, args: string[]): Promise<CliResult> {
+  return runAs(user, [process.execPath, schedBin, ...args], socketPath);
+}
+
+function runAs(user: string, argv: string[], socketPath: string): Promise<CliResult> {
+  return new Promise((resolve) => {
+    const child = spawnSync(
+      'runuser',
+      [
+        '-u',
+        user,
+        '--',
+        'env',
+        '-i',
+        `PATH=${process.env.PATH}`,
+        `SCHED_SOCKET=${socketPath}`,
+        'NO_COLOR=1',
+        ...argv,
+      ],
+      { encoding: 'utf8', timeout: 60_000, cwd: '/' },
+    );
+    let json: unknown;
+    try {
+      json = JSON.parse(child.stdout);
+    } catch {
+      json = undefined;
+    }
+    resolve({ code: child.status ?? 1, stdout: child.stdout, stderr: child.stderr, json });
+  });
+}
+
+/** Sends one request frame as `user`, with whatever extra fields a lying client adds, and prints the reply. */
+async function rawRequestAs(
+  user: string,
+  socketPath: string,
+  message: Record<string, unknown>,
+): Promise<CliResult> {
+  const script = `
+    const socket = require('node:net').connect(process.argv[1]);
+    let reply = '';
+    socket.on('connect', () => socket.write(process.argv[2]));
+    socket.on('data', (chunk) => {
+      reply += chunk;
+      const end = reply.indexOf('\\f');
+      if (end !== -1) { process.stdout.write(reply.slice(0, end)); socket.destroy(); }
+    });`;
+  const frame = encodeFrame(message, REQUEST_LIMITS).toString('utf8');
+  const sent = await runAs(user, [process.execPath, '-e', script, socketPath, frame], socketPath);
+  return { ...sent, json: sent.json?.data };
+}
+
+describe('who may do what on a daemon run by root for several users', () => {
+  const { home, start } = useDaemons(afterAll);
+  let socketRoot = '';
+  let socketPath = '';
+  let daemonHome = '';
+
+  beforeAll(async () => {
+    if (!isRoot) return;
+    makeTestAccounts();
+    // Others must pass through the folder above the socket's: the daemon makes the socket's own folder.
+    socketRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'sched-access-'));
+    fs.chmodSync(socketRoot, 0o711);
+    socketPath = path.join(socketRoot, 'run', 'sched.sock');
+    daemonHome = home();
+    fs.writeFileSync(
+      path.join(daemonHome, 'config.toml'),
+      [
+        `socket = "${socketPath}"`,
+        'socket_mode = "0660"',
+        `socket_group = "${SOCKET_GROUP}"`,
+        '[access]',
+        `viewers = ["${USERS.viewer}"]`,
+        `operators = ["${USERS.operator}", "@${OPERATORS_GROUP}"]`,
+        `admins = ["${USERS.admin}"]`,
+      ].join('\n'),
+    );
+    await start(daemonHome);
+  }, 120_000);
+
+  afterAll(() => {
+    if (socketRoot !== '') fs.rmSync(socketRoot, { recursive: true, force: true });
+    removeTestAccounts();
+  });
+
+  const audit = async (): Promise<
+    Array<{ actor: string; action: string; jobId: string | null; after: unknown }>
+  > =>
+    (await sched(daemonHome, ['audit', '--json', '--limit', '100'], { env: { SCHED_SOCKET: socketPath } }))
+      .json.items;
+
+  it('gives the socket the mode and group of the config, and makes its folder passable by that group only', () => {
+    if (!isRoot) return onlyRootMakesOtherUsers();
+    const socket = fs.lstatSync(socketPath);
+    const folder = fs.statSync(path.dirname(socketPath));
+    const gid = Number(execFileSync('getent', ['group', SOCKET_GROUP], { encoding: 'utf8' }).split(':')[2]);
+    expect(socket.isSocket()).toBe(true);
+    expect(socket.mode & 0o777).toBe(0o660);
+    expect(socket.gid).toBe(gid);
+    expect(folder.mode & 0o777).toBe(0o710);
+    expect(folder.gid).toBe(gid);
+  });
+
+  it('keeps a user outside the socket group out of the socket altogether', async () => {
+    if (!isRoot) return onlyRootMakesOtherUsers();
+    const result = await schedAs(USERS.stranger, socketPath, ['ls', '--json']);
+    expect(result.code).toBe(7);
+    expect(result.json.error.code).toBe('DAEMON_UNAVAILABLE');
+  });
+
+  it('given a viewer, they list jobs but cannot add one: exit 5 naming the operator role, nothing stored, the refusal audited', async () => {
+    if (!isRoot) return onlyRootMakesOtherUsers();
+    const listed = await schedAs(USERS.viewer, socketPath, ['ls', '--json']);
+    expect(listed.code).toBe(0);
+
+    const added = await schedAs(USERS.viewer, socketPath, [
+      'add',
+      'viewer-job',
+      '--every',
+      '1h',
+      '--json',
+      '--',
+      'true',
+    ]);
+
+    expect(added.code).toBe(5);
+    expect(added.json.error.code).toBe('UNAUTHORIZED');
+    expect(added.json.error.message).toMatch(/needs the operator role/);
+    const all = await sched(daemonHome, ['ls', '--json'], { env: { SCHED_SOCKET: socketPath } });
+    expect(all.json.items.map((job: { name: string }) => job.name)).not.toContain('viewer-job');
+    const refusal = (await audit()).find(
+      (entry) =>
+        entry.action === 'access.denied' &&
+        entry.actor.startsWith(`${USERS.viewer} (uid ${uidOf(USERS.viewer)}, pid `),
+    );
+    expect(refusal?.after).toMatchObject({ method: 'job.add', role: 'viewer', needed: 'operator' });
+  });
+
+  it('given a user in no [access] list, even reading is refused', async () => {
+    if (!isRoot) return onlyRootMakesOtherUsers();
+    const result = await schedAs(USERS.outsider, socketPath, ['ls', '--json']);
+    expect(result.code).toBe(5);
+    expect(result.json.error.message).toMatch(/needs the viewer role/);
+  });
+
+  it('given an operator, the job they add is theirs, they trigger it, and the audit log names them with uid and pid', async () => {
+    if (!isRoot) return onlyRootMakesOtherUsers();
+    const added = await schedAs(USERS.operator, socketPath, [
+      'add',
+      'op-job',
+      '--every',
+      '1h',
+      '--json',
+      '--',
+      'true',
+    ]);
+    expect(added.code).toBe(0);
+    expect(added.json.owner).toBe(USERS.operator);
+
+    const triggered = await schedAs(USERS.operator, socketPath, ['trigger', 'op-job', '--json']);
+    expect(triggered.code).toBe(0);
+
+    const entries = await audit();
+    const actor = new RegExp(`^${USERS.operator} \\(uid ${uidOf(USERS.operator)}, pid \\d+\\)$`);
+    const created = entries.find((entry) => entry.action === 'job.create' && entry.jobId === added.json.id);
+    const trigger = entries.find((entry) => entry.action === 'job.trigger' && entry.jobId === added.json.id);
+    expect(created?.actor).toMatch(actor);
+    expect(trigger?.actor).toMatch(actor);
+    expect(trigger?.after).toMatchObject({ runId: triggered.json.id });
+  });
+
+  it('given another operator, they cannot cancel, pause or retry that job: exit 5, the job unchanged, the refusal audited', async () => {
+    if (!isRoot) return onlyRootMakesOtherUsers();
+    const before = await showJob('op-job');
+
+    const cancelled = await schedAs(USERS.otherOperator, socketPath, ['cancel', 'op-job', '--json']);
+    const paused = await schedAs(USERS.otherOperator, socketPath, ['pause', 'op-job', '--json']);
+    const [run] = (
+      await sched(daemonHome, ['history', 'op-job', '--json'], { env: { SCHED_SOCKET: socketPath } })
+    ).json.items;
+    // A run named by a prefix of its id is its job's too.
+    const retried = await schedAs(USERS.otherOperator, socketPath, ['retry', run.id.slice(0, 12), '--json']);
+
+    expect(cancelled.code).toBe(5);
+    expect(cancelled.json.error).toMatchObject({ code: 'UNAUTHORIZED', details: { needed: 'admin' } });
+    expect(cancelled.json.error.message).toMatch(new RegExp(`belongs to ${USERS.operator}`));
+    expect(paused.code).toBe(5);
+    expect(retried.code).toBe(5);
+    const after = await showJob('op-job');
+    expect({ state: after.state, version: after.version }).toEqual({
+      state: before.state,
+      version: before.version,
+    });
+    const refusals = (await audit()).filter(
+      (entry) => entry.action === 'access.denied' && entry.actor.startsWith(`${USERS.otherOperator} (`),
+    );
+    expect(refusals.map((entry) => (entry.after as { method: string }).method).sort()).toEqual([
+      'job.cancel',
+      'job.pause',
+      'run.retry',
+    ]);
+    expect(refusals.every((entry) => entry.jobId === before.id)).toBe(true);
+  });
+
+  it('given a client that claims to be root in its message, it gains nothing', async () => {
+    if (!isRoot) return onlyRootMakesOtherUsers();
+    const forged = await rawRequestAs(USERS.otherOperator, socketPath, {
+      kind: 'request',
+      id: 1,
+      method: 'job.cancel',
+      params: { ref: 'op-job', uid: 0, user: 'root', caller: { uid: 0, user: 'root' } },
+      uid: 0,
+      gid: 0,
+      user: 'root',
+      caller: { uid: 0, gid: 0, pid: 1, user: 'root', groups: ['root'] },
+    });
+    const forgedAdd = await rawRequestAs(USERS.otherOperator, socketPath, {
+      kind: 'request',
+      id: 2,
+      method: 'job.add',
+      params: { input: { name: 'forged-owner', every: '1h', argv: ['true'], owner: 'root' }, owner: 'root' },
+      uid: 0,
+      caller: { uid: 0, user: 'root' },
+    });
+
+    expect(forged.json).toMatchObject({ id: 1, ok: false, error: { code: 'UNAUTHORIZED' } });
+    expect((await showJob('op-job')).state).toBe('active');
+    expect(forgedAdd.json).toMatchObject({ id: 2, ok: true, result: { owner: USERS.otherOperator } });
+    const refusal = (await audit()).find(
+      (entry) =>
+        entry.action === 'access.denied' && (entry.after as { method: string }).method === 'job.cancel',
+    );
+    expect(refusal?.actor).toMatch(
+      new RegExp(`^${USERS.otherOperator} \\(uid ${uidOf(USERS.otherOperator)}, `),
+    );
+  });
+
+  it('lists jobs and runs by owner', async () => {
+    if (!isRoot) return onlyRootMakesOtherUsers();
+    const jobs = await schedAs(USERS.viewer, socketPath, ['ls', '--owner', USERS.operator, '--json']);
+    const runs = await schedAs(USERS.viewer, socketPath, ['history', '--owner', USERS.operator, '--json']);
+    const noneOfRoot = await schedAs(USERS.viewer, socketPath, ['history', '--owner', 'root', '--json']);
+
+    expect(jobs.json.items.map((job: { name: string }) => job.name)).toEqual(['op-job']);
+    expect(runs.json.items.length).toBeGreaterThanOrEqual(1);
+    expect(runs.json.items.every((run: { jobName: string }) => run.jobName === 'op-job')).toBe(true);
+    expect(noneOfRoot.json.items).toEqual([]);
+  });
+
+  it('given an operator, stopping the daemon is refused as needing admin', async () => {
+    if (!isRoot) return onlyRootMakesOtherUsers();
+    const stopped = await schedAs(USERS.operator, socketPath, ['daemon', 'stop', '--json']);
+    expect(stopped.code).toBe(5);
+    expect(stopped.json.error.message).toMatch(/needs the admin role/);
+  });
+
+  it('given an admin, they cancel an operator’s job', async () => {
+    if (!isRoot) return onlyRootMakesOtherUsers();
+    const cancelled = await schedAs(USERS.admin, socketPath, ['cancel', 'op-job', '--json']);
+    expect(cancelled.code).toBe(0);
+    await waitFor(async () => (await showJob('op-job')).state === 'cancelled');
+  });
+
+  async function showJob(
+    name: string,
+  ): Promise<{ id: string; state: string; version: number; owner: string }> {
+    const shown = await sched(daemonHome, ['show', name, '--json'], { env: { SCHED_SOCKET: socketPath } });
+    return shown.json.job;
+  }
+});
+
+/**
+ * Only root can make the other users these cases need (CI runs as root); without root the case has
+ * nothing to run, and the case below covers what the daemon's own user sees.
+ */
+function onlyRootMakesOtherUsers(): void {
+  expect(process.getuid!()).not.toBe(0);
+}
+
+describe('a shared socket, seen by the daemon’s own user (root or not)', () => {
+  const { home, start } = useDaemons(afterAll);
+
+  it('gives the socket its own group and 0660, and the job it adds is its own, audited with its uid and pid', async () => {
+    const me = os.userInfo();
+    const group = execFileSync('id', ['-gn'], { encoding: 'utf8' }).trim();
+    const dir = home();
+    fs.writeFileSync(path.join(dir, 'config.toml'), `socket_mode = "0660"\nsocket_group = "${group}"\n`);
+    await start(dir);
+
+    const socket = fs.statSync(path.join(dir, 'sched.sock'));
+    const added = await sched(dir, ['add', 'mine', '--every', '1h', '--json', '--', 'true']);
+    const entries = (await sched(dir, ['audit', '--json'])).json.items;
+
+    expect(socket.mode & 0o777).toBe(0o660);
+    expect(socket.gid).toBe(me.gid);
+    expect(added.json.owner).toBe(me.username);
+    const created = entries.find((entry: { action: string }) => entry.action === 'job.create');
+    expect(created.actor).toMatch(new RegExp(`^${me.username} \\(uid ${me.uid}, pid \\d+\\)$`));
+  });
+});
