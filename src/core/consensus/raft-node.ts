@@ -1,3 +1,4 @@
+import { FollowerProgress } from './follower-progress.js';
 import { majority, majorityMatched } from './quorum.js';
 import { RaftLog } from './raft-log.js';
 import type {
@@ -93,10 +94,8 @@ export class RaftNode<Data, State = unknown> {
   private electionTimeout = 0;
   private heartbeatElapsed = 0;
   private votesGranted = new Set<string>();
-  /** The peers a leader heard from since its last quorum check. */
-  private recentlyActive = new Set<string>();
-  private nextIndex = new Map<string, number>();
-  private matchIndex = new Map<string, number>();
+  /** While this node leads: what it knows of each follower. */
+  private progress: FollowerProgress | null = null;
   private outbox: RaftMessage<Data | null, State>[] = [];
   /** The latest snapshot, sent to followers that need what it covers. */
   private snapshot: Snapshot<State> | null;
@@ -198,11 +197,11 @@ export class RaftNode<Data, State = unknown> {
       this.electionElapsed += 1;
       if (this.electionElapsed >= this.config.electionTicks) {
         this.electionElapsed = 0;
-        if (this.checkQuorum && !this.isMajority(this.recentlyActive)) {
+        const active = this.progress!.takeActive();
+        if (this.checkQuorum && !this.isMajority(active)) {
           this.becomeFollower(this.term, null);
           return;
         }
-        this.recentlyActive = new Set([this.id]);
       }
       this.heartbeatElapsed += 1;
       if (this.heartbeatElapsed >= this.config.heartbeatTicks) {
@@ -226,7 +225,7 @@ export class RaftNode<Data, State = unknown> {
 
   private replicate(entry: LogEntry<Data | null>): Proposal {
     this.syncVoters();
-    this.matchIndex.set(this.id, entry.index);
+    this.progress!.appendedHere(entry.index);
     for (const peer of this.peers) this.sendAppend(peer);
     this.advanceCommit();
     return { accepted: true, index: entry.index, term: entry.term };
@@ -234,7 +233,7 @@ export class RaftNode<Data, State = unknown> {
 
   step(message: RaftMessage<Data | null, State>): void {
     if (message.to !== this.id) return;
-    if (this.role === 'leader' && message.term === this.term) this.recentlyActive.add(message.from);
+    if (message.term === this.term) this.progress?.heardFrom(message.from);
     if (message.term > this.term) {
       // A pre-vote, or a pre-vote granted, carries the term the candidate would stand at: no one's yet.
       const prospective =
@@ -369,9 +368,7 @@ export class RaftNode<Data, State = unknown> {
     this.leader = this.id;
     this.heartbeatElapsed = 0;
     this.electionElapsed = 0;
-    this.recentlyActive = new Set([this.id]);
-    this.nextIndex = new Map(this.peers.map((peer) => [peer, this.log.lastIndex + 1]));
-    this.matchIndex = new Map(this.voters.map((voter) => [voter, 0]));
+    this.progress = new FollowerProgress(this.id, this.peers, this.log.lastIndex);
     // Entries of earlier terms are committed only through one of the leader's own term (§5.4.2).
     this.replicate(this.log.append(this.term, null));
   }
@@ -395,14 +392,7 @@ export class RaftNode<Data, State = unknown> {
       this.voters = voters;
       this.peers = voters.filter((voter) => voter !== this.id);
     }
-    if (this.role !== 'leader') return;
-    for (const peer of this.peers)
-      if (!this.nextIndex.has(peer)) {
-        this.nextIndex.set(peer, this.log.lastIndex + 1);
-        this.matchIndex.set(peer, 0);
-      }
-    for (const tracked of [...this.nextIndex.keys()])
-      if (!this.peers.includes(tracked)) this.nextIndex.delete(tracked);
+    this.progress?.track(this.peers, this.log.lastIndex);
   }
 
   private becomeFollower(term: number, leader: string | null): void {
@@ -413,6 +403,7 @@ export class RaftNode<Data, State = unknown> {
     }
     this.role = 'follower';
     this.leader = leader;
+    this.progress = null;
     this.resetElectionTimer();
   }
 
@@ -456,24 +447,20 @@ export class RaftNode<Data, State = unknown> {
   }
 
   private handleAppendResponse(response: AppendResponse): void {
-    if (this.role !== 'leader' || !this.nextIndex.has(response.from)) return;
-    const matched = this.matchIndex.get(response.from) ?? 0;
-    if (response.success) {
-      if (response.index > matched) this.matchIndex.set(response.from, response.index);
-      const next = Math.max(this.nextIndex.get(response.from) ?? 1, response.index + 1);
-      this.nextIndex.set(response.from, next);
-      this.advanceCommit();
-      if (next <= this.log.lastIndex) this.sendAppend(response.from);
-      return;
+    const progress = this.progress;
+    if (this.role !== 'leader' || !progress?.isTracked(response.from)) return;
+    if (!response.success) {
+      progress.rejected(response.from, response.index);
+      return this.sendAppend(response.from);
     }
-    // A rejection may be stale: never go back to or below what is known to match.
-    const next = Math.max(matched + 1, Math.min(this.nextIndex.get(response.from) ?? 1, response.index + 1));
-    this.nextIndex.set(response.from, next);
-    this.sendAppend(response.from);
+    const next = progress.acknowledged(response.from, response.index);
+    this.advanceCommit();
+    if (next <= this.log.lastIndex) this.sendAppend(response.from);
   }
 
   private advanceCommit(): void {
-    const candidate = majorityMatched(this.voters.map((voter) => this.matchIndex.get(voter) ?? 0));
+    const progress = this.progress!;
+    const candidate = majorityMatched(this.voters.map((voter) => progress.matchedIndexOf(voter)));
     if (candidate > this.commitIndex && this.log.termAt(candidate) === this.term)
       this.commitIndex = candidate;
     // A leader that removed itself leads until that change is committed, then leaves the group to the rest.
@@ -482,7 +469,7 @@ export class RaftNode<Data, State = unknown> {
   }
 
   private sendAppend(peer: string): void {
-    const next = this.nextIndex.get(peer) ?? this.log.lastIndex + 1;
+    const next = this.progress?.nextIndexOf(peer) ?? this.log.lastIndex + 1;
     const prevLogIndex = next - 1;
     if (prevLogIndex < this.log.snapshotIndex && this.snapshot) {
       this.send({ ...this.header(peer), type: 'snapshot', snapshot: this.snapshot });
