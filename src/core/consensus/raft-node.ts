@@ -290,14 +290,7 @@ export class RaftNode<Data, State = unknown> {
     this.votesGranted = new Set([this.id]);
     this.resetElectionTimer();
     if (this.isMajority(this.votesGranted)) return this.campaign();
-    for (const peer of this.peers)
-      this.send({
-        ...this.header(peer),
-        term: this.term + 1,
-        type: 'pre-vote',
-        lastLogIndex: this.log.lastIndex,
-        lastLogTerm: this.log.lastTerm,
-      });
+    this.askForVotes('pre-vote', this.term + 1);
   }
 
   private campaign(): void {
@@ -309,13 +302,12 @@ export class RaftNode<Data, State = unknown> {
     this.votesGranted = new Set([this.id]);
     this.resetElectionTimer();
     if (this.isMajority(this.votesGranted)) return this.becomeLeader();
-    for (const peer of this.peers)
-      this.send({
-        ...this.header(peer),
-        type: 'vote',
-        lastLogIndex: this.log.lastIndex,
-        lastLogTerm: this.log.lastTerm,
-      });
+    this.askForVotes('vote', this.term);
+  }
+
+  private askForVotes(type: VoteRequest['type'], term: number): void {
+    const { lastIndex: lastLogIndex, lastTerm: lastLogTerm } = this.log;
+    for (const peer of this.peers) this.send({ ...this.header(peer), term, type, lastLogIndex, lastLogTerm });
   }
 
   private handleVote(request: VoteRequest): void {
