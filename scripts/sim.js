@@ -11,7 +11,13 @@ if (!Number.isInteger(seeds) || seeds < 1) {
 }
 const result = spawnSync(
   'npx',
-  ['vitest', 'run', 'test/core/consensus/raft-simulation.test.ts', '--testTimeout=0'],
+  [
+    'vitest',
+    'run',
+    'test/core/consensus/raft-simulation.test.ts',
+    'test/core/membership/swim-simulation.test.ts',
+    '--testTimeout=0',
+  ],
   {
     stdio: 'inherit',
     env: { ...process.env, SIM_SEEDS: String(seeds) },

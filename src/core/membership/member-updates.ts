@@ -1,0 +1,21 @@
+import type { MemberUpdate } from './swim-messages.js';
+
+/**
+ * Whether `incoming` overrides what is known (`current`) of the same member, by SWIM's rules (Das et
+ * al., 2002, 4.2) with a dead state that a higher incarnation may leave (the member came back):
+ * a higher incarnation wins; at the same incarnation suspect beats alive and dead beats both.
+ */
+export function overrides(incoming: MemberUpdate, current: MemberUpdate | undefined): boolean {
+  if (current === undefined) return true;
+  if (incoming.incarnation !== current.incarnation) return incoming.incarnation > current.incarnation;
+  return rank(incoming.state) > rank(current.state);
+}
+
+function rank(state: MemberUpdate['state']): number {
+  return state === 'alive' ? 0 : state === 'suspect' ? 1 : 2;
+}
+
+/** How many times news is piggybacked before it is dropped: λ·log2(n+1), enough to reach all whp. */
+export function retransmitLimit(members: number, multiplier = 3): number {
+  return multiplier * Math.ceil(Math.log2(members + 1));
+}

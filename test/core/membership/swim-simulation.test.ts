@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { simulateSwim } from '../../support/sim/swim-simulation.js';
+import type { SwimSimulationOptions, SwimSimulationResult } from '../../support/sim/swim-simulation.js';
+
+const SEEDS = Number(process.env['SIM_SEEDS'] ?? 200);
+
+function explore(options: Omit<SwimSimulationOptions, 'seed'>) {
+  const results: SwimSimulationResult[] = [];
+  for (let seed = 1; seed <= SEEDS; seed++) results.push(simulateSwim({ seed, ...options }));
+  const detection = results.flatMap((result) => result.detectionTicks).sort((a, b) => a - b);
+  return {
+    failures: results.filter((result) => result.violations.length > 0),
+    crashes: results.reduce((sum, result) => sum + result.crashes, 0),
+    restarts: results.reduce((sum, result) => sum + result.restarts, 0),
+    falseDeaths: results.reduce((sum, result) => sum + result.falseDeaths, 0),
+    detectionP99: detection[Math.floor(detection.length * 0.99)] ?? 0,
+    detected: detection.length,
+  };
+}
+
+describe('SWIM under simulated faults', () => {
+  it(`given ${SEEDS} seeds of 8 nodes with 5% loss, delays, crashes and restarts, every crashed node is held dead by all within the bound, and every running node is alive everywhere after a quiet stretch`, () => {
+    const outcome = explore({ nodes: 8 });
+
+    expect(outcome.failures.map((failure) => `seed ${failure.seed}: ${failure.violations[0]}`)).toEqual([]);
+    expect(outcome.crashes).toBeGreaterThan(SEEDS);
+    expect(outcome.restarts).toBeGreaterThan(SEEDS / 2);
+    expect(outcome.detected).toBeGreaterThan(SEEDS / 2);
+    // Suspicion (50 ticks) plus a probe period or two and the spread of the news.
+    expect(outcome.detectionP99).toBeLessThan(200);
+    // A node that never crashed may be held dead briefly (its refutation lost with 5% of messages), but
+    // rarely: under one viewer-tick per run, of about 150,000 viewer-ticks each.
+    expect(outcome.falseDeaths).toBeLessThan(SEEDS);
+  });
+
+  it('given a seed, replays the same run exactly', () => {
+    expect(simulateSwim({ seed: 77 })).toEqual(simulateSwim({ seed: 77 }));
+  });
+});

@@ -1,0 +1,150 @@
+import type { SwimMessage } from '../../../src/core/membership/swim-messages.js';
+import { SwimNode } from '../../../src/core/membership/swim-node.js';
+import { randomInt, seededRandom } from './seeded-random.js';
+
+export interface SwimSimulationOptions {
+  seed: number;
+  nodes?: number;
+  /** Ticks with loss, delay and crashes; then a quiet, lossless stretch in which views must settle. */
+  faultyTicks?: number;
+  quietTicks?: number;
+  lossRate?: number;
+  maxDelayTicks?: number;
+  /** Per tick: chance one running node crashes (never more than `maxDown` at once), and a crashed one restarts. */
+  crashRate?: number;
+  restartRate?: number;
+  maxDown?: number;
+}
+
+export interface SwimSimulationResult {
+  seed: number;
+  violations: string[];
+  crashes: number;
+  restarts: number;
+  /** Ticks from a crash until every running node held the crashed node dead. */
+  detectionTicks: number[];
+  /** Ticks × viewers in which a node that never crashed was held dead. */
+  falseDeaths: number;
+}
+
+const PROBE_TICKS = 10;
+const SUSPICION_TICKS = 50;
+
+/**
+ * Runs a SWIM group in virtual time under message loss, delay and crashes with restarts (a restarted
+ * node starts afresh, as after a reboot), from one seed. Checks completeness (a crashed node is held
+ * dead by every running node, within a bound) and, after a quiet stretch, that every running node is
+ * alive in every running node's view.
+ */
+export function simulateSwim(options: SwimSimulationOptions): SwimSimulationResult {
+  const random = seededRandom(options.seed);
+  const ids = Array.from({ length: options.nodes ?? 8 }, (_, index) => `m${index + 1}`);
+  const boot = (id: string) =>
+    new SwimNode({
+      id,
+      seeds: ids,
+      probeTicks: PROBE_TICKS,
+      ackTimeoutTicks: 4,
+      indirectProbes: 3,
+      suspicionTicks: SUSPICION_TICKS,
+      random,
+    });
+  const nodes = new Map<string, SwimNode | null>(ids.map((id) => [id, boot(id)]));
+  const crashedAt = new Map<string, number>();
+  const everCrashed = new Set<string>();
+  const result: SwimSimulationResult = {
+    seed: options.seed,
+    violations: [],
+    crashes: 0,
+    restarts: 0,
+    detectionTicks: [],
+    falseDeaths: 0,
+  };
+  let inFlight: { deliverAt: number; message: SwimMessage }[] = [];
+  let now = 0;
+  // A crashed node is probed by someone within a period or two, suspected, declared dead after the
+  // suspicion time, and the news reaches everyone within a few periods more.
+  const detectionBound = 2 * ids.length * PROBE_TICKS + SUSPICION_TICKS + 20 * PROBE_TICKS;
+
+  const running = () => ids.filter((id) => nodes.get(id));
+  const flush = (node: SwimNode, faulty: boolean) => {
+    for (const message of node.takeMessages()) {
+      if (faulty && random() < (options.lossRate ?? 0.05)) continue;
+      const delay = randomInt(random, 0, faulty ? (options.maxDelayTicks ?? 2) : 1);
+      inFlight.push({ deliverAt: now + delay, message });
+    }
+  };
+
+  const advance = (faulty: boolean) => {
+    now += 1;
+    if (faulty) injectFaults();
+    for (const id of ids) {
+      const node = nodes.get(id);
+      if (!node) continue;
+      node.tick();
+      flush(node, faulty);
+    }
+    const due = inFlight.filter((item) => item.deliverAt <= now);
+    inFlight = inFlight.filter((item) => item.deliverAt > now);
+    for (const { message } of due) {
+      const node = nodes.get(message.to);
+      if (!node) continue;
+      node.step(message);
+      flush(node, faulty);
+    }
+    observe();
+  };
+
+  const injectFaults = () => {
+    const down = ids.length - running().length;
+    for (const id of ids) {
+      const node = nodes.get(id);
+      if (node && down < (options.maxDown ?? 2) && random() < (options.crashRate ?? 0.002)) {
+        nodes.set(id, null);
+        crashedAt.set(id, now);
+        everCrashed.add(id);
+        result.crashes += 1;
+        return;
+      }
+      if (!node && random() < (options.restartRate ?? 0.002)) {
+        nodes.set(id, boot(id));
+        crashedAt.delete(id);
+        result.restarts += 1;
+      }
+    }
+  };
+
+  const detected = new Set<string>();
+  const observe = () => {
+    const up = running();
+    for (const [id, at] of crashedAt) {
+      const key = `${id}@${at}`;
+      if (detected.has(key)) continue;
+      if (up.every((viewer) => nodes.get(viewer)!.stateOf(id) === 'dead')) {
+        detected.add(key);
+        result.detectionTicks.push(now - at);
+      } else if (now - at > detectionBound)
+        violate(`completeness: ${id}, down since tick ${at}, is not dead everywhere after ${now - at} ticks`);
+    }
+    for (const viewer of up)
+      for (const id of up)
+        if (!everCrashed.has(id) && nodes.get(viewer)!.stateOf(id) === 'dead') result.falseDeaths += 1;
+  };
+
+  const violate = (what: string) => {
+    if (!result.violations.includes(what)) result.violations.push(`tick ${now}: ${what}`);
+  };
+
+  for (let tick = 0; tick < (options.faultyTicks ?? 2_000) && result.violations.length === 0; tick++)
+    advance(true);
+  for (let tick = 0; tick < (options.quietTicks ?? 400) && result.violations.length === 0; tick++)
+    advance(false);
+  const up = running();
+  for (const viewer of up)
+    for (const id of up) {
+      const state = nodes.get(viewer)!.stateOf(id);
+      if (state !== 'alive')
+        violate(`accuracy: ${viewer} holds running ${id} ${state} after the quiet stretch`);
+    }
+  return result;
+}
