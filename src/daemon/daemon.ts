@@ -4,6 +4,10 @@ import path from 'node:path';
 import { DEFAULT_LEASE_TTL_MS } from '../core/cluster/lease-timing.js';
 import type { Locations } from '../ipc/locations.js';
 import { newId } from '../store/ids.js';
+import { clusterStatusOrDegraded } from './autonomy/degraded-status.js';
+import { LocalAutonomy } from './autonomy/local-autonomy.js';
+import { LocalReads } from './autonomy/local-reads.js';
+import { StoreReachability } from './autonomy/store-reachability.js';
 import { ClusterFollower } from './cluster/follow-cluster.js';
 import { ClusterMembership } from './cluster/cluster-membership.js';
 import { systemClock, type Clock } from './clock.js';
@@ -151,11 +155,15 @@ export class Daemon {
     // A node stalled past its lease has lost its shards: its open transaction must not hold up theirs.
     const rawStore = (await stack.start(new StoreService(target, this.options.durability, leaseTtlMs))).store;
     let metrics: DaemonMetrics | null = null;
-    const store = this.options.metricsAddress
-      ? instrumentStore(rawStore, clock, (operation, seconds) =>
-          metrics?.storeLatency.observe({ operation }, seconds),
-        )
-      : rawStore;
+    // Every call of the daemon's tells whether the store can be reached; a failure to reach it is degraded mode.
+    const reachability = new StoreReachability(clock, events);
+    const store = reachability.observe(
+      this.options.metricsAddress
+        ? instrumentStore(rawStore, clock, (operation, seconds) =>
+            metrics?.storeLatency.observe({ operation }, seconds),
+          )
+        : rawStore,
+    );
     const startedAt = clock.now();
     const epoch = await store.nextFenceEpoch();
     const labels = this.options.cluster?.labels ?? {};
@@ -181,6 +189,19 @@ export class Daemon {
     rawStore.markEventsWith(node);
     const fence = () => cluster.fenceToken();
     const actor = os.userInfo().username;
+    // Only a shared store can be out of reach while this node runs on.
+    const autonomy = cluster.shared
+      ? await stack.start(
+          new LocalAutonomy({
+            file: path.join(locations.home, 'local-copy.db'),
+            store,
+            reachability,
+            clock,
+            events,
+            mayRun: (job) => cluster.matches(job),
+          }),
+        )
+      : null;
 
     const journal = new ChildJournal(path.join(locations.home, 'children'));
     const leftBehind = leftBehindAt(cluster);
@@ -217,7 +238,7 @@ export class Daemon {
         })
       : null;
     const launcher = (this.launcher = new RunLauncher({
-      store,
+      store: autonomy?.launcherStore(store) ?? store,
       clock,
       newId,
       node,
@@ -334,7 +355,8 @@ export class Daemon {
           .catch((error: Error) => events.emit('scheduler:error', { error }));
         return { subscribed: true, types: types ?? null, shared: cluster.shared };
       },
-      clusterStatus: () => cluster.status(scheduler.recentLatenessMs()),
+      clusterStatus: () =>
+        clusterStatusOrDegraded(cluster, reachability, clock, scheduler.recentLatenessMs()),
       backup: ({ file, force }) => storeBackup.take(file, force),
       stop: async ({ graceMs }) => {
         // Answer first: the reply must leave before the socket closes.
@@ -355,6 +377,7 @@ export class Daemon {
       control,
       (error) => events.emit('scheduler:error', { error }),
       alerting.requests,
+      autonomy ? new LocalReads(autonomy, clock) : null,
     );
     const answer = answerSocketRequests(this.seams.route?.(route) ?? route, events);
     await stack.start(new SocketService(locations.socketPath, answer));
@@ -382,6 +405,7 @@ export class Daemon {
         newId,
         gate,
         matches: (job) => cluster.matches(job),
+        offline: autonomy?.offline,
       });
       await stack.start(
         service('every-host scheduler', { start: () => hosts.start(), stop: () => hosts.stop() }),
@@ -417,6 +441,7 @@ export class Daemon {
         clock,
         startedAt,
         version,
+        degraded: () => reachability.notice(),
       };
       await stack.start(
         service('metrics endpoint', {

@@ -2,12 +2,13 @@ import { SchedError } from '../../core/errors.js';
 import type { Job } from '../../core/job.js';
 import { passedOccurrenceRecord } from '../../core/ledger/reasons.js';
 import { formatDuration } from '../../core/duration.js';
-import { formatMisfire, planMisfire, type MisfireCause } from '../../core/policy/misfire.js';
+import { formatMisfire, missedWhile, planMisfire, type MisfireCause } from '../../core/policy/misfire.js';
 import { replacedReason } from '../../core/policy/overlap.js';
 import { plannedStart } from '../../core/policy/spread.js';
 import type { RunTrigger } from '../../core/run.js';
 import { nextOccurrence, occurrencesBetween, type Occurrence } from '../../core/schedule/occurrences.js';
 import type { FiredInstant, NewOccurrence, NewRun, Store } from '../../store/store.js';
+import { isStoreUnreachable } from '../../store/unreachable.js';
 import type { Clock } from '../clock.js';
 import type { DaemonEvents } from '../events.js';
 import type { RunGate } from '../run-gate.js';
@@ -53,6 +54,8 @@ interface PlannedRun {
  */
 export class Scheduler {
   private readonly window: DueWindow<Job>;
+  /** Jobs whose fire failed for want of the store, by the instant it failed at: missed for that reason. */
+  private readonly missedForStore = new Map<string, number>();
   private lateness: { at: number; lateMs: number }[] = [];
 
   constructor(private readonly options: SchedulerOptions) {
@@ -122,6 +125,12 @@ export class Scheduler {
   /** Fires each job; those whose fire failed (the store unreachable) are returned, to be tried again. */
   private async fireAll(jobs: Job[]): Promise<Job[]> {
     const results = await Promise.allSettled(jobs.map((job) => this.fire(job, job.nextRunAt!, 'down')));
+    results.forEach((result, index) => {
+      const job = jobs[index]!;
+      if (result.status === 'fulfilled') this.missedForStore.delete(job.id);
+      else if (isStoreUnreachable(result.reason) && !this.missedForStore.has(job.id))
+        this.missedForStore.set(job.id, job.nextRunAt!);
+    });
     return failedItems(jobs, results, (error) => this.options.events.emit('scheduler:error', { error }));
   }
 
@@ -138,7 +147,11 @@ export class Scheduler {
       await this.commit(job, instant, next?.at ?? null, [{ instant, trigger: 'schedule' }], records);
       return;
     }
-    const { planned, nextRunAt } = this.planMissed(job, instant, now, cause, records);
+    // A job fires on one node only with the store: what fell due while it could not be reached was
+    // missed for that reason, and its misfire policy decides now.
+    const missedWhy =
+      cause === 'down' && this.missedForStore.get(job.id) === instant ? 'store-unreachable' : cause;
+    const { planned, nextRunAt } = this.planMissed(job, instant, now, missedWhy, records);
     await this.commit(job, instant, nextRunAt, planned, records);
   }
 
@@ -177,7 +190,7 @@ export class Scheduler {
     for (const dropped of plan.dropped) {
       records.push(this.record(job, dropped.at, dropped.outcome, dropped.reason, now));
     }
-    const while_ = cause === 'down' ? 'while the scheduler was not running' : 'while the job was paused';
+    const while_ = missedWhile(cause);
     const flag = `--misfire ${formatMisfire(job.policy.misfire.policy)}`;
     const planned = plan.run.map((at) => {
       const lateBy = formatDuration(Math.max(0, now - at));
