@@ -253,6 +253,7 @@ export class Daemon {
       notices: alerting.deliveriesFor,
       flushOutput: outputRelay ? (runId) => outputRelay.flush(runId) : undefined,
       retryNode: (job, failedOn): string => routing.automaticRetryNode(job, failedOn),
+      keepEndOffline: autonomy ? (runId, outcome) => autonomy.keepEndOffline(runId, outcome) : undefined,
     }));
     this.drain = await stack.start(new RunDrain(launcher, clock, this.options.shutdownGraceMs));
     if (this.hurried) this.drain.hurry();
@@ -283,6 +284,7 @@ export class Daemon {
       owns: (job) => cluster.owns(job),
       fence: () => cluster.fireFence(),
       onFenced: () => events.emit('cluster:fenced', { term: cluster.fenceToken() }),
+      storeUnreachableAt: (instant) => reachability.unreachableAt(instant),
     });
     const jobs = new JobService({
       store,
@@ -411,7 +413,16 @@ export class Daemon {
         service('every-host scheduler', { start: () => hosts.start(), stop: () => hosts.stop() }),
       );
       await stack.start(
-        new ClusterFollower({ cluster, store, launcher, scheduler, waitingRuns, hosts, events }),
+        new ClusterFollower({
+          cluster,
+          store,
+          launcher,
+          scheduler,
+          waitingRuns,
+          hosts,
+          events,
+          localCopy: autonomy ?? undefined,
+        }),
       );
     }
     const retention = new Retention(store, clock, events, this.options.retention);

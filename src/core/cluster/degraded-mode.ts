@@ -17,3 +17,20 @@ export function staleReadNotice(copiedAt: number | null, now: number): string {
       : `last refreshed ${formatDuration(Math.max(0, now - copiedAt))} ago`;
   return `the store cannot be reached: this is this node's local copy of the job definitions (${age}), which may be stale`;
 }
+
+/** A spell during which the store could not be reached; `until` is null while it lasts. */
+export interface Outage {
+  since: number;
+  until: number | null;
+}
+
+/**
+ * Whether an instant fell due while the store could not be reached. A node learns of an outage from its
+ * first failed call, which may be the very fire of the instant, a moment after it was due: an instant up
+ * to `noticeMs` before the outage was noticed counts too.
+ */
+export function fellDueInOutage(instant: number, outages: readonly Outage[], noticeMs: number): boolean {
+  return outages.some(
+    (outage) => instant >= outage.since - noticeMs && (outage.until === null || instant <= outage.until),
+  );
+}

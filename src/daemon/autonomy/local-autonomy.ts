@@ -1,4 +1,5 @@
 import type { Job } from '../../core/job.js';
+import type { RunOutcome } from '../../core/run.js';
 import { LocalCopy } from '../../store/local-copy/local-copy.js';
 import { replayJournal } from '../../store/local-copy/replay.js';
 import type { Store } from '../../store/store.js';
@@ -76,6 +77,13 @@ export class LocalAutonomy implements Service {
     return journaledRunsStore(store, this.local.runs);
   }
 
+  /** Keeps the end of a run the store holds while the store cannot be reached to record it. */
+  keepEndOffline(runId: string, outcome: RunOutcome): boolean {
+    if (this.copy === null) return false;
+    this.copy.runs.addEnd(runId, outcome);
+    return true;
+  }
+
   /** How the every-host scheduler fires while the store cannot be reached. */
   readonly offline: OfflineFiring = {
     storeUnreachable: () => !this.options.reachability.reachable,
@@ -94,10 +102,18 @@ export class LocalAutonomy implements Service {
     return this.local.jobs.find(ref);
   }
 
-  private readonly followChange = (job: Job): void => {
-    if (this.copy === null) return;
-    this.copy.jobs.put(job, this.keeps(job));
-  };
+  /** A job changed, here or through another node: the copy follows at once. */
+  jobChanged(job: Job): void {
+    this.copy?.jobs.put(job, this.keeps(job));
+  }
+
+  /** Changes may have been missed (the store's announcements were cut off): read the copy whole again. */
+  resync(): void {
+    this.nextRefreshAt = 0;
+    void this.tick();
+  }
+
+  private readonly followChange = (job: Job): void => this.jobChanged(job);
 
   private readonly tickNow = (): void => void this.tick();
 

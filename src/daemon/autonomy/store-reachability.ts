@@ -1,8 +1,12 @@
-import { degradedNotice } from '../../core/cluster/degraded-mode.js';
+import { degradedNotice, fellDueInOutage, type Outage } from '../../core/cluster/degraded-mode.js';
 import { isStoreUnreachable } from '../../store/unreachable.js';
 import type { Store } from '../../store/store.js';
 import type { Clock } from '../clock.js';
 import type { DaemonEvents } from '../events.js';
+
+/** How long before its first failed call an outage may have begun: a fire fails a moment after its instant. */
+const NOTICE_MS = 2_000;
+const KEPT_OUTAGES = 16;
 
 /**
  * Whether this node can reach its store, as its own calls find out: a call that fails for want of the
@@ -11,6 +15,8 @@ import type { DaemonEvents } from '../events.js';
  */
 export class StoreReachability {
   private since: number | null = null;
+  /** The latest outages, the current one last; enough to tell why instants were missed after one ends. */
+  private readonly outages: Outage[] = [];
 
   constructor(
     private readonly clock: Clock,
@@ -29,6 +35,11 @@ export class StoreReachability {
   /** `degraded: store unreachable for 45s, …` while it is unreachable, else null. */
   notice(): string | null {
     return this.since === null ? null : degradedNotice(this.since, this.clock.now());
+  }
+
+  /** Whether the instant fell due while the store could not be reached (see fellDueInOutage). */
+  unreachableAt(instant: number): boolean {
+    return fellDueInOutage(instant, this.outages, NOTICE_MS);
   }
 
   /** The store with every call's success or failure noted here. */
@@ -58,6 +69,7 @@ export class StoreReachability {
     const at = this.clock.now();
     const unreachableForMs = at - this.since;
     this.since = null;
+    this.outages[this.outages.length - 1]!.until = at;
     this.events.emit('store:reachable', { at, unreachableForMs });
   }
 
@@ -65,6 +77,8 @@ export class StoreReachability {
   failed(error: unknown): void {
     if (this.since !== null || !isStoreUnreachable(error)) return;
     this.since = this.clock.now();
+    this.outages.push({ since: this.since, until: null });
+    if (this.outages.length > KEPT_OUTAGES) this.outages.shift();
     this.events.emit('store:unreachable', { since: this.since, error: error as Error });
   }
 }

@@ -8,7 +8,6 @@ import { plannedStart } from '../../core/policy/spread.js';
 import type { RunTrigger } from '../../core/run.js';
 import { nextOccurrence, occurrencesBetween, type Occurrence } from '../../core/schedule/occurrences.js';
 import type { FiredInstant, NewOccurrence, NewRun, Store } from '../../store/store.js';
-import { isStoreUnreachable } from '../../store/unreachable.js';
 import type { Clock } from '../clock.js';
 import type { DaemonEvents } from '../events.js';
 import type { RunGate } from '../run-gate.js';
@@ -29,6 +28,8 @@ export interface SchedulerOptions {
   fence?: () => { term: number; publishedAt: number } | undefined;
   /** In a cluster: a fire was refused because a newer shard map is in force. */
   onFenced?: () => void;
+  /** In a cluster: whether the instant fell due while the store could not be reached (see StoreReachability). */
+  storeUnreachableAt?: (instant: number) => boolean;
   windowMs?: number;
   loadLimit?: number;
 }
@@ -54,8 +55,6 @@ interface PlannedRun {
  */
 export class Scheduler {
   private readonly window: DueWindow<Job>;
-  /** Jobs whose fire failed for want of the store, by the instant it failed at: missed for that reason. */
-  private readonly missedForStore = new Map<string, number>();
   private lateness: { at: number; lateMs: number }[] = [];
 
   constructor(private readonly options: SchedulerOptions) {
@@ -125,12 +124,6 @@ export class Scheduler {
   /** Fires each job; those whose fire failed (the store unreachable) are returned, to be tried again. */
   private async fireAll(jobs: Job[]): Promise<Job[]> {
     const results = await Promise.allSettled(jobs.map((job) => this.fire(job, job.nextRunAt!, 'down')));
-    results.forEach((result, index) => {
-      const job = jobs[index]!;
-      if (result.status === 'fulfilled') this.missedForStore.delete(job.id);
-      else if (isStoreUnreachable(result.reason) && !this.missedForStore.has(job.id))
-        this.missedForStore.set(job.id, job.nextRunAt!);
-    });
     return failedItems(jobs, results, (error) => this.options.events.emit('scheduler:error', { error }));
   }
 
@@ -150,7 +143,7 @@ export class Scheduler {
     // A job fires on one node only with the store: what fell due while it could not be reached was
     // missed for that reason, and its misfire policy decides now.
     const missedWhy =
-      cause === 'down' && this.missedForStore.get(job.id) === instant ? 'store-unreachable' : cause;
+      cause === 'down' && this.options.storeUnreachableAt?.(instant) ? 'store-unreachable' : cause;
     const { planned, nextRunAt } = this.planMissed(job, instant, now, missedWhy, records);
     await this.commit(job, instant, nextRunAt, planned, records);
   }

@@ -25,11 +25,16 @@ const SCHEMA = `
     outcome TEXT,
     in_store INTEGER NOT NULL DEFAULT 0
   );
+  CREATE TABLE IF NOT EXISTS journaled_ends (
+    run_id TEXT PRIMARY KEY,
+    outcome TEXT NOT NULL
+  );
 `;
 
 /**
  * A node's local copy, in its home (`local-copy.db`, created 0600 by the caller): the job definitions it
- * may run, refreshed from the store, and the journal of the runs it fired while the store was unreachable.
+ * may run, refreshed from the store, and the journal of the runs it fired, and of the ends of runs it
+ * reached, while the store was unreachable.
  * Every write is synchronous and durable before it returns, so a daemon killed mid-outage loses nothing.
  */
 export class LocalCopy {

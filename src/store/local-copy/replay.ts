@@ -3,11 +3,11 @@ import type { Store } from '../store.js';
 import type { RunJournal } from './run-journal.js';
 
 /**
- * Writes the journaled runs to the store, oldest first, keyed by run id: a run the store holds already is
+ * Writes the journaled runs to the store, oldest first, then the journaled ends of runs it held; keyed by run id: a run the store holds already is
  * not inserted again, and an end it holds already is not written again, so a replay cut short (the store
  * gone again, the daemon killed) is simply replayed again. A run still running is left to write its own
  * end to the store. Stops at the first failure to reach the store (the rest wait for the next replay);
- * returns how many runs the store took.
+ * returns how many runs and ends the store took.
  */
 export async function replayJournal(
   journal: RunJournal,
@@ -34,6 +34,17 @@ export async function replayJournal(
       onRefused(error);
       journal.remove(run.id);
     }
+  }
+  for (const { runId, outcome } of journal.pendingEnds()) {
+    try {
+      // One recorded lost meanwhile (this node was gone past its lease) keeps that record.
+      if ((await store.findRun(runId))?.state === 'running') await store.finishRun(runId, outcome);
+    } catch (error) {
+      if (!(error instanceof SchedError)) throw error;
+      onRefused(error);
+    }
+    journal.removeEnd(runId);
+    replayed += 1;
   }
   return replayed;
 }

@@ -37,12 +37,30 @@ export class RunJournal {
 
   /** Records how a journaled run ended; false when the store holds the run already (its end goes there). */
   finish(runId: string, outcome: RunOutcome): boolean {
-    // The executor's failure cause is for the retry decision only and never stored.
-    const { cause: _cause, ...stored } = outcome;
     const changed = this.db
       .prepare('UPDATE journaled_runs SET outcome = ? WHERE id = ? AND in_store = 0')
-      .run(JSON.stringify(stored), runId).changes;
+      .run(storedOutcome(outcome), runId).changes;
     return changed > 0;
+  }
+
+  /** How a run the store holds ended, while the store could not be reached to record it. */
+  addEnd(runId: string, outcome: RunOutcome): void {
+    this.db
+      .prepare('INSERT INTO journaled_ends (run_id, outcome) VALUES (?, ?) ON CONFLICT (run_id) DO NOTHING')
+      .run(runId, storedOutcome(outcome));
+  }
+
+  /** The journaled ends of runs the store holds, oldest run first. */
+  pendingEnds(): { runId: string; outcome: RunOutcome }[] {
+    const rows = this.db.prepare('SELECT run_id, outcome FROM journaled_ends ORDER BY run_id').all() as {
+      run_id: string;
+      outcome: string;
+    }[];
+    return rows.map((row) => ({ runId: row.run_id, outcome: JSON.parse(row.outcome) as RunOutcome }));
+  }
+
+  removeEnd(runId: string): void {
+    this.db.prepare('DELETE FROM journaled_ends WHERE run_id = ?').run(runId);
   }
 
   /** The store now holds the run, still running: its end is written there. */
@@ -79,9 +97,18 @@ export class RunJournal {
     return rows.map(fromRow);
   }
 
+  /** Whether anything waits to be written to the store: a run, or a run's end. */
   hasPending(): boolean {
-    return this.db.prepare('SELECT 1 FROM journaled_runs WHERE in_store = 0 LIMIT 1').get() !== undefined;
+    const query =
+      'SELECT 1 FROM journaled_runs WHERE in_store = 0 UNION ALL SELECT 1 FROM journaled_ends LIMIT 1';
+    return this.db.prepare(query).get() !== undefined;
   }
+}
+
+/** The executor's failure cause is for the retry decision only and never stored. */
+function storedOutcome(outcome: RunOutcome): string {
+  const { cause: _cause, ...stored } = outcome;
+  return JSON.stringify(stored);
 }
 
 function fromRow(row: JournalRow): JournaledRun {
