@@ -2,7 +2,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { isAlive, sched, useDaemons, waitFor } from '../support/sched-harness.js';
+import { isAlive, sched, useDaemons, waitFor, type RunningDaemon } from '../support/sched-harness.js';
 import { startEmbeddedPostgres, type RunningServer } from '../support/postgres-server.js';
 
 const OUTAGE_MS = 20_000;
@@ -67,7 +67,7 @@ describe('PostgreSQL unreachable under three daemons', () => {
   it('every-host jobs fire on every node throughout, once jobs wait, and every journaled run is stored once', async () => {
     const args = ['--store', server.url, '--heartbeat-interval', '500ms', '--lease-ttl', '3s'];
     const homes = [home(), home(), home()];
-    const daemons = [];
+    const daemons: RunningDaemon[] = [];
     for (const dir of homes) daemons.push(await start(dir, args));
     const everywhere = await sched(homes[0]!, [
       ...['add', 'everywhere', '--every', '1s', '--placement', 'every-host', '--shell', 'true'],
