@@ -68,7 +68,15 @@ describe('PostgreSQL unreachable under three daemons', () => {
     const args = ['--store', server.url, '--heartbeat-interval', '500ms', '--lease-ttl', '3s'];
     const homes = [home(), home(), home()];
     const daemons: RunningDaemon[] = [];
-    for (const dir of homes) daemons.push(await start(dir, args));
+    for (const dir of homes) daemons.push(await start(dir, [...args, '--metrics', '127.0.0.1:0']));
+    const healthOf = async (daemon: RunningDaemon) => {
+      const started = daemon
+        .output()
+        .split('\n')
+        .find((line) => line.includes('"daemon:started"'))!;
+      const address = JSON.parse(started).metricsAddress as string;
+      return (await fetch(`http://${address}/health`)).json() as Promise<{ degraded?: string }>;
+    };
     const everywhere = await sched(homes[0]!, [
       ...['add', 'everywhere', '--every', '1s', '--placement', 'every-host', '--shell', 'true'],
     ]);
@@ -96,6 +104,11 @@ describe('PostgreSQL unreachable under three daemons', () => {
     expect(status.degraded).toMatch(
       /^degraded: store unreachable for \d+s, firing every-host jobs from the local copy$/,
     );
+    const health = await waitFor(async () => {
+      const body = await healthOf(daemons[1]!);
+      return body.degraded === undefined ? null : body;
+    }, 15_000);
+    expect(health.degraded).toMatch(/^degraded: store unreachable for \d+s/);
     const refused = await sched(homes[0]!, [
       'add',
       'during-outage',
@@ -113,6 +126,12 @@ describe('PostgreSQL unreachable under three daemons', () => {
     expect(listed.json.items.map((job: { name: string }) => job.name).sort()).toEqual([
       'everywhere',
       'single',
+    ]);
+    const shown = await sched(homes[2]!, ['show', 'everywhere', '--json']);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect([shown.json.job.name, shown.json.stale]).toEqual([
+      'everywhere',
+      expect.stringMatching(/may be stale/),
     ]);
     let journals: string[][] = [];
     const journaled = await waitFor(async () => {
