@@ -9,7 +9,7 @@ import {
   type Results,
 } from '../ipc/protocol.js';
 import type { ServerConnection } from '../ipc/transport.js';
-import { isStoreUnreachable } from '../store/unreachable.js';
+import { isStoreUnreachable, unreachableReason } from '../store/unreachable.js';
 import type { LocalReads } from './autonomy/local-reads.js';
 import type { JobService } from './job-service.js';
 import type { AlertRequests } from './notify/alert-requests.js';
@@ -141,11 +141,11 @@ function toErrorShape(error: Error, onBug: (error: Error) => void): ErrorShape {
   };
 }
 
-/** A request that needed the store while it cannot be reached: nothing was changed. */
+/** A request that needed the store while it cannot be reached: nothing was read or changed. */
 function storeUnavailable(error: Error): SchedError {
   return new SchedError(
     'STORE_UNAVAILABLE',
-    `The store cannot be reached (${error.message}), so nothing was changed.`,
+    `The store cannot be reached (${unreachableReason(error)}); nothing was read or changed.`,
     {
       hint:
         'This node keeps firing every-host jobs from its local copy meanwhile; try again once the store is back ' +

@@ -37,3 +37,13 @@ export function isStoreUnreachable(error: unknown): boolean {
   }
   return false;
 }
+
+/**
+ * What the driver said, `connect ECONNREFUSED 127.0.0.1:5432`: the innermost cause. The wrappers' messages
+ * carry the failed statement and its parameters, which may hold secrets (a job's environment, say).
+ */
+export function unreachableReason(error: Error): string {
+  let innermost = error;
+  while (innermost.cause instanceof Error) innermost = innermost.cause;
+  return innermost.message;
+}

@@ -119,7 +119,12 @@ describe('PostgreSQL unreachable under three daemons', () => {
       '--json',
     ]);
     expect(refused.code).toBe(7);
-    expect(refused.json.error.code).toBe('STORE_UNAVAILABLE');
+    expect(refused.json.error).toMatchObject({
+      code: 'STORE_UNAVAILABLE',
+      message: expect.stringMatching(
+        /^The store cannot be reached \(.*ECONNREFUSED.*\); nothing was read or changed\.$/,
+      ),
+    });
     const listed = await sched(homes[1]!, ['ls', '--json']);
     expect(listed.code, listed.stderr).toBe(0);
     expect(listed.json.stale).toMatch(/may be stale/);

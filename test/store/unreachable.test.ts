@@ -2,7 +2,7 @@ import net from 'node:net';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SchedError } from '../../src/core/errors.js';
-import { isStoreUnreachable } from '../../src/store/unreachable.js';
+import { isStoreUnreachable, unreachableReason } from '../../src/store/unreachable.js';
 import { usePostgres } from '../support/postgres.js';
 
 const postgres = usePostgres();
@@ -32,8 +32,10 @@ describe('isStoreUnreachable: what puts a node in degraded mode', () => {
       (failure: unknown) => failure,
     );
     expect(isStoreUnreachable(error)).toBe(true);
-    // Wrapped as drizzle wraps a driver's error.
-    expect(isStoreUnreachable(new Error('Failed query: select 1', { cause: error }))).toBe(true);
+    // Wrapped as drizzle wraps a driver's error, whose message (the statement and its values) is not repeated.
+    const wrapped = new Error('Failed query: insert … params: secret', { cause: error });
+    expect(isStoreUnreachable(wrapped)).toBe(true);
+    expect(unreachableReason(wrapped)).toBe(`connect ECONNREFUSED 127.0.0.1:${port}`);
   });
 
   it('given a query whose connection the server ends (a restart), says the store is unreachable', async () => {
