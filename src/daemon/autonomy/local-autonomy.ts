@@ -26,8 +26,12 @@ export interface LocalAutonomyOptions {
 
 /** How often the store is tried while it cannot be reached, and the journal replayed while it holds runs. */
 const PROBE_INTERVAL_MS = 1_000;
-/** How often the copy of the job definitions is read whole from the store (changes seen here go in at once). */
-const REFRESH_INTERVAL_MS = 30_000;
+/**
+ * How often the copy of the job definitions is read whole from the store. Changes reach it as this node
+ * hears of them (its own, and other nodes' through the store's announcements, read whole again when those
+ * were cut off); the full read only bounds what a lost announcement could leave stale.
+ */
+const REFRESH_INTERVAL_MS = 5 * 60_000;
 const PAGE = 1_000;
 const JOB_CHANGES = ['job:created', 'job:updated', 'job:cancelled'] as const;
 
