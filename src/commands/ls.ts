@@ -4,9 +4,8 @@ import { listEveryJob } from '../client/every-job.js';
 import { shellQuote } from '../cli/format/command-line.js';
 import { renderJobTable } from '../cli/format/job-list.js';
 import { parseKeyValuePairs } from '../cli/key-value.js';
-import type { Job } from '../core/job.js';
 import { asListed, JOB_STATUSES, type ListedJob } from '../core/job-status.js';
-import type { Page } from '../ipc/protocol.js';
+import type { JobListPage, Page } from '../ipc/protocol.js';
 
 export default class Ls extends SchedCommand {
   static override summary = 'List jobs with their schedule and next run.';
@@ -56,17 +55,18 @@ export default class Ls extends SchedCommand {
     all: Flags.boolean({ summary: 'List every job, page after page, rather than the first page only.' }),
   };
 
-  async run(): Promise<Page<ListedJob>> {
+  async run(): Promise<Page<ListedJob> & { stale?: string }> {
     const { flags } = await this.parse(Ls);
     const labels = parseKeyValuePairs(flags.label, 'label');
 
     const client = await this.client();
     const query = { states: flags.status, labels, owner: flags.owner, limit: flags.limit };
-    const page: Page<Job> = flags.all
+    const page: JobListPage = flags.all
       ? { items: await listEveryJob(client, { ...query, limit: flags.limit ?? 1000 }), nextCursor: null }
       : await client.call('job.list', { ...query, cursor: flags.cursor });
 
     if (!this.jsonEnabled()) {
+      if (page.stale !== undefined) this.logToStderr(`Note: ${page.stale}.`);
       if (page.items.length === 0)
         this.log(`No jobs${flags.cursor ? ' left' : ''}. Add one with \`${this.config.bin} add\`.`);
       else {
@@ -88,7 +88,8 @@ export default class Ls extends SchedCommand {
         );
       }
     }
-    return { items: page.items.map(asListed), nextCursor: page.nextCursor };
+    const listed = { items: page.items.map(asListed), nextCursor: page.nextCursor };
+    return page.stale === undefined ? listed : { ...listed, stale: page.stale };
   }
 
   /** How many jobs there are in all, when the daemon's counts say it: for the unfiltered listing only. */

@@ -42,6 +42,7 @@ export default class Show extends SchedCommand {
     });
 
     if (!this.jsonEnabled()) {
+      if (detail.stale !== undefined) this.logToStderr(`Note: ${detail.stale}.`);
       const { describeSchedule } = await import('../core/schedule/describe.js');
       this.log(renderJobDetail(detail, this.viewer(), describeSchedule, upstreams));
       const alerts = renderJobAlerts(detail);

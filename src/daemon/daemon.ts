@@ -6,6 +6,10 @@ import type { Locations } from '../ipc/locations.js';
 import { newId } from '../store/ids.js';
 import { accessControl, SINGLE_USER, type AccessSettings } from './access/access-control.js';
 import { currentActor } from './access/request-caller.js';
+import { clusterStatusOrDegraded } from './autonomy/degraded-status.js';
+import { LocalAutonomy } from './autonomy/local-autonomy.js';
+import { LocalReads } from './autonomy/local-reads.js';
+import { StoreReachability } from './autonomy/store-reachability.js';
 import { ClusterFollower } from './cluster/follow-cluster.js';
 import { ClusterMembership } from './cluster/cluster-membership.js';
 import { systemClock, type Clock } from './clock.js';
@@ -157,11 +161,15 @@ export class Daemon {
     // A node stalled past its lease has lost its shards: its open transaction must not hold up theirs.
     const rawStore = (await stack.start(new StoreService(target, this.options.durability, leaseTtlMs))).store;
     let metrics: DaemonMetrics | null = null;
-    const store = this.options.metricsAddress
-      ? instrumentStore(rawStore, clock, (operation, seconds) =>
-          metrics?.storeLatency.observe({ operation }, seconds),
-        )
-      : rawStore;
+    // Every call of the daemon's tells whether the store can be reached; a failure to reach it is degraded mode.
+    const reachability = new StoreReachability(clock, events);
+    const store = reachability.observe(
+      this.options.metricsAddress
+        ? instrumentStore(rawStore, clock, (operation, seconds) =>
+            metrics?.storeLatency.observe({ operation }, seconds),
+          )
+        : rawStore,
+    );
     const startedAt = clock.now();
     const epoch = await store.nextFenceEpoch();
     const labels = this.options.cluster?.labels ?? {};
@@ -187,6 +195,19 @@ export class Daemon {
     rawStore.markEventsWith(node);
     const fence = () => cluster.fenceToken();
     const actor = () => currentActor(daemonUser);
+    // Only a shared store can be out of reach while this node runs on.
+    const autonomy = cluster.shared
+      ? await stack.start(
+          new LocalAutonomy({
+            file: path.join(locations.home, 'local-copy.db'),
+            store,
+            reachability,
+            clock,
+            events,
+            mayRun: (job) => cluster.matches(job),
+          }),
+        )
+      : null;
 
     const journal = new ChildJournal(path.join(locations.home, 'children'));
     const leftBehind = leftBehindAt(cluster);
@@ -223,7 +244,7 @@ export class Daemon {
         })
       : null;
     const launcher = (this.launcher = new RunLauncher({
-      store,
+      store: autonomy?.launcherStore(store) ?? store,
       clock,
       newId,
       node,
@@ -238,6 +259,7 @@ export class Daemon {
       notices: alerting.deliveriesFor,
       flushOutput: outputRelay ? (runId) => outputRelay.flush(runId) : undefined,
       retryNode: (job, failedOn): string => routing.automaticRetryNode(job, failedOn),
+      keepEndOffline: autonomy ? (runId, outcome) => autonomy.keepEndOffline(runId, outcome) : undefined,
     }));
     this.drain = await stack.start(new RunDrain(launcher, clock, this.options.shutdownGraceMs));
     if (this.hurried) this.drain.hurry();
@@ -268,6 +290,7 @@ export class Daemon {
       owns: (job) => cluster.owns(job),
       fence: () => cluster.fireFence(),
       onFenced: () => events.emit('cluster:fenced', { term: cluster.fenceToken() }),
+      storeUnreachableAt: (instant) => reachability.unreachableAt(instant),
     });
     const jobs = new JobService({
       store,
@@ -340,7 +363,8 @@ export class Daemon {
           .catch((error: Error) => events.emit('scheduler:error', { error }));
         return { subscribed: true, types: types ?? null, shared: cluster.shared };
       },
-      clusterStatus: () => cluster.status(scheduler.recentLatenessMs()),
+      clusterStatus: () =>
+        clusterStatusOrDegraded(cluster, reachability, clock, scheduler.recentLatenessMs()),
       backup: ({ file, force }) => storeBackup.take(file, force),
       stop: async ({ graceMs }) => {
         // Answer first: the reply must leave before the socket closes.
@@ -362,6 +386,7 @@ export class Daemon {
       (error) => events.emit('scheduler:error', { error }),
       alerting.requests,
       access.guard({ store, clock, newId, jobIdOfRun: async (ref) => (await runs.find(ref)).jobId }),
+      autonomy ? new LocalReads(autonomy, clock) : null,
     );
     const answer = answerSocketRequests(this.seams.route?.(route) ?? route, events);
     await stack.start(new SocketService(locations.socketPath, answer, access.socket));
@@ -389,12 +414,22 @@ export class Daemon {
         newId,
         gate,
         matches: (job) => cluster.matches(job),
+        offline: autonomy?.offline,
       });
       await stack.start(
         service('every-host scheduler', { start: () => hosts.start(), stop: () => hosts.stop() }),
       );
       await stack.start(
-        new ClusterFollower({ cluster, store, launcher, scheduler, waitingRuns, hosts, events }),
+        new ClusterFollower({
+          cluster,
+          store,
+          launcher,
+          scheduler,
+          waitingRuns,
+          hosts,
+          events,
+          localCopy: autonomy ?? undefined,
+        }),
       );
     }
     const retention = new Retention(store, clock, events, this.options.retention);
@@ -424,6 +459,7 @@ export class Daemon {
         clock,
         startedAt,
         version,
+        degraded: () => reachability.notice(),
       };
       await stack.start(
         service('metrics endpoint', {

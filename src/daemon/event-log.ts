@@ -109,6 +109,15 @@ export function logDaemonEvents(
   events.on('cluster:fenced', (fence) =>
     log.warn({ event: 'cluster:fenced', ...fence }, 'a fire from an outdated shard map was refused'),
   );
+  events.on('store:unreachable', ({ since, error }) =>
+    log.warn(
+      { event: 'store:unreachable', since, err: error },
+      'degraded: the store cannot be reached; firing every-host jobs from the local copy',
+    ),
+  );
+  events.on('store:reachable', (back) =>
+    log.info({ event: 'store:reachable', ...back }, 'the store is reachable again; leaving degraded mode'),
+  );
   events.on('cluster:error', ({ error }) =>
     log.warn({ event: 'cluster:error', err: error }, `cluster: ${error.message}`),
   );

@@ -41,6 +41,10 @@ export interface DaemonEventMap {
   'run:released': [{ runId: string; jobId: string | null }];
   /** A run this node started ended after another node had recorded it lost: its late outcome, not stored. */
   'run:reconciled': [{ run: Run; outcome: RunOutcome }];
+  /** A call failed for want of the store: this node fires every-host jobs from its local copy until it is back. */
+  'store:unreachable': [{ since: number; error: Error }];
+  /** A call reached the store again, after it had been unreachable that long. */
+  'store:reachable': [{ at: number; unreachableForMs: number }];
   'tick:late': [{ jobId: string; dueAt: number; firedAt: number }];
   'scheduler:error': [{ error: Error }];
   /** A frame or request from the socket was refused as malformed; `connection` numbers the daemon's connections. */

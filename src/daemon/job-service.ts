@@ -172,7 +172,7 @@ function firstRunAt(definition: JobDefinition, now: number): number | null {
   );
 }
 
-function upcomingInstants(job: Job, count: number): number[] {
+export function upcomingInstants(job: Job, count: number): number[] {
   if (job.nextRunAt === null || count === 0) return [];
   const instants = [job.nextRunAt];
   while (instants.length < count) {

@@ -11,6 +11,8 @@ import {
 import type { ServerConnection } from '../ipc/transport.js';
 import { actingFor } from './access/request-caller.js';
 import type { RequestGuard } from './access/request-guard.js';
+import { isStoreUnreachable, unreachableReason } from '../store/unreachable.js';
+import type { LocalReads } from './autonomy/local-reads.js';
 import type { JobService } from './job-service.js';
 import type { AlertRequests } from './notify/alert-requests.js';
 import type { OccurrenceService } from './occurrence-service.js';
@@ -47,7 +49,17 @@ export function createRequestRouter(
   onBug: (error: Error) => void,
   alerts: AlertRequests,
   guard: RequestGuard,
+  localReads: LocalReads | null = null,
 ) {
+  // While the store cannot be reached, `ls` and `show` read this node's local copy (and say it may be stale).
+  const orLocalCopy = async <T>(read: () => Promise<T>, local: (reads: LocalReads) => T): Promise<T> => {
+    try {
+      return await read();
+    } catch (error) {
+      if (localReads === null || !isStoreUnreachable(error)) throw error;
+      return local(localReads);
+    }
+  };
   const handlers: Handlers = {
     'daemon.stop': (params) => control.stop(params),
     'cluster.status': () => control.clusterStatus(),
@@ -56,8 +68,16 @@ export function createRequestRouter(
       control.subscribe(requestId, connection, params),
     'daemon.status': () => jobs.status(),
     'job.add': (params) => jobs.add(params),
-    'job.list': async (params) => alerts.withOverdue(await jobs.list(params)),
-    'job.get': async (params) => alerts.withDetail(await jobs.get(params)),
+    'job.list': (params: ParsedParams<'job.list'>) =>
+      orLocalCopy(
+        async () => alerts.withOverdue(await jobs.list(params)),
+        (reads) => reads.list(params),
+      ),
+    'job.get': (params: ParsedParams<'job.get'>) =>
+      orLocalCopy(
+        async () => alerts.withDetail(await jobs.get(params)),
+        (reads) => reads.get(params),
+      ),
     'job.update': (params) => jobs.update(params),
     'job.cancel': (params) => jobs.cancel(params),
     'job.pause': (params) => jobs.pause(params),
@@ -119,10 +139,24 @@ export function createRequestRouter(
 
 function toErrorShape(error: Error, onBug: (error: Error) => void): ErrorShape {
   if (error instanceof SchedError) return error.toShape();
+  if (isStoreUnreachable(error)) return storeUnavailable(error).toShape();
   onBug(error);
   return {
     code: 'INTERNAL',
     message: `Internal error in the daemon: ${error.message}`,
     hint: 'This is a bug in sched; the daemon log has the details.',
   };
+}
+
+/** A request that needed the store while it cannot be reached: nothing was read or changed. */
+function storeUnavailable(error: Error): SchedError {
+  return new SchedError(
+    'STORE_UNAVAILABLE',
+    `The store cannot be reached (${unreachableReason(error)}); nothing was read or changed.`,
+    {
+      hint:
+        'This node keeps firing every-host jobs from its local copy meanwhile; try again once the store is back ' +
+        '(`sched cluster status` says whether it is). `sched ls` and `sched show` read the local copy until then.',
+    },
+  );
 }

@@ -6,6 +6,7 @@ import type { TargetKind } from '../core/retry/failure-class.js';
 import type { Run, RunOutcome, RunSummary } from '../core/run.js';
 import type { NewDelivery } from '../core/notify/delivery.js';
 import type { NewRun, Store } from '../store/store.js';
+import { isStoreUnreachable } from '../store/unreachable.js';
 import { sleep, type Clock } from './clock.js';
 import { earlierAttempts } from './earlier-attempts.js';
 import type { DaemonEvents } from './events.js';
@@ -76,6 +77,12 @@ export interface RunLauncherOptions {
   /** The notifications a run's end causes, written in the transaction that records the end. */
   notices?: (job: Job, runId: string, outcome: RunOutcome, retrying: boolean) => Promise<NewDelivery[]>;
   random?: () => number;
+  /**
+   * Keeps the end of a run that could not be written because the store cannot be reached, to be written
+   * once it is back (see LocalAutonomy); false when there is nowhere to keep it. Without it, the write is
+   * retried until the store is back.
+   */
+  keepEndOffline?: (runId: string, outcome: RunOutcome) => boolean;
 }
 
 /**
@@ -219,9 +226,12 @@ export class RunLauncher {
     const job = this.inFlight.get(runId);
     this.write(runId, () =>
       this.released(runId, job?.id ?? null, () =>
-        persistently(() => this.finish(runId, job, outcome), this.options.events, this.options.clock).finally(
-          () => this.options.liveOutput.forget(runId),
-        ),
+        persistently(
+          () => this.finish(runId, job, outcome),
+          this.options.events,
+          this.options.clock,
+          () => this.options.keepEndOffline?.(runId, outcome) ?? false,
+        ).finally(() => this.options.liveOutput.forget(runId)),
       ),
     );
   }
@@ -344,13 +354,21 @@ const OUTCOME_RETRY_DELAY_MS = 1_000;
 /**
  * Retries a write that failed for want of the store (not for a reason it gave, a SchedError), so an outcome
  * reached while the database restarts is recorded once it is back instead of leaving the run `running`.
+ * Where the outcome can be kept offline (`keepOffline`), a store that cannot be reached leaves it there
+ * instead: the run then stops holding its job's slot, so an every-host job goes on firing meanwhile.
  */
-async function persistently(write: () => Promise<void>, events: DaemonEvents, clock: Clock): Promise<void> {
+async function persistently(
+  write: () => Promise<void>,
+  events: DaemonEvents,
+  clock: Clock,
+  keepOffline: () => boolean,
+): Promise<void> {
   const giveUpAt = clock.monotonic() + OUTCOME_RETRY_LIMIT_MS;
   for (;;) {
     try {
       return await write();
     } catch (error) {
+      if (isStoreUnreachable(error) && keepOffline()) return;
       if (error instanceof SchedError || clock.monotonic() > giveUpAt) throw error;
       events.emit('scheduler:error', { error: error as Error });
       await sleep(clock, OUTCOME_RETRY_DELAY_MS);

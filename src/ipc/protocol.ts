@@ -156,7 +156,12 @@ export interface JobDetail {
   deliveries?: DeliveryView[];
   /** When its dead-man's switch tripped, while it is overdue; null otherwise. */
   overdueSince?: number | null;
+  /** Read from the node's local copy while the store cannot be reached: says so, and that it may be stale. */
+  stale?: string;
 }
+
+/** `sched ls`: a page of jobs; `stale` when read from the node's local copy (the store unreachable). */
+export type JobListPage = Page<Job> & { stale?: string };
 
 /** A notification as shown: its target without the path or query, which may hold a token. */
 export type DeliveryView = Omit<Delivery, 'dedupKey'>;
@@ -204,6 +209,11 @@ export interface ClusterStatus {
   unassignedShards: number;
   /** How late this daemon's last fires were, p99 over the last minute, in ms; null before any fire. */
   firingLagMs: number | null;
+  /**
+   * `degraded: store unreachable for 45s, firing every-host jobs from the local copy` while this node cannot
+   * reach the store (then `nodes` is empty when the membership could not be read either); absent otherwise.
+   */
+  degraded?: string;
 }
 
 export interface WhyAnswer {
@@ -276,7 +286,7 @@ export interface AuditRecord {
 export interface Results {
   'daemon.status': DaemonStatus;
   'job.add': Job;
-  'job.list': Page<Job>;
+  'job.list': JobListPage;
   'job.get': JobDetail;
   'job.update': Job;
   'job.cancel': CancelledJob;

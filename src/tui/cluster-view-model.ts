@@ -29,7 +29,10 @@ export interface ClusterPanelView {
   rows: ClusterNodeRowView[];
   /** In place of the rows while there is no answer to show: reading, or why it is unavailable. */
   message: Cell | null;
-  /** Under the rows: unassigned shards, this node's firing lag, and a failed poll while the rows are stale. */
+  /**
+   * Under the rows: degraded mode (the store unreachable), unassigned shards, this node's firing lag, and a
+   * failed poll while the rows are stale.
+   */
   notes: Cell[];
 }
 
@@ -60,6 +63,7 @@ export function clusterPanel(state: DashState, scroll: number): ClusterPanelView
     dead: !node.alive,
   }));
   const notes: Cell[] = [];
+  if (status.degraded !== undefined) notes.push({ text: status.degraded, tone: 'warn' });
   if (unavailable !== null)
     notes.push({
       text: `cluster status unavailable (last answer ${formatElapsed(sinceRead)} old): ${unavailable}`,

@@ -75,6 +75,12 @@ describe('the header lines', () => {
 });
 
 describe('renderClusterStatus', () => {
+  it('given a node whose store is unreachable, when rendered, then the degraded notice comes first', () => {
+    const degraded = 'degraded: store unreachable for 45s, firing every-host jobs from the local copy';
+    const lines = renderClusterStatus({ ...federated, degraded }, plain).split('\n');
+    expect(lines.slice(0, 3)).toEqual([degraded, '', 'Mode:         federated (daemons sharing PostgreSQL)']);
+  });
+
   it('given a federation of four, when rendered, then the header, the node table and the firing lag show', () => {
     expect(renderClusterStatus(federated, plain)).toBe(
       [

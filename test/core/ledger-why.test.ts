@@ -117,6 +117,13 @@ describe('explainWhy for each outcome', () => {
     );
   });
 
+  it('given an instant missed while the store could not be reached, says a job of one node waits for the store', () => {
+    const missed = entry({ outcome: 'store-unreachable', reason: '' });
+    expect(explainWhy([missed], null, NY, now)).toBe(
+      'nightly was due at 2026-03-09 03:00 America/New_York and did not run: it fell due while the store could not be reached, and a job that runs on one node does not fire without it; decided by node vm.',
+    );
+  });
+
   it('given a wall time the clocks skipped, shows that wall time rather than the jump instant', () => {
     const skipped = entry({
       scheduledFor: ms('2026-03-08T07:00:00Z'),

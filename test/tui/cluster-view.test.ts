@@ -96,6 +96,12 @@ describe('the cluster view', () => {
     expect(screen).toContain('  85 shards unassigned · firing lag 12ms');
   });
 
+  it('given a node whose store is unreachable, when drawn, then the notes say it is degraded', () => {
+    const degraded = 'degraded: store unreachable for 45s, firing every-host jobs from the local copy';
+    const screen = screenOf(clusterView([read({ ...federated, degraded })], { columns: 120, rows: 24 }));
+    expect(screen).toContain(`  ${degraded} · firing lag 12ms`);
+  });
+
   it('given no coordinator and no map, when drawn, then the title says so', () => {
     const leaderless = { ...federated, coordinator: null, term: 0, mapPublishedAt: null };
     expect(screenOf(clusterView([read(leaderless)]))).toContain(

@@ -115,5 +115,13 @@ export function renderClusterStatus(status: ClusterStatus, painter: ChalkInstanc
     ['Firing lag', describeFiringLag(status.firingLagMs)],
   ];
   const field = ([label, value]: [string, string]) => `${`${label}:`.padEnd(13)} ${value}`;
-  return [...above.map(field), '', renderNodeTable(status, painter), '', ...below.map(field)].join('\n');
+  const degraded = status.degraded === undefined ? [] : [painter.yellow(status.degraded), ''];
+  return [
+    ...degraded,
+    ...above.map(field),
+    '',
+    renderNodeTable(status, painter),
+    '',
+    ...below.map(field),
+  ].join('\n');
 }

@@ -6,6 +6,8 @@ export const OCCURRENCE_OUTCOMES = [
   'outside-catchup-window',
   'dst-skipped',
   'paused',
+  /** Fell due while the store could not be reached: a once or `--on` job does not fire without it. */
+  'store-unreachable',
   'deduplicated',
   /** Not an instant: the moment a job with `--expect-success-every` went that long without a success. */
   'overdue',

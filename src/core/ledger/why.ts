@@ -23,6 +23,7 @@ const OUTCOME_WORDS: Readonly<Record<OccurrenceOutcome, string>> = {
   'outside-catchup-window': 'outside the catch-up window',
   'dst-skipped': 'skipped by a clock change',
   paused: 'paused',
+  'store-unreachable': 'missed while the store was unreachable',
   deduplicated: 'repeated wall time, not run',
   overdue: 'overdue',
 };
@@ -33,6 +34,8 @@ const DEFAULT_REASONS: Readonly<Record<Exclude<OccurrenceOutcome, 'ran'>, string
   'outside-catchup-window': 'it fell due while the scheduler was not running, outside the catch-up window',
   'dst-skipped': 'that wall time does not exist on that day',
   paused: 'the job was paused',
+  'store-unreachable':
+    'it fell due while the store could not be reached, and a job that runs on one node does not fire without it',
   deduplicated: 'its wall time came round a second time after the clocks went back',
   overdue: 'no run had succeeded for as long as --expect-success-every allows',
 };

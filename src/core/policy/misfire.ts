@@ -20,12 +20,30 @@ export const DEFAULT_MISFIRE_SETTINGS: Readonly<MisfireSettings> = Object.freeze
   skipIfNextWithinMs: null,
 });
 
-/** Why the instants were missed: the daemon was down (or the host asleep), or the job was paused. */
-export type MisfireCause = 'down' | 'paused';
+/**
+ * Why the instants were missed: the daemon was down (or the host asleep), the job was paused, or the store
+ * could not be reached (a job that fires on one node waits for the store, so no two nodes fire it).
+ */
+export type MisfireCause = 'down' | 'paused' | 'store-unreachable';
+
+/** `while the job was paused`: the clause that says why a missed instant was missed. */
+export function missedWhile(cause: MisfireCause): string {
+  switch (cause) {
+    case 'down':
+      return 'while the scheduler was not running';
+    case 'paused':
+      return 'while the job was paused';
+    case 'store-unreachable':
+      return 'while the store could not be reached';
+  }
+}
 
 export interface DroppedInstant {
   at: number;
-  outcome: Extract<OccurrenceOutcome, 'missed-while-down' | 'outside-catchup-window' | 'paused'>;
+  outcome: Extract<
+    OccurrenceOutcome,
+    'missed-while-down' | 'outside-catchup-window' | 'paused' | 'store-unreachable'
+  >;
   /** A clause that completes "did not run because …". */
   reason: string;
 }
@@ -88,10 +106,11 @@ export function planMisfire(
   const instants = [...new Set(missed)].filter((at) => at <= now).sort((a, b) => a - b);
   const windowStart = now - settings.catchupWindowMs;
   const window = formatDuration(settings.catchupWindowMs);
-  const while_ = cause === 'down' ? 'while the scheduler was not running' : 'while the job was paused';
+  const while_ = missedWhile(cause);
   const dropped: DroppedInstant[] = [];
+  // A pause or an unreachable store names the instant's fate whatever rule dropped it.
   const drop = (at: number, outcome: DroppedInstant['outcome'], reason: string): void => {
-    dropped.push({ at, outcome: cause === 'paused' ? 'paused' : outcome, reason });
+    dropped.push({ at, outcome: cause === 'down' ? outcome : cause, reason });
   };
   const eligible: number[] = [];
   for (const at of instants) {

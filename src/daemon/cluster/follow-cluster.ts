@@ -1,4 +1,5 @@
 import type { Cluster } from '../../cluster/cluster.js';
+import type { Job } from '../../core/job.js';
 import type { Store } from '../../store/store.js';
 import type { DaemonEvents } from '../events.js';
 import { deadNodeLostReason, recordLostRunsOf, runsOfNode } from '../lost-runs.js';
@@ -16,6 +17,8 @@ export interface ClusterFollowers {
   waitingRuns: WaitingRuns;
   hosts: HostScheduler;
   events: DaemonEvents;
+  /** This node's local copy of the job definitions it may run (see LocalAutonomy). */
+  localCopy?: { jobChanged(job: Job): void; resync(): void };
 }
 
 /**
@@ -31,7 +34,7 @@ export class ClusterFollower implements Service {
   constructor(private readonly followers: ClusterFollowers) {}
 
   async start(): Promise<void> {
-    const { cluster, store, launcher, scheduler, waitingRuns, hosts, events } = this.followers;
+    const { cluster, store, launcher, scheduler, waitingRuns, hosts, events, localCopy } = this.followers;
     const report = (error: Error) => events.emit('scheduler:error', { error });
     cluster.onMapChanged((map, previous) => {
       events.emit('cluster:map', { term: map.term, coordinator: map.coordinator, nodes: map.nodes.length });
@@ -50,8 +53,10 @@ export class ClusterFollower implements Service {
     await waitingRuns.reset();
     this.stopWatching = await store.watchChanges(
       (change) => {
-        if (change.kind === 'missed')
+        if (change.kind === 'missed') {
+          localCopy?.resync();
           return void Promise.all([scheduler.reset(), waitingRuns.reset(), hosts.resync()]).catch(report);
+        }
         // Every node hears a kill; the one running the run stops it (the others have nothing to kill).
         if (change.kind === 'kill') return void launcher.kill(change.runId, change.reason);
         if (change.kind === 'waiting-run')
@@ -65,6 +70,7 @@ export class ClusterFollower implements Service {
             if (!job) return;
             scheduler.jobChanged(job);
             hosts.jobChanged(job);
+            localCopy?.jobChanged(job);
           })
           .catch(report);
       },

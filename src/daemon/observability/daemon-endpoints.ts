@@ -13,6 +13,8 @@ export interface DaemonEndpoints {
   clock: Clock;
   startedAt: number;
   version: string;
+  /** `degraded: store unreachable for 45s, …` while the store cannot be reached, else null. */
+  degraded?: () => string | null;
 }
 
 /**
@@ -35,7 +37,11 @@ export function serveDaemonEndpoints(endpoints: DaemonEndpoints): Promise<Observ
   };
   return serveObservability(endpoints.address, {
     metrics: async () => ({ contentType: metrics.contentType, body: await metrics.metricsText() }),
-    health: () => checkHealth([loop, database, socket], context),
+    health: async () => {
+      const report = await checkHealth([loop, database, socket], context);
+      const degraded = endpoints.degraded?.() ?? null;
+      return degraded === null ? report : { ...report, degraded };
+    },
     ready: () => checkHealth([database, socket], context),
     live: () => checkHealth([loop], context),
   });

@@ -15,6 +15,8 @@ export interface HealthReport {
   components: Record<string, ComponentHealth>;
   uptime_seconds: number;
   version: string;
+  /** Said while the node runs without its store (see degradedNotice). */
+  degraded?: string;
 }
 
 export interface HealthCheck {

@@ -4,6 +4,7 @@ import { plannedStart } from '../../core/policy/spread.js';
 import type { Run } from '../../core/run.js';
 import { nextOccurrence } from '../../core/schedule/occurrences.js';
 import type { NewRun, Store } from '../../store/store.js';
+import { isStoreUnreachable } from '../../store/unreachable.js';
 import type { Clock } from '../clock.js';
 import type { DaemonEvents } from '../events.js';
 import type { RunGate } from '../run-gate.js';
@@ -19,6 +20,18 @@ export interface HostSchedulerOptions {
   gate: RunGate;
   /** Whether this node's labels match the job's `--on` constraint. */
   matches: (job: Job) => boolean;
+  /**
+   * Where a run goes while the store cannot be reached: every-host jobs need no other node, so they go on
+   * firing, their runs journaled locally until the store takes them. Without it, a fire needs the store.
+   */
+  offline?: OfflineFiring;
+}
+
+export interface OfflineFiring {
+  /** The store is known to be unreachable now: no use trying it first. */
+  storeUnreachable: () => boolean;
+  /** Keeps the run until the store is back, and returns it as stored. */
+  journal: (run: NewRun, job: Job) => Run;
 }
 
 /** A job of this node's, with the next instant this node runs it. */
@@ -187,7 +200,7 @@ export class HostScheduler {
     };
     let run: Run;
     try {
-      run = await store.insertRun(newRun);
+      run = await this.store(newRun, job);
     } catch (error) {
       if (reserved) gate.release();
       throw error;
@@ -195,5 +208,20 @@ export class HostScheduler {
     events.emit('run:fired', run);
     if (reserved) gate.launchReserved(run, job);
     else gate.hold(run, job);
+  }
+
+  /**
+   * Writes the run to the store, or to the journal when the store cannot be reached. A write that failed
+   * so may have committed all the same: the replay goes by the run's id, so the run is stored once.
+   */
+  private async store(run: NewRun, job: Job): Promise<Run> {
+    const { store, offline } = this.options;
+    if (offline?.storeUnreachable()) return offline.journal(run, job);
+    try {
+      return await store.insertRun(run);
+    } catch (error) {
+      if (!offline || !isStoreUnreachable(error)) throw error;
+      return offline.journal(run, job);
+    }
   }
 }

@@ -2,7 +2,7 @@ import { SchedError } from '../../core/errors.js';
 import type { Job } from '../../core/job.js';
 import { passedOccurrenceRecord } from '../../core/ledger/reasons.js';
 import { formatDuration } from '../../core/duration.js';
-import { formatMisfire, planMisfire, type MisfireCause } from '../../core/policy/misfire.js';
+import { formatMisfire, missedWhile, planMisfire, type MisfireCause } from '../../core/policy/misfire.js';
 import { replacedReason } from '../../core/policy/overlap.js';
 import { plannedStart } from '../../core/policy/spread.js';
 import type { RunTrigger } from '../../core/run.js';
@@ -28,6 +28,8 @@ export interface SchedulerOptions {
   fence?: () => { term: number; publishedAt: number } | undefined;
   /** In a cluster: a fire was refused because a newer shard map is in force. */
   onFenced?: () => void;
+  /** In a cluster: whether the instant fell due while the store could not be reached (see StoreReachability). */
+  storeUnreachableAt?: (instant: number) => boolean;
   windowMs?: number;
   loadLimit?: number;
 }
@@ -138,7 +140,11 @@ export class Scheduler {
       await this.commit(job, instant, next?.at ?? null, [{ instant, trigger: 'schedule' }], records);
       return;
     }
-    const { planned, nextRunAt } = this.planMissed(job, instant, now, cause, records);
+    // A job fires on one node only with the store: what fell due while it could not be reached was
+    // missed for that reason, and its misfire policy decides now.
+    const missedWhy =
+      cause === 'down' && this.options.storeUnreachableAt?.(instant) ? 'store-unreachable' : cause;
+    const { planned, nextRunAt } = this.planMissed(job, instant, now, missedWhy, records);
     await this.commit(job, instant, nextRunAt, planned, records);
   }
 
@@ -177,7 +183,7 @@ export class Scheduler {
     for (const dropped of plan.dropped) {
       records.push(this.record(job, dropped.at, dropped.outcome, dropped.reason, now));
     }
-    const while_ = cause === 'down' ? 'while the scheduler was not running' : 'while the job was paused';
+    const while_ = missedWhile(cause);
     const flag = `--misfire ${formatMisfire(job.policy.misfire.policy)}`;
     const planned = plan.run.map((at) => {
       const lateBy = formatDuration(Math.max(0, now - at));

@@ -99,6 +99,15 @@ describe('planMisfire: the catch-up window', () => {
     expect(new Set(plan.dropped.map((d) => d.outcome))).toEqual(new Set(['paused']));
     expect(plan.dropped[0]?.reason).toContain('while the job was paused');
   });
+
+  it('given instants missed while the store could not be reached, records every dropped one as store-unreachable', () => {
+    const plan = planMisfire(quarterHours, now, null, settings({ kind: 'latest' }), 'store-unreachable');
+    expect(plan.run).toEqual([quarterHours.at(-1)]);
+    expect(new Set(plan.dropped.map((d) => d.outcome))).toEqual(new Set(['store-unreachable']));
+    expect(plan.dropped.at(-1)?.reason).toBe(
+      'it fell due while the store could not be reached and only the latest missed instant was caught up (--misfire latest)',
+    );
+  });
 });
 
 describe('planMisfire: the policies, within the window', () => {

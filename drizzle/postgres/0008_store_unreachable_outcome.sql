@@ -1,0 +1,2 @@
+ALTER TABLE "occurrences" DROP CONSTRAINT "occurrences_outcome_check";--> statement-breakpoint
+ALTER TABLE "occurrences" ADD CONSTRAINT "occurrences_outcome_check" CHECK (outcome IN ('ran', 'skipped-overlap', 'missed-while-down', 'outside-catchup-window', 'dst-skipped', 'paused', 'store-unreachable', 'deduplicated', 'overdue'));

@@ -1,0 +1,36 @@
+import { formatDuration } from '../duration.js';
+
+/**
+ * What a node says while its store cannot be reached: `degraded: store unreachable for 45s, firing every-host
+ * jobs from the local copy`. Jobs that fire on one node wait for the store; every-host jobs need no one else.
+ */
+export function degradedNotice(unreachableSince: number, now: number): string {
+  const lasted = formatDuration(Math.max(1_000, Math.floor((now - unreachableSince) / 1_000) * 1_000));
+  return `degraded: store unreachable for ${lasted}, firing every-host jobs from the local copy`;
+}
+
+/** A read served from the node's local copy of the job definitions while the store cannot be reached. */
+export function staleReadNotice(copiedAt: number | null, now: number): string {
+  const age =
+    copiedAt === null
+      ? 'never refreshed'
+      : `last refreshed ${formatDuration(Math.max(0, now - copiedAt))} ago`;
+  return `the store cannot be reached: this is this node's local copy of the job definitions (${age}), which may be stale`;
+}
+
+/** A spell during which the store could not be reached; `until` is null while it lasts. */
+export interface Outage {
+  since: number;
+  until: number | null;
+}
+
+/**
+ * Whether an instant fell due while the store could not be reached. A node learns of an outage from its
+ * first failed call, which may be the very fire of the instant, a moment after it was due: an instant up
+ * to `noticeMs` before the outage was noticed counts too.
+ */
+export function fellDueInOutage(instant: number, outages: readonly Outage[], noticeMs: number): boolean {
+  return outages.some(
+    (outage) => instant >= outage.since - noticeMs && (outage.until === null || instant <= outage.until),
+  );
+}

@@ -1,0 +1,29 @@
+import type { RunJournal } from '../../store/local-copy/run-journal.js';
+import type { FinishedRun, Store } from '../../store/store.js';
+
+/**
+ * The store as the run launcher sees it: a run fired while the store was unreachable lives in the journal
+ * until the replay has written it, so its reads and its end go there. Its pid and live output are not kept
+ * (the run has ended by the time anyone could read them elsewhere; its tails are in its end).
+ */
+export function journaledRunsStore(store: Store, journal: RunJournal): Store {
+  const journaled = (runId: string): boolean => journal.get(runId)?.inStore === false;
+  const overrides: Partial<Store> = {
+    findRun: async (id) => (journaled(id) ? journal.read(id) : store.findRun(id)),
+    finishRun: async (runId, outcome, retry, deliveries): Promise<FinishedRun> => {
+      if (!journal.finish(runId, outcome)) return store.finishRun(runId, outcome, retry, deliveries);
+      // Neither a retry nor notifications can be stored without the store; the replay writes the end alone.
+      return { run: journal.read(runId)!, retry: null };
+    },
+    recordRunStarted: async (start) => (journaled(start.runId) ? undefined : store.recordRunStarted(start)),
+    setRunPid: async (runId, pid) => (journaled(runId) ? undefined : store.setRunPid(runId, pid)),
+    appendRunOutput: async (batch) => (journaled(batch.runId) ? undefined : store.appendRunOutput(batch)),
+  };
+  return new Proxy(store, {
+    get(target, property, receiver) {
+      if (typeof property === 'string' && Object.hasOwn(overrides, property))
+        return overrides[property as keyof Store];
+      return Reflect.get(target, property, receiver) as unknown;
+    },
+  });
+}

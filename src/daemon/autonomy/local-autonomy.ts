@@ -1,0 +1,177 @@
+import type { Job } from '../../core/job.js';
+import type { RunOutcome } from '../../core/run.js';
+import { LocalCopy } from '../../store/local-copy/local-copy.js';
+import { replayJournal } from '../../store/local-copy/replay.js';
+import type { Store } from '../../store/store.js';
+import { isStoreUnreachable } from '../../store/unreachable.js';
+import type { CancelTimer, Clock } from '../clock.js';
+import type { DaemonEvents } from '../events.js';
+import { createPrivateFile } from '../private-file.js';
+import type { OfflineFiring } from '../scheduler/host-scheduler.js';
+import type { Service } from '../service.js';
+import { journaledRunsStore } from './journaled-store.js';
+import type { StoreReachability } from './store-reachability.js';
+
+export interface LocalAutonomyOptions {
+  /** `local-copy.db` in the daemon's home. */
+  file: string;
+  /** The store, as the reachability tracker observes it. */
+  store: Store;
+  reachability: StoreReachability;
+  clock: Clock;
+  events: DaemonEvents;
+  /** Whether this node may run the job (its labels match the job's `--on`). */
+  mayRun: (job: Job) => boolean;
+}
+
+/** How often the store is tried while it cannot be reached, and the journal replayed while it holds runs. */
+const PROBE_INTERVAL_MS = 1_000;
+/**
+ * How often the copy of the job definitions is read whole from the store. Changes reach it as this node
+ * hears of them (its own, and other nodes' through the store's announcements, read whole again when those
+ * were cut off); the full read only bounds what a lost announcement could leave stale.
+ */
+const REFRESH_INTERVAL_MS = 5 * 60_000;
+const PAGE = 1_000;
+const JOB_CHANGES = ['job:created', 'job:updated', 'job:cancelled'] as const;
+
+/**
+ * Local autonomy while the store cannot be reached: this node keeps a copy of the job definitions it may run
+ * (refreshed from the store), journals the every-host runs it fires meanwhile, and writes them to the store
+ * once it is back. While degraded it tries the store every second; the first call that gets through ends
+ * degraded mode (see StoreReachability). Jobs that fire on one node are not its concern: they wait for the
+ * store (firing them from a copy could fire them twice).
+ */
+export class LocalAutonomy implements Service {
+  readonly name = 'local autonomy';
+  private copy: LocalCopy | null = null;
+  private timer: CancelTimer | null = null;
+  private nextRefreshAt = 0;
+  private ticking: Promise<void> | null = null;
+  private stopped = false;
+
+  constructor(private readonly options: LocalAutonomyOptions) {}
+
+  private get local(): LocalCopy {
+    if (this.copy === null) throw new Error('the local copy is not open');
+    return this.copy;
+  }
+
+  async start(): Promise<void> {
+    createPrivateFile(this.options.file);
+    this.copy = LocalCopy.open(this.options.file);
+    for (const event of JOB_CHANGES) this.options.events.on(event, this.followChange);
+    this.options.events.on('store:reachable', this.tickNow);
+    // A journal left by a daemon stopped during an outage is replayed now, before anything reads those runs.
+    await this.tick();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.timer?.();
+    for (const event of JOB_CHANGES) this.options.events.off(event, this.followChange);
+    this.options.events.off('store:reachable', this.tickNow);
+    await this.ticking;
+    this.copy?.close();
+    this.copy = null;
+  }
+
+  /** The store as the run launcher writes to it: journaled runs end in the journal until replayed. */
+  launcherStore(store: Store): Store {
+    return journaledRunsStore(store, this.local.runs);
+  }
+
+  /** Keeps the end of a run the store holds while the store cannot be reached to record it. */
+  keepEndOffline(runId: string, outcome: RunOutcome): boolean {
+    if (this.copy === null) return false;
+    this.copy.runs.addEnd(runId, outcome);
+    return true;
+  }
+
+  /** How the every-host scheduler fires while the store cannot be reached. */
+  readonly offline: OfflineFiring = {
+    storeUnreachable: () => !this.options.reachability.reachable,
+    journal: (run, job) => {
+      this.local.runs.add(run, job.name);
+      return this.local.runs.read(run.id)!;
+    },
+  };
+
+  /** The copy of the job definitions, and when it was last read whole from the store. */
+  jobs(): { jobs: Job[]; refreshedAt: number | null } {
+    return { jobs: this.local.jobs.list(), refreshedAt: this.local.jobs.refreshedAt() };
+  }
+
+  findJob(ref: string): Job | null {
+    return this.local.jobs.find(ref);
+  }
+
+  /** A job changed, here or through another node: the copy follows at once. */
+  jobChanged(job: Job): void {
+    this.copy?.jobs.put(job, this.keeps(job));
+  }
+
+  /** Changes may have been missed (the store's announcements were cut off): read the copy whole again. */
+  resync(): void {
+    this.nextRefreshAt = 0;
+    void this.tick();
+  }
+
+  private readonly followChange = (job: Job): void => this.jobChanged(job);
+
+  private readonly tickNow = (): void => void this.tick();
+
+  private keeps(job: Job): boolean {
+    return job.state !== 'cancelled' && job.deletedAt === null && this.options.mayRun(job);
+  }
+
+  /** One round: replay what the journal holds, try the store while it is unreachable, refresh the copy. */
+  private tick(): Promise<void> {
+    this.ticking ??= this.round()
+      .catch((error: Error) => {
+        // The tracker has noted it; an outage is not an error to report every second.
+        if (!isStoreUnreachable(error)) this.options.events.emit('scheduler:error', { error });
+      })
+      .finally(() => {
+        this.ticking = null;
+        this.arm();
+      });
+    return this.ticking;
+  }
+
+  private async round(): Promise<void> {
+    const { store, reachability, clock, events } = this.options;
+    const { runs } = this.local;
+    if (runs.hasPending()) {
+      await replayJournal(runs, store, (error) => events.emit('scheduler:error', { error }));
+    } else if (!reachability.reachable) {
+      await store.latestEventId();
+    }
+    if (reachability.reachable && clock.now() >= this.nextRefreshAt) {
+      await this.refresh();
+      this.nextRefreshAt = clock.now() + REFRESH_INTERVAL_MS;
+    }
+  }
+
+  private async refresh(): Promise<void> {
+    const at = this.options.clock.now();
+    const kept: Job[] = [];
+    for (let cursor: string | undefined; ;) {
+      const page = await this.options.store.listJobs({ limit: PAGE, cursor });
+      kept.push(...page.items.filter((job) => this.keeps(job)));
+      if (page.nextCursor === null) break;
+      cursor = page.nextCursor;
+    }
+    this.copy?.jobs.replaceAll(kept, at);
+  }
+
+  private arm(): void {
+    this.timer?.();
+    this.timer = null;
+    if (this.stopped) return;
+    const busy = !this.options.reachability.reachable || this.local.runs.hasPending();
+    const untilRefresh = this.nextRefreshAt - this.options.clock.now();
+    const delay = busy ? PROBE_INTERVAL_MS : Math.max(PROBE_INTERVAL_MS, untilRefresh);
+    this.timer = this.options.clock.setTimer(delay, this.tickNow);
+  }
+}

@@ -1,0 +1,121 @@
+import type Database from 'better-sqlite3';
+import type { Run, RunOutcome } from '../../core/run.js';
+import type { NewRun } from '../store.js';
+import { newRunToRun } from '../sql/row-mapping.js';
+
+/** A run fired while the store could not be reached, as journaled until the store holds it. */
+export interface JournaledRun {
+  run: NewRun;
+  jobName: string;
+  /** How it ended, once it has (and the store did not hold it yet). */
+  outcome: RunOutcome | null;
+  /** The store holds the run (replayed while it still ran): its end goes to the store, not here. */
+  inStore: boolean;
+}
+
+interface JournalRow {
+  id: string;
+  job_name: string;
+  new_run: string;
+  outcome: string | null;
+  in_store: number;
+}
+
+/**
+ * The runs a node fired from its local copy while the store was unreachable, each under its run id: the
+ * replay writes a run to the store only if no run of that id is there, so replaying twice (after a crash
+ * between the write and the journal's update, say) writes nothing twice.
+ */
+export class RunJournal {
+  constructor(private readonly db: Database.Database) {}
+
+  add(run: NewRun, jobName: string): void {
+    this.db
+      .prepare('INSERT INTO journaled_runs (id, job_name, new_run) VALUES (?, ?, ?)')
+      .run(run.id, jobName, JSON.stringify(run));
+  }
+
+  /** Records how a journaled run ended; false when the store holds the run already (its end goes there). */
+  finish(runId: string, outcome: RunOutcome): boolean {
+    const changed = this.db
+      .prepare('UPDATE journaled_runs SET outcome = ? WHERE id = ? AND in_store = 0')
+      .run(storedOutcome(outcome), runId).changes;
+    return changed > 0;
+  }
+
+  /** How a run the store holds ended, while the store could not be reached to record it. */
+  addEnd(runId: string, outcome: RunOutcome): void {
+    this.db
+      .prepare('INSERT INTO journaled_ends (run_id, outcome) VALUES (?, ?) ON CONFLICT (run_id) DO NOTHING')
+      .run(runId, storedOutcome(outcome));
+  }
+
+  /** The journaled ends of runs the store holds, oldest run first. */
+  pendingEnds(): { runId: string; outcome: RunOutcome }[] {
+    const rows = this.db.prepare('SELECT run_id, outcome FROM journaled_ends ORDER BY run_id').all() as {
+      run_id: string;
+      outcome: string;
+    }[];
+    return rows.map((row) => ({ runId: row.run_id, outcome: JSON.parse(row.outcome) as RunOutcome }));
+  }
+
+  removeEnd(runId: string): void {
+    this.db.prepare('DELETE FROM journaled_ends WHERE run_id = ?').run(runId);
+  }
+
+  /** The store now holds the run, still running: its end is written there. */
+  markInStore(runId: string): void {
+    this.db.prepare('UPDATE journaled_runs SET in_store = 1 WHERE id = ?').run(runId);
+  }
+
+  /** The store holds the run with its end: the journal is done with it. */
+  remove(runId: string): void {
+    this.db.prepare('DELETE FROM journaled_runs WHERE id = ?').run(runId);
+  }
+
+  get(runId: string): JournaledRun | null {
+    const row = this.db.prepare('SELECT * FROM journaled_runs WHERE id = ?').get(runId) as
+      JournalRow | undefined;
+    return row === undefined ? null : fromRow(row);
+  }
+
+  /** The run as the daemon sees it while only the journal holds it. */
+  read(runId: string): Run | null {
+    const entry = this.get(runId);
+    if (entry === null) return null;
+    const run = newRunToRun(entry.run, entry.jobName);
+    return entry.outcome === null
+      ? run
+      : { ...run, ...entry.outcome, responseHeaders: entry.outcome.responseHeaders ?? null };
+  }
+
+  /** Journaled runs the store does not hold yet, oldest first (ids are time-ordered). */
+  pending(): JournaledRun[] {
+    const rows = this.db
+      .prepare('SELECT * FROM journaled_runs WHERE in_store = 0 ORDER BY id')
+      .all() as JournalRow[];
+    return rows.map(fromRow);
+  }
+
+  /** Whether anything waits to be written to the store: a run, or a run's end. */
+  hasPending(): boolean {
+    const query =
+      'SELECT 1 FROM journaled_runs WHERE in_store = 0 UNION ALL SELECT 1 FROM journaled_ends LIMIT 1';
+    return this.db.prepare(query).get() !== undefined;
+  }
+}
+
+/** The executor's failure cause is for the retry decision only and never stored. */
+function storedOutcome(outcome: RunOutcome): string {
+  const { cause: _cause, ...stored } = outcome;
+  return JSON.stringify(stored);
+}
+
+function fromRow(row: JournalRow): JournaledRun {
+  return {
+    run: JSON.parse(row.new_run) as NewRun,
+    jobName: row.job_name,
+    outcome: row.outcome === null ? null : (JSON.parse(row.outcome) as RunOutcome),
+    inStore: row.in_store === 1,
+  };
+}

@@ -1,0 +1,122 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { SchedError } from '../../../src/core/errors.js';
+import { journaledRunsStore } from '../../../src/daemon/autonomy/journaled-store.js';
+import { LocalCopy } from '../../../src/store/local-copy/local-copy.js';
+import { replayJournal } from '../../../src/store/local-copy/replay.js';
+import { openSqliteStore, type SqliteStore } from '../../../src/store/sqlite/sqlite-store.js';
+import type { Job } from '../../../src/core/job.js';
+import { createJob, newRun, outcome, T0 } from '../conformance/fixtures.js';
+
+describe('the journal of runs fired while the store was unreachable', () => {
+  let dir: string;
+  let store: SqliteStore;
+  let copy: LocalCopy;
+  let job: Job;
+  const refused: SchedError[] = [];
+  const replay = () => replayJournal(copy.runs, store, (error) => refused.push(error));
+  const reopen = () => {
+    copy.close();
+    copy = LocalCopy.open(path.join(dir, 'local-copy.db'));
+  };
+  const runsOfJob = async () => (await store.listRuns({ jobId: job.id, limit: 100 })).items;
+
+  beforeEach(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sched-journal-'));
+    store = openSqliteStore(path.join(dir, 'sched.db'));
+    copy = LocalCopy.open(path.join(dir, 'local-copy.db'));
+    job = await createJob(store, 'everywhere');
+    refused.length = 0;
+  });
+
+  afterEach(() => {
+    copy.close();
+    store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('Given a run that ended while the store was away, when the journal is replayed, then the store holds it once with its end, and a second replay writes nothing', async () => {
+    const run = newRun(job.id, { state: 'running', host: 'node-a' });
+    copy.runs.add(run, job.name);
+    expect(copy.runs.finish(run.id, outcome())).toBe(true);
+
+    expect(await replay()).toBe(1);
+    expect(await replay()).toBe(0);
+
+    const stored = await runsOfJob();
+    expect(stored.map((r) => [r.id, r.state, r.host])).toEqual([[run.id, 'succeeded', 'node-a']]);
+    expect(copy.runs.hasPending()).toBe(false);
+  });
+
+  it('Given a journal written by a daemon that stopped mid-outage, when the next daemon opens it, then the runs are still there and are replayed', async () => {
+    const ended = newRun(job.id, { state: 'running', scheduledFor: T0 + 1_000 });
+    const running = newRun(job.id, { state: 'running', scheduledFor: T0 + 2_000 });
+    copy.runs.add(ended, job.name);
+    copy.runs.finish(ended.id, outcome());
+    copy.runs.add(running, job.name);
+
+    reopen();
+    await replay();
+
+    const stored = await runsOfJob();
+    expect(Object.fromEntries(stored.map((r) => [r.id, r.state]))).toEqual({
+      [ended.id]: 'succeeded',
+      [running.id]: 'running',
+    });
+  });
+
+  it('Given a replay cut short after the store took a run (the write committed, its answer lost), when replayed again, then the run is not written twice and gets its end', async () => {
+    const run = newRun(job.id, { state: 'running' });
+    copy.runs.add(run, job.name);
+    copy.runs.finish(run.id, outcome({ state: 'failed', exitCode: 3 }));
+    await store.insertRun(run);
+
+    await replay();
+
+    const stored = await runsOfJob();
+    expect(stored.map((r) => [r.id, r.state, r.exitCode])).toEqual([[run.id, 'failed', 3]]);
+  });
+
+  it('Given a run still running at the replay, when it ends, then its end goes to the store, not the journal', async () => {
+    const run = newRun(job.id, { state: 'running' });
+    copy.runs.add(run, job.name);
+    const launcherStore = journaledRunsStore(store, copy.runs);
+    expect((await launcherStore.findRun(run.id))?.state).toBe('running');
+
+    await replay();
+    await launcherStore.finishRun(run.id, outcome());
+
+    expect((await store.findRun(run.id))?.state).toBe('succeeded');
+    expect(copy.runs.hasPending()).toBe(false);
+  });
+
+  it('Given a run that ends before the replay, when the launcher records its end, then the journal keeps it and the store does not see it until the replay', async () => {
+    const run = newRun(job.id, { state: 'running' });
+    copy.runs.add(run, job.name);
+    const launcherStore = journaledRunsStore(store, copy.runs);
+
+    const { run: ended, retry } = await launcherStore.finishRun(run.id, outcome());
+
+    expect([ended.state, retry]).toEqual(['succeeded', null]);
+    expect(await store.findRun(run.id)).toBeNull();
+    await replay();
+    expect((await store.findRun(run.id))?.state).toBe('succeeded');
+  });
+
+  it('Given the end of a run the store held, journaled while it was away, when replayed, then the run ends once; one recorded lost meanwhile keeps that record', async () => {
+    const running = await store.insertRun(newRun(job.id, { state: 'running', scheduledFor: T0 + 1_000 }));
+    const lost = await store.insertRun(newRun(job.id, { state: 'running', scheduledFor: T0 + 2_000 }));
+    await store.finishRun(lost.id, outcome({ state: 'lost', exitCode: null, error: 'node gone' }));
+    copy.runs.addEnd(running.id, outcome());
+    copy.runs.addEnd(lost.id, outcome());
+
+    await replay();
+    await replay();
+
+    expect((await store.findRun(running.id))?.state).toBe('succeeded');
+    expect((await store.findRun(lost.id))?.state).toBe('lost');
+    expect(copy.runs.hasPending()).toBe(false);
+  });
+});
