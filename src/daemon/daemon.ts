@@ -49,6 +49,11 @@ import { EventRelay } from './event-relay.js';
 import { replayAfter, STREAMED_FROM_STORE } from './event-replay.js';
 import { relayRunOutput } from './run-output-relay.js';
 import { describeStoreTarget, StoreService, storeTarget } from './store-target.js';
+import { assertAdmin, defaultAccessRules, type Caller } from '../core/access/caller.js';
+import { KeyRotation } from './secrets/key-rotation.js';
+import { ReplySecrets } from './secrets/reply-secrets.js';
+import { sealSecretsOf } from './secrets/sealed-store.js';
+import { SecretKeys } from './secrets/secret-keys.js';
 
 export interface DaemonOptions {
   locations: Locations;
@@ -71,6 +76,8 @@ export interface DaemonOptions {
   backup?: BackupSchedule;
   /** `[notify]`: default targets and events, throttle, and how e-mail and signed webhooks go out. */
   notify?: NotifySettings;
+  /** The secret key file (`key_file`); default `secret.key` in the home. A federation shares one. */
+  keyFile?: string;
   /** This node's place in a federation, used when the store is shared. */
   cluster?: { labels?: Record<string, string>; heartbeatIntervalMs?: number; leaseTtlMs?: number };
 }
@@ -150,12 +157,17 @@ export class Daemon {
     const leaseTtlMs = this.options.cluster?.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
     // A node stalled past its lease has lost its shards: its open transaction must not hold up theirs.
     const rawStore = (await stack.start(new StoreService(target, this.options.durability, leaseTtlMs))).store;
+    // Before anything reads a job: a store whose secrets this key file cannot open stops the start here.
+    const keyFile = this.options.keyFile ?? path.join(locations.home, 'secret.key');
+    const { sealer } = await stack.start(new SecretKeys(keyFile, rawStore, clock));
+    const sealingWrites = new Set<Promise<unknown>>();
+    const openedStore = sealSecretsOf(rawStore, sealer, sealingWrites);
     let metrics: DaemonMetrics | null = null;
     const store = this.options.metricsAddress
-      ? instrumentStore(rawStore, clock, (operation, seconds) =>
+      ? instrumentStore(openedStore, clock, (operation, seconds) =>
           metrics?.storeLatency.observe({ operation }, seconds),
         )
-      : rawStore;
+      : openedStore;
     const startedAt = clock.now();
     const epoch = await store.nextFenceEpoch();
     const labels = this.options.cluster?.labels ?? {};
@@ -326,7 +338,29 @@ export class Daemon {
       events,
       storeDisplay: describeStoreTarget(target),
     });
+    // The socket is 0600: only the daemon's own user (or root) can connect, and both are admins until
+    // the peer's identity is read from the kernel and [access] assigns roles (issue #13, items 1 and 2).
+    const access = defaultAccessRules(actor);
+    const callerOf = (): Caller => ({ user: actor });
+    const replies = new ReplySecrets({
+      rules: access,
+      clock,
+      newId,
+      appendAudit: (entry) => store.appendAudit(entry),
+    });
+    const rotation = new KeyRotation({
+      store: rawStore,
+      sealer,
+      clock,
+      newId,
+      writes: sealingWrites,
+      shared: cluster.shared,
+    });
     const control: DaemonControl = {
+      rotateKey: (caller) => {
+        assertAdmin(caller, access, 'rotate the secret key', 'Ask an admin to run `sched key rotate`.');
+        return rotation.rotate(caller.user);
+      },
       subscribe: async (requestId, connection, { types, runId, since }) => {
         const replay = since === undefined ? undefined : await replayAfter(rawStore, since);
         void stream
@@ -355,6 +389,7 @@ export class Daemon {
       control,
       (error) => events.emit('scheduler:error', { error }),
       alerting.requests,
+      { callerOf, replies },
     );
     const answer = answerSocketRequests(this.seams.route?.(route) ?? route, events);
     await stack.start(new SocketService(locations.socketPath, answer));

@@ -8,7 +8,9 @@ import {
   type ResponseMessage,
   type Results,
 } from '../ipc/protocol.js';
+import type { Caller } from '../core/access/caller.js';
 import type { ServerConnection } from '../ipc/transport.js';
+import type { ReplySecrets } from './secrets/reply-secrets.js';
 import type { JobService } from './job-service.js';
 import type { AlertRequests } from './notify/alert-requests.js';
 import type { OccurrenceService } from './occurrence-service.js';
@@ -24,11 +26,19 @@ export interface DaemonControl {
   stop(params: ParsedParams<'daemon.stop'>): Promise<Results['daemon.stop']>;
   clusterStatus(): Promise<Results['cluster.status']>;
   backup(params: ParsedParams<'store.backup'>): Promise<Results['store.backup']>;
+  rotateKey(caller: Caller): Promise<Results['key.rotate']>;
+}
+
+/** Who is asking, and what leaves the daemon in a reply. */
+export interface RequestAccess {
+  callerOf(connection: ServerConnection): Caller;
+  replies: ReplySecrets;
 }
 
 interface RequestContext {
   requestId: number;
   connection: ServerConnection;
+  caller: Caller;
 }
 
 type Handlers = { [M in Method]: (params: never, context: RequestContext) => Promise<unknown> };
@@ -41,11 +51,13 @@ export function createRequestRouter(
   control: DaemonControl,
   onBug: (error: Error) => void,
   alerts: AlertRequests,
+  access: RequestAccess,
 ) {
   const handlers: Handlers = {
     'daemon.stop': (params) => control.stop(params),
     'cluster.status': () => control.clusterStatus(),
     'store.backup': (params) => control.backup(params),
+    'key.rotate': (_params, { caller }) => control.rotateKey(caller),
     'events.subscribe': (params, { requestId, connection }) =>
       control.subscribe(requestId, connection, params),
     'daemon.status': () => jobs.status(),
@@ -98,12 +110,11 @@ export function createRequestRouter(
         params: unknown,
         context: RequestContext,
       ) => Promise<unknown>;
-      return {
-        kind: 'response',
-        id: message.id,
-        ok: true,
-        result: await handler(parsed.data, { requestId: message.id, connection }),
-      };
+      const caller = access.callerOf(connection);
+      const result = await access.replies.reply(message.method, parsed.data, caller, () =>
+        handler(parsed.data, { requestId: message.id, connection, caller }),
+      );
+      return { kind: 'response', id: message.id, ok: true, result };
     } catch (error) {
       return { kind: 'response', id: message.id, ok: false, error: toErrorShape(error as Error, onBug) };
     }

@@ -267,6 +267,12 @@ export interface Store {
    * Throws VERSION_CONFLICT otherwise, NAME_TAKEN if a renamed job collides.
    */
   updateJob(id: string, expectedVersion: number, change: JobChange, audit: AuditStamp): Promise<Job>;
+  /**
+   * Writes the job's definition as given, if its version is still `job.version`, without a new version, an
+   * audit entry or an event: for a definition that means the same, such as its secrets sealed under another
+   * key. Cancelled jobs too. False when the version moved on (the caller reads the job again).
+   */
+  rewriteDefinition(job: Job): Promise<boolean>;
   /** Soft delete: the job stops firing, frees its name, and its history stays. */
   cancelJob(id: string, expectedVersion: number, now: number, audit: AuditStamp): Promise<Job>;
 

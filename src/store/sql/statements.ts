@@ -102,6 +102,15 @@ export function defineStatements(db: QueryBuilder, tables: StoreTables, dialect:
         .set(placeholders(CHANGEABLE_JOB_COLUMNS, setParam))
         .where(and(eq(jobs.id, param('id')), eq(jobs.version, param('expectedVersion')))),
     ),
+    /** Compare-and-set on the version, which stays: the definition means the same (re-sealed secrets). */
+    rewriteDefinition: prepare<{ id: string }>(
+      'rewrite_definition',
+      db
+        .update(jobs)
+        .set({ definition: setParam('definition') })
+        .where(and(eq(jobs.id, param('id')), eq(jobs.version, param('version'))))
+        .returning({ id: jobs.id }),
+    ),
     countJobsInState: prepare<{ count: number }>(
       'count_jobs',
       db
