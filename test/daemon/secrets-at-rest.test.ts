@@ -234,7 +234,7 @@ describe('secrets at rest', () => {
     expect(refused.stderr).toContain('job portable has masked secret values (env TOKEN)');
     expect(createdByRefused).toEqual([]);
     expect(sameHost.code, sameHost.stderr).toBe(0);
-    expect(sameHost.json).toMatchObject({ unchanged: [expect.objectContaining({ name: 'portable' })] });
+    expect(sameHost.json.jobs).toMatchObject([{ name: 'portable', action: 'unchanged' }]);
     expect(accepted.code, accepted.stderr).toBe(0);
     const run = (await sched(target, ['trigger', 'portable', '--json'])).json.id as string;
     await runWhere(target, run, (each) => isFinalRunState(each.state));
