@@ -159,7 +159,9 @@ export class Daemon {
     const rawStore = (await stack.start(new StoreService(target, this.options.durability, leaseTtlMs))).store;
     // Before anything reads a job: a store whose secrets this key file cannot open stops the start here.
     const keyFile = this.options.keyFile ?? path.join(locations.home, 'secret.key');
-    const { sealer } = await stack.start(new SecretKeys(keyFile, rawStore, clock));
+    const { sealer } = await stack.start(
+      new SecretKeys({ file: keyFile, store: rawStore, clock, shared: target.kind === 'postgres' }),
+    );
     const sealingWrites = new Set<Promise<unknown>>();
     const openedStore = sealSecretsOf(rawStore, sealer, sealingWrites);
     let metrics: DaemonMetrics | null = null;

@@ -422,6 +422,13 @@ export interface Store {
    * an existing file unless `force`. Absent where the server's own tools do it (PostgreSQL: pg_dump).
    */
   backupTo?(file: string, options: { force: boolean }): Promise<{ file: string; bytes: number }>;
+  /**
+   * The id of the key this store's secrets are sealed under, as the daemons that share it agreed (the
+   * first one to start recorded its own); null until one has.
+   */
+  secretKeyId(): Promise<string | null>;
+  /** Records `keyId` if the recorded id is still `expected` (null: none recorded yet); false otherwise. */
+  recordSecretKeyId(keyId: string, expected: string | null): Promise<boolean>;
   /** A number that grows every time a daemon opens this store: the fencing token of its runs. */
   nextFenceEpoch(): Promise<number>;
   close(): Promise<void>;

@@ -72,6 +72,8 @@ export class KeyRotation {
           },
         );
     }
+    // Recorded before the old key leaves the file: stopped in between, the file still opens what the store names.
+    await this.recordKey(key);
     const retired = previous.filter((id) => id !== key);
     keyring.retireAllBut(key);
     const at = clock.now();
@@ -85,5 +87,18 @@ export class KeyRotation {
       after: { key, resealed },
     });
     return { key, retired, jobs, resealed };
+  }
+
+  private async recordKey(key: string): Promise<void> {
+    const { store } = this.deps;
+    for (let attempt = 0; attempt < 3; attempt += 1)
+      if (await store.recordSecretKeyId(key, await store.secretKeyId())) return;
+    throw new SchedError(
+      'INVALID_STATE',
+      'The store’s key changed three times while this rotation recorded its own.',
+      {
+        hint: 'Another daemon is rotating the key too; run `sched key rotate` again once it is done.',
+      },
+    );
   }
 }

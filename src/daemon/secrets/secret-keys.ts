@@ -1,3 +1,4 @@
+import { SchedError } from '../../core/errors.js';
 import type { Store } from '../../store/store.js';
 import type { Clock } from '../clock.js';
 import type { Service } from '../service.js';
@@ -5,24 +6,29 @@ import { DefinitionSealer } from './definition-sealer.js';
 import { Keyring } from './keyring.js';
 import { keysInUse, resealAll } from './reseal.js';
 import { SecretBox } from './secret-box.js';
-import { SchedError } from '../../core/errors.js';
+
+export interface SecretKeysOptions {
+  file: string;
+  /** The store as written (sealed values). */
+  store: Store;
+  clock: Clock;
+  /** Other daemons may share the store (PostgreSQL), and must then share the key file too. */
+  shared: boolean;
+}
 
 /**
- * The key file and what it seals, checked before anything reads a job: every key the stored secrets are
- * sealed under must be in the file, or the daemon refuses to start (a copied database without its key, or
- * a federation node with another key file) instead of running jobs with values it cannot read. The file is
- * created on the first start of a store that holds no sealed secret; secrets stored in plain text by an
- * older sched are sealed then.
+ * The key file and what it seals, checked before anything reads a job. The store records the id of the key
+ * its secrets are sealed under (the first daemon to start on it records its own); a daemon whose key file
+ * holds neither that key nor every key the stored secrets name refuses to start (a copied database without
+ * its key, a federation node with another key file) instead of running jobs with values it cannot read.
+ * The file is created on the first start of a store that needs no other key; secrets stored in plain text
+ * by an older sched, or left under an old key by an interrupted rotation, are re-sealed then.
  */
 export class SecretKeys implements Service {
   readonly name = 'secret keys';
   private opened: DefinitionSealer | null = null;
 
-  constructor(
-    private readonly file: string,
-    private readonly store: Store,
-    private readonly clock: Clock,
-  ) {}
+  constructor(private readonly options: SecretKeysOptions) {}
 
   get sealer(): DefinitionSealer {
     if (!this.opened) throw new Error('the secret keys are read at start');
@@ -30,29 +36,57 @@ export class SecretKeys implements Service {
   }
 
   async start(): Promise<void> {
-    const { keys, plainJobs } = await keysInUse(this.store);
-    let keyring = Keyring.load(this.file, this.clock);
+    const { file, store, clock, shared } = this.options;
+    const { keys, plainJobs } = await keysInUse(store);
+    const recorded = await store.secretKeyId();
+    let keyring = Keyring.load(file, clock);
     if (keyring === null) {
-      const [keyId, jobId] = [...keys][0] ?? [];
-      if (keyId !== undefined)
-        throw new SchedError(
-          'SECRET_KEY_MISMATCH',
-          `The store holds secrets sealed under key ${keyId} (job ${jobId}), and there is no key file at ${this.file}.`,
-          {
-            hint: `Put the key file this store was written with at ${this.file} (or point the key_file setting at it), mode 0600.`,
-            details: { keyId, jobId, keyFile: this.file },
-          },
-        );
-      keyring = Keyring.create(this.file, this.clock);
+      const [keyId, jobId] = [...keys][0] ?? [shared ? recorded : null, null];
+      if (keyId !== undefined && keyId !== null) throw noKeyFile(file, keyId, jobId);
+      keyring = Keyring.create(file, clock);
     }
-    const box = new SecretBox(keyring, this.file);
+    const box = new SecretBox(keyring, file);
     for (const [keyId, jobId] of keys)
       if (keyring.find(keyId) === undefined) throw box.missingKey(jobId, keyId);
+    await this.agreeOnKey(keyring, recorded, keys.size > 0);
     this.opened = new DefinitionSealer(box);
     const current = keyring.current().id;
-    if (plainJobs > 0 || [...keys.keys()].some((id) => id !== current))
-      await resealAll(this.store, this.opened);
+    if (plainJobs > 0 || [...keys.keys()].some((id) => id !== current)) await resealAll(store, this.opened);
   }
 
   async stop(): Promise<void> {}
+
+  /** Records this file's key as the store's when none is; refuses a file that lacks the one recorded. */
+  private async agreeOnKey(keyring: Keyring, recorded: string | null, sealedAny: boolean): Promise<void> {
+    const { store, file, shared } = this.options;
+    const current = keyring.current().id;
+    let agreed = recorded;
+    if (agreed === null) {
+      if (await store.recordSecretKeyId(current, null)) return;
+      agreed = await store.secretKeyId();
+    }
+    if (agreed === null || keyring.find(agreed) !== undefined) return;
+    // One daemon's own store with nothing sealed in it: this file's key may simply take over.
+    if (!shared && !sealedAny && (await store.recordSecretKeyId(current, agreed))) return;
+    throw new SchedError(
+      'SECRET_KEY_MISMATCH',
+      `This store's secrets are sealed under key ${agreed}, which ${file} does not hold.`,
+      {
+        hint: 'Every daemon sharing a store needs the same key file: copy the one the other daemons use (or point the key_file setting at it), mode 0600.',
+        details: { keyId: agreed, keyFile: file },
+      },
+    );
+  }
+}
+
+function noKeyFile(file: string, keyId: string, jobId: string | null): SchedError {
+  const of = jobId === null ? '' : ` (job ${jobId})`;
+  return new SchedError(
+    'SECRET_KEY_MISMATCH',
+    `The store holds secrets sealed under key ${keyId}${of}, and there is no key file at ${file}.`,
+    {
+      hint: `Put the key file this store was written with at ${file} (or point the key_file setting at it), mode 0600.`,
+      details: { keyId, jobId, keyFile: file },
+    },
+  );
 }

@@ -383,6 +383,19 @@ export class SqlStore implements Store {
     await this.dialect.ping();
   }
 
+  async secretKeyId(): Promise<string | null> {
+    return (await this.session.first(this.statements.secretKeyId))?.value ?? null;
+  }
+
+  async recordSecretKeyId(keyId: string, expected: string | null): Promise<boolean> {
+    const written = await this.dialect.write((session) =>
+      expected === null
+        ? session.first(session.statements.insertSecretKeyId, { keyId })
+        : session.first(session.statements.replaceSecretKeyId, { keyId, expected }),
+    );
+    return written !== undefined;
+  }
+
   async nextFenceEpoch(): Promise<number> {
     const row = await this.dialect.write((session) => session.first(session.statements.nextFenceEpoch));
     if (!row) throw new Error('the fence epoch upsert returned no row');

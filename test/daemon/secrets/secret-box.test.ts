@@ -75,7 +75,7 @@ describe('sealing secret values', () => {
         },
         stamp('job.create'),
       );
-      const keys = new SecretKeys(path.join(dir, 'secret.key'), store, clock);
+      const keys = new SecretKeys({ file: path.join(dir, 'secret.key'), store, clock, shared: false });
 
       await keys.start();
 

@@ -1,0 +1,89 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import { isFinalRunState } from '../../src/core/run.js';
+import { runWhere } from '../support/daemon-probe.js';
+import { sched, useDaemons } from '../support/sched-harness.js';
+import { usePostgres } from '../support/postgres.js';
+import { CLUSTER_ARGS, shareKeyFile } from './support/federation-nodes.js';
+
+const postgres = usePostgres();
+const SECRET = 's3cr3t';
+
+/** The tables of the database whose rows, as text, hold `needle` anywhere. */
+async function tablesHolding(url: string, needle: string): Promise<string[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows: tables } = await client.query<{ name: string }>(
+      `SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE n.nspname = current_schema() AND c.relkind = 'r'`,
+    );
+    const holding: string[] = [];
+    for (const { name } of tables) {
+      const table = client.escapeIdentifier(name);
+      const { rows } = await client.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM ${table} t WHERE t::text LIKE $1`,
+        [`%${needle}%`],
+      );
+      if (rows[0]!.n > 0) holding.push(name);
+    }
+    return holding;
+  } finally {
+    await client.end();
+  }
+}
+
+describe('secrets in a federation', () => {
+  const daemons = useDaemons(afterEach);
+
+  it('Given two daemons sharing one key file, when a job with a secret is added on one, then the other runs it with the real value, and no table holds the secret', async () => {
+    const database = await postgres.migratedDatabase();
+    const [a, b] = [daemons.home(), daemons.home()];
+    const args = ['--store', database.url, ...CLUSTER_ARGS];
+    await daemons.start(a, args);
+    shareKeyFile(a, b);
+    await daemons.start(b, args);
+    const seen = path.join(b, 'env-seen');
+
+    const added = await sched(a, [
+      'add',
+      'shared-secret',
+      '--every',
+      '1h',
+      '--env',
+      `TOKEN=${SECRET}`,
+      '--',
+      'sh',
+      '-c',
+      `printf %s "$TOKEN" > ${seen}`,
+    ]);
+    expect(added.code, added.stderr).toBe(0);
+    const shown = await sched(b, ['show', 'shared-secret', '--json']);
+    const revealed = await sched(b, ['show', 'shared-secret', '--reveal', '--json']);
+    const run = (await sched(b, ['trigger', 'shared-secret', '--json'])).json.id as string;
+    await runWhere(b, run, (each) => isFinalRunState(each.state));
+
+    expect(shown.json.job.target.env).toEqual({ TOKEN: '•••' });
+    expect(revealed.json.job.target.env).toEqual({ TOKEN: SECRET });
+    expect(fs.readFileSync(seen, 'utf8')).toBe(SECRET);
+    expect(await tablesHolding(database.url, SECRET)).toEqual([]);
+  });
+
+  it('Given a federation running, when a daemon joins with another key file, then it refuses to start, naming the key the store uses', async () => {
+    const database = await postgres.migratedDatabase();
+    const [a, b] = [daemons.home(), daemons.home()];
+    const args = ['--store', database.url, ...CLUSTER_ARGS];
+    await daemons.start(a, args);
+    const storeKey = JSON.parse(fs.readFileSync(path.join(a, 'secret.key'), 'utf8')).current as string;
+    // A daemon of its own first, on SQLite: its home gets a key of its own.
+    await (await daemons.start(b)).stop();
+
+    const joined = await sched(b, ['daemon', 'run', ...args]);
+
+    expect(joined.code).toBe(4);
+    expect(joined.stderr).toContain(`This store's secrets are sealed under key ${storeKey}`);
+    expect(joined.stderr).toContain('Every daemon sharing a store needs the same key file');
+  });
+});
