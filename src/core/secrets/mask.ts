@@ -1,3 +1,4 @@
+import { SchedError } from '../errors.js';
 import type { JobDefinition } from '../job.js';
 import { mapSecrets, secretValues } from './secret-fields.js';
 
@@ -26,8 +27,8 @@ function isDefinition(value: object): value is Pick<JobDefinition, 'target' | 'p
 }
 
 /**
- * A copy of `value` in which every job definition, however deep, has its secret values masked; what holds
- * none is returned as is. Replies and streamed events pass through this on their way out of the daemon,
+ * A copy of `value` in which every job definition, however deep, has its secret values masked (and every
+ * run's credential response headers); what holds none is returned as is. Replies and streamed events pass through this on their way out of the daemon,
  * so a reply shape added later cannot leak a secret by forgetting to mask it.
  */
 export function maskDefinitionsIn<T>(value: T): T {
@@ -51,10 +52,28 @@ function maskWithin(value: unknown, depth: number): unknown {
   if (isDefinition(value)) return maskDefinition(value);
   let copy: Record<string, unknown> | null = null;
   for (const [key, item] of Object.entries(value)) {
-    const masked = maskWithin(item, depth + 1);
+    // A run's HTTP response headers: runs stored before they were masked when captured are masked here.
+    const masked =
+      key === 'responseHeaders' && typeof item === 'object' && item !== null
+        ? maskResponseHeaders(item as Record<string, string>)
+        : maskWithin(item, depth + 1);
     if (masked !== item) (copy ??= { ...(value as Record<string, unknown>) })[key] = masked;
   }
   return copy ?? value;
+}
+
+/** Refuses a definition that holds MASK as a secret value: copied from an output, it would replace the real one. */
+export function assertNoMaskedSecrets(definition: Pick<JobDefinition, 'target' | 'payload'>): void {
+  const places = maskedPlaces(definition);
+  if (places.length === 0) return;
+  throw new SchedError(
+    'VALIDATION_FAILED',
+    `${places.join(', ')} would be ${MASK}, which is what sched prints in place of a secret value.`,
+    {
+      hint: 'Give the real value (an admin sees it with `sched show JOB --reveal`), or leave the option out to keep the stored one.',
+      details: { masked: places },
+    },
+  );
 }
 
 /** Where a definition holds MASK itself as a value: it came from an output made without `--reveal`. */

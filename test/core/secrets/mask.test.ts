@@ -5,6 +5,7 @@ import {
   maskedPlaces,
   maskResponseHeaders,
 } from '../../../src/core/secrets/mask.js';
+import { normalizeJobInput } from '../../../src/core/normalize.js';
 import { definition } from '../../store/conformance/fixtures.js';
 
 const commandJob = {
@@ -63,5 +64,19 @@ describe('masking secret values', () => {
         'content-type': 'text/plain',
       }),
     ).toEqual({ 'Set-Cookie': MASK, authorization: MASK, 'content-type': 'text/plain' });
+  });
+
+  it('Given a run whose stored response headers hold a cookie, when a reply carries it, then the cookie is •••', () => {
+    const reply = { id: 'run-1', jobId: 'job-1', responseHeaders: { 'set-cookie': 'session=1', etag: 'x' } };
+
+    expect(maskDefinitionsIn(reply).responseHeaders).toEqual({ 'set-cookie': MASK, etag: 'x' });
+  });
+
+  it('Given an add whose env value is ••• as copied from an output, when normalized, then it is refused naming the place', () => {
+    const input = { name: 'copied', every: '1h', argv: ['true'], env: { TOKEN: MASK } };
+
+    expect(() => normalizeJobInput(input, { now: 0, defaultTimezone: 'UTC' })).toThrow(
+      expect.objectContaining({ code: 'VALIDATION_FAILED', message: expect.stringContaining('env TOKEN') }),
+    );
   });
 });
