@@ -1,4 +1,4 @@
-import type { Job } from '../../core/job.js';
+import type { Job, JobDefinition } from '../../core/job.js';
 import type { JobChange, NewJob, Page, Store } from '../../store/store.js';
 import type { DefinitionSealer } from './definition-sealer.js';
 
@@ -17,21 +17,18 @@ export function sealSecretsOf(store: Store, sealer: DefinitionSealer, writes: Se
     return write.finally(() => writes.delete(write));
   };
   const overrides: Partial<Store> = {
+    // What was just written is given back with the values it was given, rather than opened again.
     createJob: async (job: NewJob, ...rest) =>
-      open(
+      withValuesOf(
+        job.definition,
         await tracked(store.createJob({ ...job, definition: sealer.seal(job.definition, job.id) }, ...rest)),
       ),
-    updateJob: async (id: string, expectedVersion: number, change: JobChange, audit) =>
-      open(
-        await tracked(
-          store.updateJob(
-            id,
-            expectedVersion,
-            change.definition ? { ...change, definition: sealer.seal(change.definition, id) } : change,
-            audit,
-          ),
-        ),
-      ),
+    updateJob: async (id: string, expectedVersion: number, change: JobChange, audit) => {
+      const { definition } = change;
+      const sealed = definition ? { ...change, definition: sealer.seal(definition, id) } : change;
+      const updated = await tracked(store.updateJob(id, expectedVersion, sealed, audit));
+      return definition ? withValuesOf(definition, updated) : open(updated);
+    },
     cancelJob: async (...args) => open(await store.cancelJob(...args)),
     findJob: async (...args) => {
       const job = await store.findJob(...args);
@@ -51,4 +48,9 @@ export function sealSecretsOf(store: Store, sealer: DefinitionSealer, writes: Se
       return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
     },
   });
+}
+
+/** The stored job with the secret values of `definition` (its target and payload) in place of the sealed ones. */
+function withValuesOf(definition: JobDefinition, stored: Job): Job {
+  return { ...stored, target: definition.target, payload: definition.payload };
 }
