@@ -6,10 +6,10 @@ import { isFinalRunState } from '../../src/core/run.js';
 import { runWhere } from '../support/daemon-probe.js';
 import { sched, useDaemons } from '../support/sched-harness.js';
 import { usePostgres } from '../support/postgres.js';
+import { addTokenJob, SECRET } from '../support/secret-jobs.js';
 import { CLUSTER_ARGS, shareKeyFile } from './support/federation-nodes.js';
 
 const postgres = usePostgres();
-const SECRET = 's3cr3t';
 
 /** The tables of the database whose rows, as text, hold `needle` anywhere. */
 async function tablesHolding(url: string, needle: string): Promise<string[]> {
@@ -47,18 +47,7 @@ describe('secrets in a federation', () => {
     await daemons.start(b, args);
     const seen = path.join(b, 'env-seen');
 
-    const added = await sched(a, [
-      'add',
-      'shared-secret',
-      '--every',
-      '1h',
-      '--env',
-      `TOKEN=${SECRET}`,
-      '--',
-      'sh',
-      '-c',
-      `printf %s "$TOKEN" > ${seen}`,
-    ]);
+    const added = await addTokenJob(a, 'shared-secret', '1h', `printf %s "$TOKEN" > ${seen}`);
     expect(added.code, added.stderr).toBe(0);
     const shown = await sched(b, ['show', 'shared-secret', '--json']);
     const revealed = await sched(b, ['show', 'shared-secret', '--reveal', '--json']);

@@ -6,8 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { isFinalRunState } from '../../src/core/run.js';
 import { askDaemon, runsOf, runWhere } from '../support/daemon-probe.js';
 import { sched, useDaemons, waitFor } from '../support/sched-harness.js';
-
-const SECRET = 's3cr3t';
+import { addTokenJob, SECRET } from '../support/secret-jobs.js';
 
 interface Received {
   authorization: string | undefined;
@@ -55,18 +54,7 @@ describe('secrets at rest', () => {
       const home = daemons.home();
       const daemon = await daemons.start(home, ['--metrics', '127.0.0.1:0']);
       const envFile = path.join(home, 'env-seen');
-      const added = await sched(home, [
-        'add',
-        'with-env',
-        '--every',
-        '1h',
-        '--env',
-        `TOKEN=${SECRET}`,
-        '--',
-        'sh',
-        '-c',
-        `printf %s "$TOKEN" > ${envFile}`,
-      ]);
+      const added = await addTokenJob(home, 'with-env', '1h', `printf %s "$TOKEN" > ${envFile}`);
       expect(added.code, added.stderr).toBe(0);
       const addedHttp = await sched(home, [
         'add',
@@ -124,7 +112,7 @@ describe('secrets at rest', () => {
   it('Given a job with a secret, when an admin asks show --reveal, then the real value comes back and the reveal is audited', async () => {
     const home = daemons.home();
     await daemons.start(home);
-    await sched(home, ['add', 'reveal-me', '--every', '1h', '--env', `TOKEN=${SECRET}`, '--', 'true']);
+    await addTokenJob(home, 'reveal-me', '1h', 'true');
 
     const shown = await sched(home, ['show', 'reveal-me', '--reveal', '--json']);
 
@@ -136,7 +124,7 @@ describe('secrets at rest', () => {
   it('Given a store with secrets, when a daemon starts on it with another key file or none, then it refuses at start with a clear error and changes nothing', async () => {
     const home = daemons.home();
     const daemon = await daemons.start(home);
-    await sched(home, ['add', 'keyed', '--every', '1h', '--env', `TOKEN=${SECRET}`, '--', 'true']);
+    await addTokenJob(home, 'keyed', '1h', 'true');
     await daemon.stop();
     const keyFile = path.join(home, 'secret.key');
     const original = fs.readFileSync(keyFile);
@@ -163,18 +151,7 @@ describe('secrets at rest', () => {
     const home = daemons.home();
     await daemons.start(home);
     const seen = path.join(home, 'seen');
-    await sched(home, [
-      'add',
-      'ticker',
-      '--every',
-      '1s',
-      '--env',
-      `TOKEN=${SECRET}`,
-      '--',
-      'sh',
-      '-c',
-      `echo "$SCHED_SCHEDULED_FOR $TOKEN" >> ${seen}`,
-    ]);
+    await addTokenJob(home, 'ticker', '1s', `echo "$SCHED_SCHEDULED_FOR $TOKEN" >> ${seen}`);
     await waitFor(async () => (await runsOf(home, 'ticker', ['succeeded'])).length >= 3, 30_000);
     const keyBefore = JSON.parse(fs.readFileSync(path.join(home, 'secret.key'), 'utf8')).current as string;
 
@@ -206,18 +183,7 @@ describe('secrets at rest', () => {
     const home = daemons.home();
     await daemons.start(home);
     const seen = path.join(home, 'imported-env');
-    await sched(home, [
-      'add',
-      'portable',
-      '--every',
-      '1h',
-      '--env',
-      `TOKEN=${SECRET}`,
-      '--',
-      'sh',
-      '-c',
-      `printf %s "$TOKEN" > ${seen}`,
-    ]);
+    await addTokenJob(home, 'portable', '1h', `printf %s "$TOKEN" > ${seen}`);
     const masked = (await sched(home, ['export'])).stdout;
     const revealed = (await sched(home, ['export', '--reveal'])).stdout;
     const target = daemons.home();
