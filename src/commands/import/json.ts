@@ -10,7 +10,7 @@ import { contentHash } from '../../core/crontab/content-hash.js';
 import { definitionToInput, sameDefinition } from '../../core/crontab/definition-input.js';
 import { planImport } from '../../core/crontab/plan.js';
 import { formatDuration } from '../../core/duration.js';
-import { maskDefinition, maskedPlaces } from '../../core/secrets/mask.js';
+import { maskDefinition } from '../../core/secrets/mask.js';
 import { SchedError } from '../../core/errors.js';
 import { jobDefinitionSchema, type JobDefinition, type Schedule } from '../../core/job.js';
 import { withDefinitionDefaults, type StoredDefinition } from '../../core/stored-definition.js';
@@ -98,7 +98,6 @@ export default class ImportJson extends JobImportCommand {
         ),
       (item) => `a job named ${item.name} exists with another definition; cancel it first to replace it`,
     );
-    refuseMaskedSecrets(plan.create, source);
     const warnings: ImportNote[] = definitions
       .filter((definition) => definition.schedule.kind === 'every')
       .map((definition) => ({
@@ -154,26 +153,6 @@ function readDocument(text: string, source: string): { definitions: JobDefinitio
     names.add(name);
   }
   return { definitions, paused };
-}
-
-/**
- * An export made without --reveal holds ••• for each secret value. Creating a job from it would store •••
- * as the value its command or request gets, so nothing is imported while a job to create holds one.
- */
-function refuseMaskedSecrets(create: readonly { definition: JobDefinition }[], source: string): void {
-  const masked = create
-    .map(({ definition }) => ({ name: definition.name, places: maskedPlaces(definition) }))
-    .filter(({ places }) => places.length > 0);
-  if (masked.length === 0) return;
-  const [first] = masked;
-  throw new SchedError(
-    'VALIDATION_FAILED',
-    `${source}: job ${first!.name} has masked secret values (${first!.places.join(', ')}), written by an export without --reveal; nothing was imported.`,
-    {
-      hint: 'Export again with `sched export --reveal` (admins), or put the real values in place of ••• in the file.',
-      details: { jobs: masked },
-    },
-  );
 }
 
 function importItem(definition: JobDefinition): ImportItem {

@@ -1,5 +1,5 @@
 import { SchedError } from '../errors.js';
-import type { JobDefinition } from '../job.js';
+import type { JobDefinition, JobInput } from '../job.js';
 import { mapSecrets, secretValues } from './secret-fields.js';
 
 /** What every output prints in place of a secret value unless an admin asks `--reveal`. */
@@ -81,6 +81,22 @@ export function maskedPlaces(definition: Pick<JobDefinition, 'target' | 'payload
   return secretValues(definition)
     .filter(({ value }) => value === MASK)
     .map(({ where }) => where);
+}
+
+/**
+ * Where a job's input as typed holds MASK as a secret value: an env value, a header line's value, or the
+ * payload as JSON text (what an import reads from an export made without `--reveal`).
+ */
+export function maskedInputPlaces(input: Pick<JobInput, 'env' | 'headers' | 'payload'>): string[] {
+  const places: string[] = [];
+  for (const [name, value] of Object.entries(input.env ?? {})) if (value === MASK) places.push(`env ${name}`);
+  for (const line of input.headers ?? []) {
+    const colon = line.indexOf(':');
+    if (colon > 0 && line.slice(colon + 1).trim() === MASK)
+      places.push(`header ${line.slice(0, colon).trim()}`);
+  }
+  if (input.payload !== undefined && input.payload.trim() === JSON.stringify(MASK)) places.push('payload');
+  return places;
 }
 
 /** Response headers whose values are credentials; `sched logs` and the stored run never show them. */

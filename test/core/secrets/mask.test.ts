@@ -79,4 +79,15 @@ describe('masking secret values', () => {
       expect.objectContaining({ code: 'VALIDATION_FAILED', message: expect.stringContaining('env TOKEN') }),
     );
   });
+
+  it('Given an import input holding ••• as an env value, a header value and the payload, when checked, then each place is named', () => {
+    const input = {
+      env: { TOKEN: MASK, MODE: 'x' },
+      headers: ['Authorization: •••', 'Accept: */*'],
+      payload: '"•••"',
+    };
+
+    expect(maskedInputPlaces(input)).toEqual(['env TOKEN', 'header Authorization', 'payload']);
+    expect(maskedInputPlaces({ env: { MODE: 'x' }, payload: '{"a":1}' })).toEqual([]);
+  });
 });
