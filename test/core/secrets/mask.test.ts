@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   MASK,
   maskDefinitionsIn,
+  maskedInputPlaces,
   maskedPlaces,
   maskResponseHeaders,
 } from '../../../src/core/secrets/mask.js';
