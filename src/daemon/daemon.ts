@@ -359,9 +359,9 @@ export class Daemon {
       shared: cluster.shared,
     });
     const control: DaemonControl = {
-      rotateKey: (caller) => {
+      rotateKey: (caller, { sharedFile }) => {
         assertAdmin(caller, access, 'rotate the secret key', 'Ask an admin to run `sched key rotate`.');
-        return rotation.rotate(caller.user);
+        return rotation.rotate(caller.user, { sharedFile });
       },
       subscribe: async (requestId, connection, { types, runId, since }) => {
         const replay = since === undefined ? undefined : await replayAfter(rawStore, since);

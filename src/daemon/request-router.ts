@@ -26,7 +26,7 @@ export interface DaemonControl {
   stop(params: ParsedParams<'daemon.stop'>): Promise<Results['daemon.stop']>;
   clusterStatus(): Promise<Results['cluster.status']>;
   backup(params: ParsedParams<'store.backup'>): Promise<Results['store.backup']>;
-  rotateKey(caller: Caller): Promise<Results['key.rotate']>;
+  rotateKey(caller: Caller, params: ParsedParams<'key.rotate'>): Promise<Results['key.rotate']>;
 }
 
 /** Who is asking, and what leaves the daemon in a reply. */
@@ -57,7 +57,7 @@ export function createRequestRouter(
     'daemon.stop': (params) => control.stop(params),
     'cluster.status': () => control.clusterStatus(),
     'store.backup': (params) => control.backup(params),
-    'key.rotate': (_params, { caller }) => control.rotateKey(caller),
+    'key.rotate': (params, { caller }) => control.rotateKey(caller, params),
     'events.subscribe': (params, { requestId, connection }) =>
       control.subscribe(requestId, connection, params),
     'daemon.status': () => jobs.status(),

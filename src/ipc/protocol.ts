@@ -101,7 +101,10 @@ export const requestSchemas = {
   'store.backup': z.object({ file: z.string().min(1), force: z.boolean().default(false) }),
   'daemon.stop': z.object({ graceMs: z.number().int().min(0).optional() }),
   /** Seals every stored secret under a new key, then drops the old one from the key file (admins only). */
-  'key.rotate': z.object({}),
+  'key.rotate': z.object({
+    /** The daemons sharing the store all read one key file (shared storage): required in a federation. */
+    sharedFile: z.boolean().default(false),
+  }),
   /** Nodes, coordinator and term, and shards per node, as this daemon sees the cluster. */
   'cluster.status': z.object({}),
   /**

@@ -75,4 +75,31 @@ describe('secrets in a federation', () => {
     expect(joined.stderr).toContain(`This store's secrets are sealed under key ${storeKey}`);
     expect(joined.stderr).toContain('Every daemon sharing a store needs the same key file');
   });
+
+  it('Given two daemons reading one shared key file, when the key is rotated, then it takes --shared-file, and the other daemon goes on opening the secrets under the new key', async () => {
+    const database = await postgres.migratedDatabase();
+    const [a, b, keys] = [daemons.home(), daemons.home(), daemons.home()];
+    const keyFile = { SCHED_KEY_FILE: path.join(keys, 'secret.key') };
+    const args = ['--store', database.url, ...CLUSTER_ARGS];
+    await daemons.start(a, args, keyFile);
+    await daemons.start(b, args, keyFile);
+    const seen = path.join(b, 'env-seen');
+    await addTokenJob(a, 'rotated', '1h', `printf %s "$TOKEN" > ${seen}`);
+
+    const refused = await sched(a, ['key', 'rotate']);
+    const rotated = await sched(a, ['key', 'rotate', '--shared-file', '--json']);
+    const revealed = await sched(b, ['show', 'rotated', '--reveal', '--json']);
+    const run = (await sched(b, ['trigger', 'rotated', '--json'])).json.id as string;
+    await runWhere(b, run, (each) => isFinalRunState(each.state));
+
+    expect(refused.code).toBe(4);
+    expect(refused.stderr).toContain('--shared-file');
+    expect(rotated.code, rotated.stderr).toBe(0);
+    expect(rotated.json).toMatchObject({ resealed: 1, jobs: 1 });
+    expect(revealed.json.job.target.env).toEqual({ TOKEN: SECRET });
+    expect(fs.readFileSync(seen, 'utf8')).toBe(SECRET);
+    expect(Object.keys(JSON.parse(fs.readFileSync(keyFile.SCHED_KEY_FILE, 'utf8')).keys)).toEqual([
+      rotated.json.key,
+    ]);
+  });
 });

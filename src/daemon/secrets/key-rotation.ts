@@ -34,7 +34,16 @@ export class KeyRotation {
 
   constructor(private readonly deps: KeyRotationDeps) {}
 
-  async rotate(actor: string): Promise<KeyRotationResult> {
+  async rotate(actor: string, { sharedFile }: { sharedFile: boolean }): Promise<KeyRotationResult> {
+    // With copies of the file, the other daemons would meet values under a key they do not have.
+    if (this.deps.shared && !sharedFile)
+      throw new SchedError(
+        'INVALID_STATE',
+        'Other daemons share this store: a rotation needs them to read the same key file as this one.',
+        {
+          hint: 'If every daemon reads one key file (shared storage, the key_file setting), run `sched key rotate --shared-file`. With copies of the file: stop the other daemons, rotate here with --shared-file, and copy the new file to them before they start.',
+        },
+      );
     if (this.running)
       throw new SchedError('INVALID_STATE', 'A key rotation is under way already.', {
         hint: 'Wait for it to finish (`sched audit` shows key.rotate when it has).',
