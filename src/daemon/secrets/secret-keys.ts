@@ -37,9 +37,15 @@ export class SecretKeys implements Service {
 
   async start(): Promise<void> {
     const { file, store, clock, shared } = this.options;
-    const { keys, plainJobs } = await keysInUse(store);
-    const recorded = await store.secretKeyId();
+    const stored = await store.secretKeyId();
     let keyring = Keyring.load(file, clock);
+    // The store names this file's only key as complete: every secret is sealed under it, nothing to read.
+    if (keyring !== null && keyring.ids.length === 1 && stored === keyring.current().id) {
+      this.opened = new DefinitionSealer(new SecretBox(keyring, file));
+      return;
+    }
+    const recorded = stored === null ? null : keyIdOf(stored);
+    const { keys, plainJobs } = await keysInUse(store);
     if (keyring === null) {
       const [keyId, jobId] = [...keys][0] ?? [shared ? recorded : null, null];
       if (keyId !== undefined && keyId !== null) throw noKeyFile(file, keyId, jobId);
@@ -52,6 +58,9 @@ export class SecretKeys implements Service {
     this.opened = new DefinitionSealer(box);
     const current = keyring.current().id;
     if (plainJobs > 0 || [...keys.keys()].some((id) => id !== current)) await resealAll(store, this.opened);
+    // Only now, with nothing left plain or under another key, may a start skip the reading above.
+    const now = await store.secretKeyId();
+    if (now === pending(current)) await store.recordSecretKeyId(current, now);
   }
 
   async stop(): Promise<void> {}
@@ -62,12 +71,14 @@ export class SecretKeys implements Service {
     const current = keyring.current().id;
     let agreed = recorded;
     if (agreed === null) {
-      if (await store.recordSecretKeyId(current, null)) return;
-      agreed = await store.secretKeyId();
+      if (await store.recordSecretKeyId(pending(current), null)) return;
+      const now = await store.secretKeyId();
+      agreed = now === null ? null : keyIdOf(now);
     }
     if (agreed === null || keyring.find(agreed) !== undefined) return;
     // One daemon's own store with nothing sealed in it: this file's key may simply take over.
-    if (!shared && !sealedAny && (await store.recordSecretKeyId(current, agreed))) return;
+    const stored = await store.secretKeyId();
+    if (!shared && !sealedAny && (await store.recordSecretKeyId(pending(current), stored))) return;
     throw new SchedError(
       'SECRET_KEY_MISMATCH',
       `This store's secrets are sealed under key ${agreed}, which ${file} does not hold.`,
@@ -77,6 +88,18 @@ export class SecretKeys implements Service {
       },
     );
   }
+}
+
+/**
+ * The store's key is recorded `<id>?` from the start that claims it until every secret is sealed under
+ * it (older versions stored them plain), then `<id>`: a start that stopped in between reads them again.
+ */
+function pending(keyId: string): string {
+  return `${keyId}?`;
+}
+
+function keyIdOf(recorded: string): string {
+  return recorded.endsWith('?') ? recorded.slice(0, -1) : recorded;
 }
 
 function noKeyFile(file: string, keyId: string, jobId: string | null): SchedError {

@@ -96,4 +96,40 @@ describe('sealing secret values', () => {
 
     expect(sealer.seal(plain, 'job-1')).toBe(plain);
   });
+
+  it('Given a store whose key was claimed by a start that stopped before sealing, when started again, then the plain secrets are sealed and the key recorded as complete; the start after reads no job', async () => {
+    const store = openSqliteStore(path.join(dir, 'sched.db'));
+    try {
+      const plain = await store.createJob(
+        {
+          ...newJob('legacy-env'),
+          definition: definition('legacy-env', {
+            target: { kind: 'command', argv: ['true'], shell: null, cwd: null, env: { TOKEN: 's3cr3t' } },
+          }),
+        },
+        stamp('job.create'),
+      );
+      const file = path.join(dir, 'secret.key');
+      const keyId = Keyring.create(file, clock).current().id;
+      await store.recordSecretKeyId(`${keyId}?`, null);
+      let listed = 0;
+      const counting = new Proxy(store, {
+        get: (target, property, receiver) =>
+          property === 'listJobs'
+            ? (...args: Parameters<typeof store.listJobs>) => (listed++, target.listJobs(...args))
+            : Reflect.get(target, property, receiver),
+      });
+
+      await new SecretKeys({ file, store: counting, clock, shared: false }).start();
+      const afterFirst = listed;
+      await new SecretKeys({ file, store: counting, clock, shared: false }).start();
+
+      expect(JSON.stringify((await store.findJob(plain.id))!.target)).not.toContain('s3cr3t');
+      expect(await store.secretKeyId()).toBe(keyId);
+      expect(afterFirst).toBeGreaterThan(0);
+      expect(listed).toBe(afterFirst);
+    } finally {
+      await store.close();
+    }
+  });
 });
