@@ -50,6 +50,11 @@ export default class Export extends SchedCommand {
       summary: 'Write to this file instead of standard output.',
       helpValue: 'FILE',
     }),
+    reveal: Flags.boolean({
+      summary:
+        'Write secret values (env, header values, payloads) in clear, for an import elsewhere: admins only, audited. Without it they are written as •••, which `sched import json` refuses for a job it would create.',
+      default: false,
+    }),
     label: Flags.string({
       summary: 'Only jobs with this label (repeatable; all must match).',
       helpValue: 'KEY=VALUE',
@@ -61,7 +66,7 @@ export default class Export extends SchedCommand {
   async run(): Promise<JobExport | CrontabExportResult> {
     const { flags } = await this.parse(Export);
     const labels = parseKeyValuePairs(flags.label, 'label');
-    const jobs = await this.liveJobs(labels);
+    const jobs = await this.liveJobs(labels, flags.reveal);
     let result: JobExport | CrontabExportResult;
     let text: string;
     if (flags.format === 'crontab') {
@@ -73,7 +78,7 @@ export default class Export extends SchedCommand {
       text = crontab.text;
     } else {
       // Upstream jobs may lie outside the --label filter; their names come from every live job.
-      const everyJob = labels === undefined ? jobs : await this.liveJobs(undefined);
+      const everyJob = labels === undefined ? jobs : await this.liveJobs(undefined, false);
       const names = new Map(everyJob.map((job) => [job.id, job.name]));
       const definitions = jobs.map((job) => {
         const { definition, unresolved } = withUpstreamNames(jobDefinitionSchema.parse(job), (id) =>
@@ -116,12 +121,17 @@ export default class Export extends SchedCommand {
   }
 
   /** Active and paused jobs, oldest first (the order they were added in), all pages. */
-  private async liveJobs(labels: Record<string, string> | undefined): Promise<Job[]> {
+  private async liveJobs(labels: Record<string, string> | undefined, reveal: boolean): Promise<Job[]> {
     const client = await this.client();
     const jobs: Job[] = [];
     let cursor: string | undefined;
     do {
-      const page = await client.call('job.list', { limit: 1000, cursor, labels });
+      const page = await client.call('job.list', {
+        limit: 1000,
+        cursor,
+        labels,
+        ...(reveal ? { reveal: true } : {}),
+      });
       jobs.push(...page.items);
       cursor = page.nextCursor ?? undefined;
     } while (cursor !== undefined);

@@ -1,5 +1,5 @@
 import { renderJobAlerts } from '../cli/format/job-alerts.js';
-import { Args } from '@oclif/core';
+import { Args, Flags } from '@oclif/core';
 import { SchedCommand } from '../cli/base-command.js';
 import { renderJobDetail } from '../cli/format/job-detail.js';
 import type { UpstreamRef } from '../cli/format/time-policy.js';
@@ -18,7 +18,7 @@ export default class Show extends SchedCommand {
   static override summary =
     'Show a job: its schedule, command or HTTP request, retry and time policy, next runs and recent runs.';
   static override description =
-    'Environment and header values are hidden (they are often secrets); only their names are shown. For an HTTP job the circuit breaker of its URL’s origin is shown too. Time-policy settings are shown where they differ from the defaults, and the jobs it runs after by name. `--json` prints the stored job as is (but with state `done` for a one-shot job that has fired), with `breaker` (null for command jobs) and `upstreams` (the jobs it runs after, with their names).';
+    'Environment and header values are hidden (they are secrets); only their names are shown, and `--json` prints them and the payload as •••, unless an admin asks `--reveal` (audited). For an HTTP job the circuit breaker of its URL’s origin is shown too. Time-policy settings are shown where they differ from the defaults, and the jobs it runs after by name. `--json` prints the stored job as is (but with state `done` for a one-shot job that has fired), with `breaker` (null for command jobs) and `upstreams` (the jobs it runs after, with their names).';
 
   static override examples = [
     { description: 'Show a job by name.', command: '<%= config.bin %> <%= command.id %> nightly' },
@@ -32,10 +32,21 @@ export default class Show extends SchedCommand {
     job: Args.string({ description: 'Name or id of the job.', required: true, ignoreStdin: true }),
   };
 
+  static override flags = {
+    reveal: Flags.boolean({
+      summary: 'Show secret values (env, header values, payload) in clear: admins only, audited.',
+      default: false,
+    }),
+  };
+
   async run(): Promise<ShownJob> {
-    const { args } = await this.parse(Show);
+    const { args, flags } = await this.parse(Show);
     const client = await this.client();
-    const detail = await client.call('job.get', { ref: args.job, upcoming: 5 });
+    const detail = await client.call('job.get', {
+      ref: args.job,
+      upcoming: 5,
+      ...(flags.reveal ? { reveal: true } : {}),
+    });
     const upstreams = await lookUpUpstreams(upstreamIds(detail.job), async (id) => {
       const { job } = await client.call('job.get', { ref: id, upcoming: 0 });
       return job;

@@ -283,6 +283,14 @@ export const KEY_SPECS: readonly KeySpec[] = [
     fromText: (text) => text.trim(),
     default: () => null,
   },
+  {
+    key: 'key_file',
+    env: 'SCHED_KEY_FILE',
+    expects: 'the absolute path of the secret key file (default: secret.key in the home)',
+    schema: z.string().refine((text) => path.isAbsolute(text)),
+    fromText: (text) => text.trim(),
+    default: () => null,
+  },
   retentionKey('succeeded_days', 'days', DEFAULT_RETENTION.succeededDays),
   retentionKey('failed_days', 'days', DEFAULT_RETENTION.failedDays),
   retentionKey('max_runs_per_job', 'runs', DEFAULT_RETENTION.maxRunsPerJob),
@@ -300,6 +308,7 @@ export type ConfigKey =
   | 'timezone'
   | 'log_level'
   | 'metrics_address'
+  | 'key_file'
   | 'retention.succeeded_days'
   | 'retention.failed_days'
   | 'retention.max_runs_per_job'

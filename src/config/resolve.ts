@@ -29,6 +29,8 @@ export interface ResolvedConfig {
   readonly logLevel: LogLevel;
   /** host:port of the metrics and health listener; null when it is off. */
   readonly metricsAddress: string | null;
+  /** The secret key file that seals env values, headers and payloads; null: secret.key in the home. */
+  readonly keyFile: string | null;
   readonly retention: Readonly<Retention>;
   /** Scheduled backups: taken only when both `dir` and `everyMs` are set. */
   readonly backup: Readonly<{ dir: string | null; everyMs: number | null; keep: number }>;
@@ -101,6 +103,7 @@ export function resolveConfig(inputs: ConfigInputs): ResolvedConfig {
     timezone: values.timezone as string,
     logLevel: values.log_level as LogLevel,
     metricsAddress: values.metrics_address as string | null,
+    keyFile: values.key_file as string | null,
     retention: {
       succeededDays: values['retention.succeeded_days'] as number,
       failedDays: values['retention.failed_days'] as number,

@@ -26,6 +26,8 @@ export const ERROR_CODES = {
   FENCED: 4,
   /** A run was asked for, and no live node of the cluster may run the job (its `--on` labels). */
   NO_MATCHING_NODE: 4,
+  /** Stored secrets are sealed under a key the daemon's key file does not hold (or were altered). */
+  SECRET_KEY_MISMATCH: 4,
   UNAUTHORIZED: 5,
   RATE_LIMITED: 6,
   DAEMON_UNAVAILABLE: 7,

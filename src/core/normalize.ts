@@ -1,3 +1,4 @@
+import { assertNoMaskedSecrets } from './secrets/mask.js';
 import { looksLikeId } from './id-format.js';
 import { inputError } from './input-error.js';
 import { buildDependencies, buildPlacement, buildTimePolicy } from './normalize-policy.js';
@@ -128,6 +129,7 @@ function finish(definition: JobDefinition): JobDefinition {
       `${SCHEDULE_HINT} Or give --after JOB.`,
     );
   }
+  assertNoMaskedSecrets(definition);
   const result = jobDefinitionSchema.safeParse(definition);
   // Every user mistake is caught above; reaching this is a bug in normalization, not bad input.
   if (!result.success)

@@ -55,6 +55,10 @@ import { EventRelay } from './event-relay.js';
 import { replayAfter, STREAMED_FROM_STORE } from './event-replay.js';
 import { relayRunOutput } from './run-output-relay.js';
 import { describeStoreTarget, StoreService, storeTarget } from './store-target.js';
+import { KeyRotation } from './secrets/key-rotation.js';
+import { ReplySecrets } from './secrets/reply-secrets.js';
+import { sealSecretsOf } from './secrets/sealed-store.js';
+import { SecretKeys } from './secrets/secret-keys.js';
 
 export interface DaemonOptions {
   locations: Locations;
@@ -79,6 +83,8 @@ export interface DaemonOptions {
   notify?: NotifySettings;
   /** `[access]`, `socket_mode` and `socket_group`; default: the daemon's user and root only. */
   access?: AccessSettings;
+  /** The secret key file (`key_file`); default `secret.key` in the home. A federation shares one. */
+  keyFile?: string;
   /** This node's place in a federation, used when the store is shared. */
   cluster?: { labels?: Record<string, string>; heartbeatIntervalMs?: number; leaseTtlMs?: number };
 }
@@ -160,15 +166,22 @@ export class Daemon {
     const leaseTtlMs = this.options.cluster?.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
     // A node stalled past its lease has lost its shards: its open transaction must not hold up theirs.
     const rawStore = (await stack.start(new StoreService(target, this.options.durability, leaseTtlMs))).store;
+    // Before anything reads a job: a store whose secrets this key file cannot open stops the start here.
+    const keyFile = this.options.keyFile ?? path.join(locations.home, 'secret.key');
+    const { sealer } = await stack.start(
+      new SecretKeys({ file: keyFile, store: rawStore, clock, shared: target.kind === 'postgres' }),
+    );
+    const sealingWrites = new Set<Promise<unknown>>();
+    const openedStore = sealSecretsOf(rawStore, sealer, sealingWrites);
     let metrics: DaemonMetrics | null = null;
     // Every call of the daemon's tells whether the store can be reached; a failure to reach it is degraded mode.
     const reachability = new StoreReachability(clock, events);
     const store = reachability.observe(
       this.options.metricsAddress
-        ? instrumentStore(rawStore, clock, (operation, seconds) =>
+        ? instrumentStore(openedStore, clock, (operation, seconds) =>
             metrics?.storeLatency.observe({ operation }, seconds),
           )
-        : rawStore,
+        : openedStore,
     );
     const startedAt = clock.now();
     const epoch = await store.nextFenceEpoch();
@@ -355,7 +368,24 @@ export class Daemon {
       events,
       storeDisplay: describeStoreTarget(target),
     });
+    const replies = new ReplySecrets({
+      isAdmin: access.callerIsAdmin,
+      actor: () => actor().audited,
+      clock,
+      newId,
+      appendAudit: (entry) => store.appendAudit(entry),
+    });
+    const rotation = new KeyRotation({
+      store: rawStore,
+      sealer,
+      clock,
+      newId,
+      writes: sealingWrites,
+      shared: cluster.shared,
+    });
     const control: DaemonControl = {
+      // Admins only: the request guard checked the caller's role.
+      rotateKey: ({ sharedFile }) => rotation.rotate(actor().audited, { sharedFile }),
       subscribe: async (requestId, connection, { types, runId, since }) => {
         const replay = since === undefined ? undefined : await replayAfter(rawStore, since);
         void stream
@@ -386,6 +416,7 @@ export class Daemon {
       (error) => events.emit('scheduler:error', { error }),
       alerting.requests,
       access.guard({ store, clock, newId, jobIdOfRun: async (ref) => (await runs.find(ref)).jobId }),
+      replies,
       autonomy ? new LocalReads(autonomy, clock) : null,
     );
     const answer = answerSocketRequests(this.seams.route?.(route) ?? route, events);

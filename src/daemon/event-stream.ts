@@ -4,6 +4,7 @@ import type { Store, StoredEvent } from '../store/store.js';
 import type { Clock } from './clock.js';
 import type { DaemonEventMap, DaemonEvents } from './events.js';
 import { PUBLISHED_EVENT_TYPES } from '../ipc/stream-event-types.js';
+import { maskDefinitionsIn } from '../core/secrets/mask.js';
 
 /** A subscriber that has this much unread on its socket reads too slowly; it is dropped, not waited for. */
 export const MAX_UNREAD_BYTES = 4 * 1024 * 1024;
@@ -89,7 +90,7 @@ export class EventStream {
         if (page.length === 0) break;
         for (const event of page) {
           subscription.replayed.add(event.id);
-          this.offer(subscription, streamEventOf(event));
+          this.offer(subscription, masked(streamEventOf(event)));
           after = Math.max(after, event.id);
         }
       }
@@ -125,8 +126,9 @@ export class EventStream {
     return this.node === undefined ? event : { ...event, node: this.node };
   }
 
-  private publish(event: StreamEvent): void {
+  private publish(unmasked: StreamEvent): void {
     if (this.subscriptions.size === 0) return;
+    const event = masked(unmasked);
     for (const subscription of this.subscriptions) {
       if (subscription.held) subscription.held.push(event);
       else this.offer(subscription, event);
@@ -169,6 +171,12 @@ export class EventStream {
 
 function streamEventOf(event: StoredEvent): StreamEvent {
   return { type: event.type, at: event.at, data: event.data, id: event.id, node: event.node } as StreamEvent;
+}
+
+/** Subscribers (`sched watch`, the dashboard) never see secret values, whoever they are. */
+function masked(event: StreamEvent): StreamEvent {
+  const data = maskDefinitionsIn(event.data);
+  return data === event.data ? event : ({ ...event, data } as StreamEvent);
 }
 
 function runIdOf(data: unknown): string | undefined {

@@ -13,6 +13,7 @@ import { actingFor } from './access/request-caller.js';
 import type { RequestGuard } from './access/request-guard.js';
 import { isStoreUnreachable, unreachableReason } from '../store/unreachable.js';
 import type { LocalReads } from './autonomy/local-reads.js';
+import type { ReplySecrets } from './secrets/reply-secrets.js';
 import type { JobService } from './job-service.js';
 import type { AlertRequests } from './notify/alert-requests.js';
 import type { OccurrenceService } from './occurrence-service.js';
@@ -28,6 +29,7 @@ export interface DaemonControl {
   stop(params: ParsedParams<'daemon.stop'>): Promise<Results['daemon.stop']>;
   clusterStatus(): Promise<Results['cluster.status']>;
   backup(params: ParsedParams<'store.backup'>): Promise<Results['store.backup']>;
+  rotateKey(params: ParsedParams<'key.rotate'>): Promise<Results['key.rotate']>;
 }
 
 interface RequestContext {
@@ -49,6 +51,7 @@ export function createRequestRouter(
   onBug: (error: Error) => void,
   alerts: AlertRequests,
   guard: RequestGuard,
+  replies: ReplySecrets,
   localReads: LocalReads | null = null,
 ) {
   // While the store cannot be reached, `ls` and `show` read this node's local copy (and say it may be stale).
@@ -64,6 +67,7 @@ export function createRequestRouter(
     'daemon.stop': (params) => control.stop(params),
     'cluster.status': () => control.clusterStatus(),
     'store.backup': (params) => control.backup(params),
+    'key.rotate': (params) => control.rotateKey(params),
     'events.subscribe': (params, { requestId, connection }) =>
       control.subscribe(requestId, connection, params),
     'daemon.status': () => jobs.status(),
@@ -125,12 +129,12 @@ export function createRequestRouter(
         params: unknown,
         context: RequestContext,
       ) => Promise<unknown>;
-      return {
-        kind: 'response',
-        id: message.id,
-        ok: true,
-        result: await actingFor(caller, () => handler(parsed.data, { requestId: message.id, connection })),
-      };
+      const result = await actingFor(caller, () =>
+        replies.reply(message.method, parsed.data, () =>
+          handler(parsed.data, { requestId: message.id, connection }),
+        ),
+      );
+      return { kind: 'response', id: message.id, ok: true, result };
     } catch (error) {
       return { kind: 'response', id: message.id, ok: false, error: toErrorShape(error as Error, onBug) };
     }

@@ -30,8 +30,14 @@ export const requestSchemas = {
     labels: labelsSchema.optional(),
     /** Only jobs this user owns. */
     owner: z.string().min(1).optional(),
+    /** Secret values (env, header values, payload) in clear: admins only, audited. Default: masked. */
+    reveal: z.boolean().optional(),
   }),
-  'job.get': z.object({ ref: z.string().min(1), upcoming: z.number().int().min(0).max(100).default(5) }),
+  'job.get': z.object({
+    ref: z.string().min(1),
+    upcoming: z.number().int().min(0).max(100).default(5),
+    reveal: z.boolean().optional(),
+  }),
   'job.update': z.object({
     ref: z.string().min(1),
     patch: jobPatchSchema,
@@ -98,6 +104,11 @@ export const requestSchemas = {
   /** A consistent copy of the store written to `file` (an absolute path) while the daemon runs. */
   'store.backup': z.object({ file: z.string().min(1), force: z.boolean().default(false) }),
   'daemon.stop': z.object({ graceMs: z.number().int().min(0).optional() }),
+  /** Seals every stored secret under a new key, then drops the old one from the key file (admins only). */
+  'key.rotate': z.object({
+    /** The daemons sharing the store all read one key file (shared storage): required in a federation. */
+    sharedFile: z.boolean().default(false),
+  }),
   /** Nodes, coordinator and term, and shards per node, as this daemon sees the cluster. */
   'cluster.status': z.object({}),
   /**
@@ -273,6 +284,14 @@ export interface BackupResult {
   takenAt: number;
 }
 
+/** What `sched key rotate` did: the new key's id, the ids dropped, and the jobs gone through and re-sealed. */
+export interface KeyRotationResult {
+  key: string;
+  retired: string[];
+  jobs: number;
+  resealed: number;
+}
+
 export interface AuditRecord {
   id: string;
   at: number;
@@ -307,6 +326,7 @@ export interface Results {
   'notify.test': NotifyTestResult;
   'notify.list': { items: DeliveryView[] };
   'daemon.stop': { stopping: true; pid: number };
+  'key.rotate': KeyRotationResult;
   'store.backup': BackupResult;
   /** `shared`: other nodes share the store, so events come from several nodes. */
   'events.subscribe': { subscribed: true; types: string[] | null; shared?: boolean };

@@ -271,6 +271,12 @@ export interface Store {
    * Throws VERSION_CONFLICT otherwise, NAME_TAKEN if a renamed job collides.
    */
   updateJob(id: string, expectedVersion: number, change: JobChange, audit: AuditStamp): Promise<Job>;
+  /**
+   * Writes the job's definition as given, if its version is still `job.version`, without a new version, an
+   * audit entry or an event: for a definition that means the same, such as its secrets sealed under another
+   * key. Cancelled jobs too. False when the version moved on (the caller reads the job again).
+   */
+  rewriteDefinition(job: Job): Promise<boolean>;
   /** Soft delete: the job stops firing, frees its name, and its history stays. */
   cancelJob(id: string, expectedVersion: number, now: number, audit: AuditStamp): Promise<Job>;
 
@@ -428,6 +434,13 @@ export interface Store {
    * an existing file unless `force`. Absent where the server's own tools do it (PostgreSQL: pg_dump).
    */
   backupTo?(file: string, options: { force: boolean }): Promise<{ file: string; bytes: number }>;
+  /**
+   * The id of the key this store's secrets are sealed under, as the daemons that share it agreed (the
+   * first one to start recorded its own); null until one has.
+   */
+  secretKeyId(): Promise<string | null>;
+  /** Records `keyId` if the recorded id is still `expected` (null: none recorded yet); false otherwise. */
+  recordSecretKeyId(keyId: string, expected: string | null): Promise<boolean>;
   /** A number that grows every time a daemon opens this store: the fencing token of its runs. */
   nextFenceEpoch(): Promise<number>;
   close(): Promise<void>;

@@ -81,11 +81,16 @@ describe('sched import crontab, against a real daemon', () => {
     });
   });
 
+  // Variable lines become the jobs' environment, whose values are secret: in clear with --reveal only.
   it('exports them again as a crontab', async () => {
-    const result = await sched(home, ['export', '--format', 'crontab'], { env });
+    const result = await sched(home, ['export', '--format', 'crontab', '--reveal'], { env });
+    const masked = await sched(home, ['export', '--format', 'crontab'], { env });
 
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(EXPECTED_EXPORT);
+    expect(masked.stdout).toBe(
+      EXPECTED_EXPORT.replace('PATH=/usr/local/bin:/usr/bin:/bin\nHOME=/srv/app', 'PATH=•••\nHOME=•••'),
+    );
   });
 
   it('adds nothing when the same crontab is imported again', async () => {
@@ -114,16 +119,22 @@ describe('sched import crontab, against a real daemon', () => {
     const otherHome = makeHome('sched-ops-crontab-b-');
     const other = await startDaemon(otherHome, [], env);
     try {
+      const masked = (await sched(home, ['export', '--format', 'crontab'], { env })).stdout;
+      const refused = await sched(otherHome, ['import', 'crontab', '-', '--yes'], { env, input: masked });
+      const createdByRefused = (await sched(otherHome, ['ls', '--json'], { env })).json.items;
       const imported = await sched(otherHome, ['import', 'crontab', '-', '--yes'], {
         env,
         input: EXPECTED_EXPORT,
       });
-      const exported = await sched(otherHome, ['export', '--format', 'crontab'], { env });
+      const exported = await sched(otherHome, ['export', '--format', 'crontab', '--reveal'], { env });
       const names = async (dir: string) =>
         (await sched(dir, ['ls', '--json'], { env })).json.items
           .map((job: { name: string }) => job.name)
           .sort();
 
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain('has masked secret values (env PATH, env HOME)');
+      expect(createdByRefused).toEqual([]);
       expect(imported.code).toBe(0);
       expect(exported.stdout).toBe(EXPECTED_EXPORT);
       expect(await names(otherHome)).toEqual(await names(home));

@@ -82,11 +82,12 @@ afterAll(async () => {
 });
 
 describe('sched export --format json and sched import json', () => {
+  // --reveal: the env, header and payload values travel in clear, as a move to another host needs.
   it('round-trip every definition through a fresh daemon', async () => {
     const file = path.join(source.home, 'jobs.json');
-    const exported = await sched(source.home, ['export', '--output', file]);
+    const exported = await sched(source.home, ['export', '--reveal', '--output', file]);
     const imported = await sched(target.home, ['import', 'json', file, '--yes', '--json']);
-    const again = await sched(target.home, ['export', '--format', 'json']);
+    const again = await sched(target.home, ['export', '--reveal', '--format', 'json']);
 
     expect(exported.code).toBe(0);
     expect(imported.code).toBe(0);
@@ -105,6 +106,7 @@ describe('sched export --format json and sched import json', () => {
     expect(result.json.items.map((job: { name: string }) => job.name)).toEqual(['weekly']);
   });
 
+  // Without --reveal: the masked secret values are not compared, and the jobs keep their own.
   it('leaves the jobs alone when the same export is imported again', async () => {
     const exported = await sched(source.home, ['export']);
     const result = await sched(target.home, ['import', 'json', '-', '--yes', '--json'], {

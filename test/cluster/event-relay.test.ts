@@ -4,6 +4,7 @@ import { DaemonBackend } from '../../src/tui/backend/daemon-backend.js';
 import type { Action } from '../../src/tui/state/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { isAlive, sched, useDaemons, waitFor, type RunningDaemon } from '../support/sched-harness.js';
+import { shareKeyFile } from './support/federation-nodes.js';
 import { streamSched, type SchedStream } from '../support/sched-stream.js';
 import { usePostgres } from '../support/postgres.js';
 
@@ -35,10 +36,9 @@ describe('events cross nodes through the outbox', () => {
     const database = await postgres.freshDatabase();
     a = home();
     b = home();
-    daemons = [
-      await start(a, ['--store', database.url, ...CLUSTER_ARGS, '--label', 'role=web']),
-      await start(b, ['--store', database.url, ...CLUSTER_ARGS, '--label', 'role=db']),
-    ];
+    const first = await start(a, ['--store', database.url, ...CLUSTER_ARGS, '--label', 'role=web']);
+    shareKeyFile(a, b);
+    daemons = [first, await start(b, ['--store', database.url, ...CLUSTER_ARGS, '--label', 'role=db'])];
     nodeB = (await sched(b, ['cluster', 'status', '--json'])).json.node as string;
     await waitFor(async () => {
       const nodes: { alive: boolean }[] = (await sched(a, ['cluster', 'status', '--json'])).json?.nodes ?? [];

@@ -4,6 +4,7 @@ import type net from 'node:net';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { isAlive, sched, sleep, useDaemons, waitFor } from '../support/sched-harness.js';
+import { shareKeyFile } from './support/federation-nodes.js';
 import { startEmbeddedPostgres, type RunningServer } from '../support/postgres-server.js';
 import { childEnv } from '../support/child-env.js';
 
@@ -80,7 +81,9 @@ describe('PostgreSQL restarted under running daemons', () => {
   it('the daemons reconnect and go on, and nothing acknowledged is lost', async () => {
     const args = ['--store', server.url, '--heartbeat-interval', '500ms', '--lease-ttl', '3s'];
     const homes = [home(), home()];
-    const daemons = [await start(homes[0]!, args), await start(homes[1]!, args)];
+    const first = await start(homes[0]!, args);
+    shareKeyFile(homes[0]!, homes[1]!);
+    const daemons = [first, await start(homes[1]!, args)];
     for (let i = 0; i < 20; i++) {
       const added = await sched(homes[i % 2]!, ['add', `beat-${i}`, '--every', '1s', '--http', targetUrl]);
       expect(added.code, added.stderr).toBe(0);

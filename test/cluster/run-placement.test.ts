@@ -3,6 +3,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sched, useDaemons, waitFor } from '../support/sched-harness.js';
+import { shareKeyFile } from './support/federation-nodes.js';
 import { usePostgres } from '../support/postgres.js';
 
 const postgres = usePostgres();
@@ -44,7 +45,10 @@ describe('where a manual run executes in a federation', () => {
       `role=${roles[index]}`,
     ];
     const daemons = [];
-    for (const [index, dir] of homes.entries()) daemons.push(await start(dir, argsOf(index)));
+    for (const [index, dir] of homes.entries()) {
+      if (index > 0) shareKeyFile(homes[0]!, dir);
+      daemons.push(await start(dir, argsOf(index)));
+    }
     const ids = await waitFor(async () => {
       const status = await sched(homes[0]!, ['cluster', 'status', '--json']);
       const nodes: { alive: boolean; shards: number }[] = status.json?.nodes ?? [];

@@ -126,9 +126,14 @@ afterEach(async () => {
 });
 
 describe('HttpExecutor responses', () => {
-  it('Given a 200 response, when the run ends, then it succeeded with status, body and headers kept', async () => {
+  it('Given a 200 response, when the run ends, then it succeeded with status, body and headers kept, credentials masked', async () => {
     const server = await startServer(
-      respond(200, '{"ok":true}', { 'X-Reply': 'yes', 'Set-Cookie': ['a=1', 'b=2'] }),
+      respond(200, '{"ok":true}', {
+        'X-Reply': 'yes',
+        'X-Many': ['a=1', 'b=2'],
+        'Set-Cookie': ['session=1', 'b=2'],
+        Authorization: 'Bearer 3',
+      }),
     );
     const executor = newExecutor();
     const outcome = await runToEnd(executor, execution(server.url));
@@ -141,7 +146,12 @@ describe('HttpExecutor responses', () => {
       stdoutTail: '{"ok":true}',
       stderrTail: '',
     });
-    expect(outcome.responseHeaders).toMatchObject({ 'x-reply': 'yes', 'set-cookie': 'a=1, b=2' });
+    expect(outcome.responseHeaders).toMatchObject({
+      'x-reply': 'yes',
+      'x-many': 'a=1, b=2',
+      'set-cookie': '•••',
+      authorization: '•••',
+    });
   });
 
   it('Given a run, when the request is dispatched, then started comes with a null pid before finished', async () => {

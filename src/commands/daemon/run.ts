@@ -98,6 +98,7 @@ export default class DaemonRun extends SchedCommand {
       maxConcurrent: config.maxConcurrent ?? undefined,
       cluster,
       metricsAddress: config.metricsAddress ?? undefined,
+      keyFile: config.keyFile ?? undefined,
       retention: {
         ...config.retention,
         ...(flags['retention-interval']

@@ -11,6 +11,7 @@ import { parseCrontab } from '../../core/crontab/parse.js';
 import { planImport, type ImportPlan } from '../../core/crontab/plan.js';
 import { crontabJobs } from '../../core/crontab/to-jobs.js';
 import { ERROR_CODES, SchedError, isSchedError } from '../../core/errors.js';
+import { maskedInputPlaces } from '../../core/secrets/mask.js';
 import type { Job, JobInput } from '../../core/job.js';
 
 /** One job an import brings, whatever it was read from. */
@@ -110,6 +111,7 @@ export abstract class JobImportCommand extends SchedCommand {
       ...notes,
     };
     if (!this.jsonEnabled()) this.showPlan(report);
+    refuseMaskedSecrets(plan.create, options.source);
     if (options.dryRun) return report;
     if (plan.create.length === 0) {
       if (!this.jsonEnabled()) this.log('Nothing to create.');
@@ -350,4 +352,25 @@ function currentCrontab(): Promise<string> {
       );
     });
   });
+}
+
+/**
+ * An export made without --reveal holds ••• for each secret value. Creating a job from it would store •••
+ * as the value its command or request gets, so nothing is imported while a job to create holds one (a job
+ * already there is left alone, with its own values).
+ */
+function refuseMaskedSecrets(create: readonly ImportItem[], source: string): void {
+  const masked = create
+    .map(({ name, input }) => ({ name, places: maskedInputPlaces(input) }))
+    .filter(({ places }) => places.length > 0);
+  const [first] = masked;
+  if (first === undefined) return;
+  throw new SchedError(
+    'VALIDATION_FAILED',
+    `${source}: job ${first.name} has masked secret values (${first.places.join(', ')}), written by an export without --reveal; nothing was imported.`,
+    {
+      hint: 'Export again with `sched export --reveal` (admins), or put the real values in place of ••• in the file.',
+      details: { jobs: masked },
+    },
+  );
 }

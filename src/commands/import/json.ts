@@ -10,6 +10,7 @@ import { contentHash } from '../../core/crontab/content-hash.js';
 import { definitionToInput, sameDefinition } from '../../core/crontab/definition-input.js';
 import { planImport } from '../../core/crontab/plan.js';
 import { formatDuration } from '../../core/duration.js';
+import { maskDefinition } from '../../core/secrets/mask.js';
 import { SchedError } from '../../core/errors.js';
 import { jobDefinitionSchema, type JobDefinition, type Schedule } from '../../core/job.js';
 import { withDefinitionDefaults, type StoredDefinition } from '../../core/stored-definition.js';
@@ -88,9 +89,11 @@ export default class ImportJson extends JobImportCommand {
       items,
       existing,
       // The file names upstream jobs by name, the daemon by id.
+      // The daemon lists its jobs with their secret values masked, so those are not compared: a job that
+      // is there keeps its own values, whatever the file holds for them.
       (item, job) =>
         sameDefinition(
-          item.definition,
+          maskDefinition(item.definition),
           withUpstreamNames(jobDefinitionSchema.parse(job), (id) => names.get(id)).definition,
         ),
       (item) => `a job named ${item.name} exists with another definition; cancel it first to replace it`,

@@ -29,6 +29,7 @@ export const METHOD_ACCESS: Record<Method, AccessVerb> = {
   'job.backfill': 'administer',
   'store.backup': 'administer',
   'daemon.stop': 'administer',
+  'key.rotate': 'administer',
 };
 
 /** The job or run an `own-job` request acts on, as the client named it. */

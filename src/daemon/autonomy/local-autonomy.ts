@@ -11,6 +11,7 @@ import type { OfflineFiring } from '../scheduler/host-scheduler.js';
 import type { Service } from '../service.js';
 import { journaledRunsStore } from './journaled-store.js';
 import type { StoreReachability } from './store-reachability.js';
+import { maskDefinition } from '../../core/secrets/mask.js';
 
 export interface LocalAutonomyOptions {
   /** `local-copy.db` in the daemon's home. */
@@ -97,7 +98,10 @@ export class LocalAutonomy implements Service {
     },
   };
 
-  /** The copy of the job definitions, and when it was last read whole from the store. */
+  /**
+   * The copy of the job definitions (their secret values masked: the copy serves `ls` and `show` only, and
+   * secrets never reach a file in clear), and when it was last read whole from the store.
+   */
   jobs(): { jobs: Job[]; refreshedAt: number | null } {
     return { jobs: this.local.jobs.list(), refreshedAt: this.local.jobs.refreshedAt() };
   }
@@ -108,7 +112,7 @@ export class LocalAutonomy implements Service {
 
   /** A job changed, here or through another node: the copy follows at once. */
   jobChanged(job: Job): void {
-    this.copy?.jobs.put(job, this.keeps(job));
+    this.copy?.jobs.put(maskDefinition(job), this.keeps(job));
   }
 
   /** Changes may have been missed (the store's announcements were cut off): read the copy whole again. */
@@ -162,7 +166,7 @@ export class LocalAutonomy implements Service {
       if (page.nextCursor === null) break;
       cursor = page.nextCursor;
     }
-    this.copy?.jobs.replaceAll(kept, at);
+    this.copy?.jobs.replaceAll(kept.map(maskDefinition), at);
   }
 
   private arm(): void {

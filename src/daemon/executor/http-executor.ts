@@ -1,3 +1,4 @@
+import { maskResponseHeaders } from '../../core/secrets/mask.js';
 import { Agent, request } from 'undici';
 import type { Dispatcher } from 'undici';
 import type { HttpTarget } from '../../core/job.js';
@@ -193,7 +194,8 @@ export class HttpExecutor {
       this.signals.emit('started', execution.runId, null, this.clock.now());
       const response = await pending;
       const body = await readBodyHead(response.body);
-      const responseHeaders = flattenHeaders(response.headers);
+      // Stored with the run and shown by `sched logs`: a session cookie or token the server sends back is not.
+      const responseHeaders = maskResponseHeaders(flattenHeaders(response.headers));
       const matched = statusMatches(response.statusCode, target.expect);
       const error = matched
         ? null

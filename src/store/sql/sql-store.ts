@@ -37,7 +37,7 @@ import type { StoreDialect } from './dialect.js';
 import { changeJob, createJob } from './job-scripts.js';
 import { listOccurrences, listRunsByInstant } from './ledger-queries.js';
 import { listAudit, listJobs, listRuns } from './list-queries.js';
-import { auditToRow, newJobToJob, rowToJob, rowToRun } from './row-mapping.js';
+import { auditToRow, jobToRow, newJobToJob, rowToJob, rowToRun } from './row-mapping.js';
 import { EventBatch, eventRow, runOutputEvent, runStartedEvent, type NewEvent } from './event-scripts.js';
 import { readEvents, readRunOutput } from './event-queries.js';
 import {
@@ -177,6 +177,14 @@ export class SqlStore implements Store {
     return this.withEvents((session, batch) =>
       changeJob(this.dialect, session, batch, id, expectedVersion, change, audit.at, audit),
     );
+  }
+
+  async rewriteDefinition(job: Job): Promise<boolean> {
+    const { id, version, definition } = jobToRow(job, this.dialect.encoding);
+    const written = await this.dialect.write((session) =>
+      session.first(session.statements.rewriteDefinition, { id, version, definition }),
+    );
+    return written !== undefined;
   }
 
   async cancelJob(id: string, expectedVersion: number, now: number, audit: AuditStamp): Promise<Job> {
@@ -383,6 +391,19 @@ export class SqlStore implements Store {
 
   async ping(): Promise<void> {
     await this.dialect.ping();
+  }
+
+  async secretKeyId(): Promise<string | null> {
+    return (await this.session.first(this.statements.secretKeyId))?.value ?? null;
+  }
+
+  async recordSecretKeyId(keyId: string, expected: string | null): Promise<boolean> {
+    const written = await this.dialect.write((session) =>
+      expected === null
+        ? session.first(session.statements.insertSecretKeyId, { keyId })
+        : session.first(session.statements.replaceSecretKeyId, { keyId, expected }),
+    );
+    return written !== undefined;
   }
 
   async nextFenceEpoch(): Promise<number> {

@@ -19,6 +19,7 @@ import {
 } from './tables.js';
 
 export const FENCE_EPOCH_KEY = 'fence_epoch';
+export const SECRET_KEY_KEY = 'secret_key';
 
 /** What the shared statements need of a dialect. */
 export interface StatementDialect {
@@ -101,6 +102,15 @@ export function defineStatements(db: QueryBuilder, tables: StoreTables, dialect:
         .update(jobs)
         .set(placeholders(CHANGEABLE_JOB_COLUMNS, setParam))
         .where(and(eq(jobs.id, param('id')), eq(jobs.version, param('expectedVersion')))),
+    ),
+    /** Compare-and-set on the version, which stays: the definition means the same (re-sealed secrets). */
+    rewriteDefinition: prepare<{ id: string }>(
+      'rewrite_definition',
+      db
+        .update(jobs)
+        .set({ definition: setParam('definition') })
+        .where(and(eq(jobs.id, param('id')), eq(jobs.version, param('version'))))
+        .returning({ id: jobs.id }),
     ),
     countJobsInState: prepare<{ count: number }>(
       'count_jobs',
@@ -335,6 +345,28 @@ export function defineStatements(db: QueryBuilder, tables: StoreTables, dialect:
       db.select({ id: sql<number>`coalesce(max(${events.id}), 0)`.mapWith(Number) }).from(events),
     ),
 
+    secretKeyId: prepare<{ value: string }>(
+      'secret_key_id',
+      db.select({ value: meta.value }).from(meta).where(eq(meta.key, SECRET_KEY_KEY)),
+    ),
+    /** Only while none is recorded: the first daemon's key is the store's. */
+    insertSecretKeyId: prepare<{ value: string }>(
+      'insert_secret_key_id',
+      db
+        .insert(meta)
+        .values({ key: SECRET_KEY_KEY, value: param('keyId') })
+        .onConflictDoNothing()
+        .returning({ value: meta.value }),
+    ),
+    /** Compare-and-set on the id recorded. */
+    replaceSecretKeyId: prepare<{ value: string }>(
+      'replace_secret_key_id',
+      db
+        .update(meta)
+        .set({ value: setParam('keyId') })
+        .where(and(eq(meta.key, SECRET_KEY_KEY), eq(meta.value, param('expected'))))
+        .returning({ value: meta.value }),
+    ),
     readFenceEpoch: prepare<{ value: string }>(
       'read_fence_epoch',
       db.select({ value: meta.value }).from(meta).where(eq(meta.key, FENCE_EPOCH_KEY)),

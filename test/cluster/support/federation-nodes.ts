@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { expect } from 'vitest';
 import { sched, waitFor, type RunningDaemon } from '../../support/sched-harness.js';
 
@@ -41,11 +43,22 @@ export async function startNodes(
 ): Promise<{ homes: string[]; daemons: RunningDaemon[] }> {
   const homes = Array.from({ length: count }, () => daemons.home());
   const started: RunningDaemon[] = [];
-  for (const [index, dir] of homes.entries())
+  for (const [index, dir] of homes.entries()) {
+    if (index > 0) shareKeyFile(homes[0]!, dir);
     started.push(await daemons.start(dir, ['--store', url, ...CLUSTER_ARGS, ...extra(index)]));
+  }
   await waitFor(async () => {
     const status = await clusterStatus(homes[0]!);
     return status.nodes.filter((node) => node.alive && node.shards > 0).length === count ? status : null;
   }, 20_000);
   return { homes, daemons: started };
+}
+
+/**
+ * Every daemon of a federation seals and opens secrets with one key: gives the daemon of `to` the key file
+ * the first daemon (in `from`) created, as an operator copies it to each host.
+ */
+export function shareKeyFile(from: string, to: string): void {
+  fs.copyFileSync(path.join(from, 'secret.key'), path.join(to, 'secret.key'));
+  fs.chmodSync(path.join(to, 'secret.key'), 0o600);
 }

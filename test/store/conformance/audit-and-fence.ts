@@ -76,4 +76,26 @@ export function describeAuditAndFenceCases(store: CurrentStore): void {
       expect(epochs).toEqual([1, 2, 3]);
     });
   });
+
+  describe('secret key id', () => {
+    it('Given no key recorded, when two daemons record theirs, then the first is the store’s and the second is refused', async () => {
+      expect(await store().secretKeyId()).toBeNull();
+
+      const first = await store().recordSecretKeyId('key-a', null);
+      const second = await store().recordSecretKeyId('key-b', null);
+
+      expect([first, second]).toEqual([true, false]);
+      expect(await store().secretKeyId()).toBe('key-a');
+    });
+
+    it('Given a key recorded, when it is replaced from the id read, then it changes; from another id, it does not', async () => {
+      await store().recordSecretKeyId('key-a', null);
+
+      const stale = await store().recordSecretKeyId('key-c', 'key-x');
+      const rotated = await store().recordSecretKeyId('key-b', 'key-a');
+
+      expect([stale, rotated]).toEqual([false, true]);
+      expect(await store().secretKeyId()).toBe('key-b');
+    });
+  });
 }

@@ -197,4 +197,46 @@ export function describeJobCases(store: CurrentStore): void {
       expect(await store().findJob(job.id)).toMatchObject({ state: 'active', deletedAt: null });
     });
   });
+
+  describe('rewriteDefinition', () => {
+    const sealedEnv = {
+      kind: 'command' as const,
+      argv: ['true'],
+      shell: null,
+      cwd: null,
+      env: { TOKEN: 'sealed:v1:k2:x' },
+    };
+
+    it('Given a job, when its definition is rewritten at its version, then it is stored with the same version and no audit entry or event', async () => {
+      const job = await createJob(store(), 'nightly');
+      const eventsBefore = await store().latestEventId();
+
+      const written = await store().rewriteDefinition({ ...job, target: sealedEnv });
+
+      expect(written).toBe(true);
+      expect(await store().findJob(job.id)).toEqual({ ...job, target: sealedEnv });
+      expect((await store().listAudit({ limit: 10 })).items).toHaveLength(1);
+      expect(await store().latestEventId()).toBe(eventsBefore);
+    });
+
+    it('Given a job changed meanwhile, when its definition is rewritten at the old version, then nothing is written', async () => {
+      const job = await createJob(store(), 'nightly');
+      const changed = await store().updateJob(job.id, 1, { nextRunAt: T0 + 7 }, stamp('job.update'));
+
+      const written = await store().rewriteDefinition({ ...job, target: sealedEnv });
+
+      expect(written).toBe(false);
+      expect(await store().findJob(job.id)).toEqual(changed);
+    });
+
+    it('Given a cancelled job, when its definition is rewritten, then it is stored and the job stays cancelled', async () => {
+      const job = await createJob(store(), 'nightly');
+      const cancelled = await store().cancelJob(job.id, 1, T0 + 1, stamp('job.cancel'));
+
+      const written = await store().rewriteDefinition({ ...cancelled, target: sealedEnv });
+
+      expect(written).toBe(true);
+      expect(await store().findJob(job.id)).toEqual({ ...cancelled, target: sealedEnv });
+    });
+  });
 }

@@ -1,0 +1,92 @@
+import { createCipheriv, createDecipheriv, randomFillSync } from 'node:crypto';
+import { SchedError } from '../../core/errors.js';
+import type { Keyring } from './keyring.js';
+
+/** Marks a stored value as sealed; the key's id follows, so a value names the key that opens it. */
+const PREFIX = 'sealed:v1:';
+const NONCE_BYTES = 12;
+const TAG_BYTES = 16;
+
+/**
+ * Seals and opens single values with AES-256-GCM under the keyring's keys: a fresh random 96-bit nonce per
+ * value, and the job's id as associated data, so a sealed value copied into another job does not open.
+ */
+export class SecretBox {
+  constructor(
+    readonly keyring: Keyring,
+    private readonly keyFileShown: string,
+  ) {}
+
+  private nonces = Buffer.alloc(0);
+  private nextNonce = 0;
+
+  seal(text: string, jobId: string): string {
+    const { id, key } = this.keyring.current();
+    const nonce = this.freshNonce();
+    const cipher = createCipheriv('aes-256-gcm', key, nonce);
+    cipher.setAAD(Buffer.from(jobId, 'utf8'));
+    const sealed = Buffer.concat([nonce, cipher.update(text, 'utf8'), cipher.final(), cipher.getAuthTag()]);
+    return `${PREFIX}${id}:${sealed.toString('base64url')}`;
+  }
+
+  /**
+   * 96 random bits, never handed out twice: taken from a buffer filled from the system's CSPRNG 1,024
+   * nonces at a time (one call per value costs more than the sealing itself on short values).
+   */
+  private freshNonce(): Buffer {
+    if (this.nextNonce + NONCE_BYTES > this.nonces.length) {
+      this.nonces = randomFillSync(Buffer.allocUnsafe(NONCE_BYTES * 1024));
+      this.nextNonce = 0;
+    }
+    const nonce = this.nonces.subarray(this.nextNonce, this.nextNonce + NONCE_BYTES);
+    this.nextNonce += NONCE_BYTES;
+    return nonce;
+  }
+
+  /** The text sealed in `value`; throws SECRET_KEY_MISMATCH when no key at hand opens it. */
+  open(value: string, jobId: string): string {
+    const keyId = keyIdOf(value);
+    const key = keyId === null ? undefined : this.keyring.find(keyId);
+    if (key === undefined) throw this.missingKey(jobId, keyId ?? 'unknown');
+    const sealed = Buffer.from(value.slice(PREFIX.length + keyId!.length + 1), 'base64url');
+    try {
+      const decipher = createDecipheriv('aes-256-gcm', key, sealed.subarray(0, NONCE_BYTES));
+      decipher.setAAD(Buffer.from(jobId, 'utf8'));
+      decipher.setAuthTag(sealed.subarray(sealed.length - TAG_BYTES));
+      const body = sealed.subarray(NONCE_BYTES, sealed.length - TAG_BYTES);
+      return Buffer.concat([decipher.update(body), decipher.final()]).toString('utf8');
+    } catch {
+      throw new SchedError(
+        'SECRET_KEY_MISMATCH',
+        `The secrets of job ${jobId} do not open with key ${keyId} of ${this.keyFileShown}: they were changed, or belong to another job.`,
+        {
+          hint: 'The store was altered outside sched; set the job’s --env, --header and --payload values again with `sched update`.',
+          details: { jobId, keyId, keyFile: this.keyFileShown },
+        },
+      );
+    }
+  }
+
+  missingKey(jobId: string, keyId: string): SchedError {
+    return new SchedError(
+      'SECRET_KEY_MISMATCH',
+      `The secrets of job ${jobId} are sealed under key ${keyId}, which ${this.keyFileShown} does not hold.`,
+      {
+        hint: `Start the daemon with the key file the store was written with (the key_file setting, or ${this.keyFileShown}); every daemon sharing a store needs the same key file.`,
+        details: { jobId, keyId, keyFile: this.keyFileShown },
+      },
+    );
+  }
+}
+
+/** Whether a stored value is sealed (values stored before sealing existed are plain text). */
+export function isSealed(value: unknown): value is string {
+  return typeof value === 'string' && value.startsWith(PREFIX);
+}
+
+/** The id of the key that sealed `value`; null when it is not a sealed value. */
+export function keyIdOf(value: string): string | null {
+  if (!isSealed(value)) return null;
+  const end = value.indexOf(':', PREFIX.length);
+  return end < 0 ? null : value.slice(PREFIX.length, end);
+}

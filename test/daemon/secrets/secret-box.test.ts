@@ -1,0 +1,135 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DefinitionSealer } from '../../../src/daemon/secrets/definition-sealer.js';
+import { Keyring } from '../../../src/daemon/secrets/keyring.js';
+import { SecretBox } from '../../../src/daemon/secrets/secret-box.js';
+import { SecretKeys } from '../../../src/daemon/secrets/secret-keys.js';
+import { openSqliteStore } from '../../../src/store/sqlite/sqlite-store.js';
+import { FakeClock } from '../../support/fake-clock.js';
+import { createJob, definition, newJob, stamp } from '../../store/conformance/fixtures.js';
+
+describe('sealing secret values', () => {
+  let dir: string;
+  const clock = new FakeClock();
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sched-secrets-'));
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  const box = () => new SecretBox(Keyring.create(path.join(dir, 'secret.key'), clock), 'secret.key');
+
+  it('Given a value sealed twice for one job, when opened, then both give it back and the two sealed texts differ (a fresh nonce each)', () => {
+    const secrets = box();
+
+    const first = secrets.seal('s3cr3t', 'job-1');
+    const second = secrets.seal('s3cr3t', 'job-1');
+
+    expect(first).not.toBe(second);
+    expect(first).not.toContain('s3cr3t');
+    expect([secrets.open(first, 'job-1'), secrets.open(second, 'job-1')]).toEqual(['s3cr3t', 's3cr3t']);
+  });
+
+  it('Given a value sealed for one job, when opened for another, then SECRET_KEY_MISMATCH is thrown', () => {
+    const secrets = box();
+    const sealed = secrets.seal('s3cr3t', 'job-1');
+
+    expect(() => secrets.open(sealed, 'job-2')).toThrow(
+      expect.objectContaining({ code: 'SECRET_KEY_MISMATCH' }),
+    );
+  });
+
+  it('Given a key file created, when it is read, then it is 0600; made readable by others, it is refused', () => {
+    const file = path.join(dir, 'secret.key');
+    Keyring.create(file, clock);
+
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    fs.chmodSync(file, 0o644);
+    expect(() => Keyring.load(file, clock)).toThrow(/readable or writable by others/);
+  });
+
+  it('Given a rotation started, when values sealed under the old key are opened, then they still open until the old key is retired', () => {
+    const secrets = box();
+    const old = secrets.seal('s3cr3t', 'job-1');
+
+    const newId = secrets.keyring.addCurrent();
+    expect(secrets.open(old, 'job-1')).toBe('s3cr3t');
+    secrets.keyring.retireAllBut(newId);
+
+    expect(() => secrets.open(old, 'job-1')).toThrow(/does not hold/);
+    expect(Keyring.load(path.join(dir, 'secret.key'), clock)!.ids).toEqual([newId]);
+  });
+
+  it('Given a store with secrets written in plain text before sealing, when the keys start on it, then they are sealed and the job reads back the same', async () => {
+    const store = openSqliteStore(path.join(dir, 'sched.db'));
+    try {
+      const plain = await createJob(store, 'legacy');
+      const withEnv = await store.createJob(
+        {
+          ...newJob('legacy-env'),
+          definition: definition('legacy-env', {
+            target: { kind: 'command', argv: ['true'], shell: null, cwd: null, env: { TOKEN: 's3cr3t' } },
+            payload: { p: 's3cr3t' },
+          }),
+        },
+        stamp('job.create'),
+      );
+      const keys = new SecretKeys({ file: path.join(dir, 'secret.key'), store, clock, shared: false });
+
+      await keys.start();
+
+      const stored = (await store.findJob(withEnv.id))!;
+      expect(JSON.stringify(stored.target)).not.toContain('s3cr3t');
+      expect(stored.payload).toMatch(/^sealed:v1:/);
+      expect(stored.version).toBe(withEnv.version);
+      expect(keys.sealer.open(stored)).toEqual(withEnv);
+      expect(await store.findJob(plain.id)).toEqual(plain);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('Given a definition with no secret, when sealed, then it is the very same object (nothing to do on the hot path)', () => {
+    const sealer = new DefinitionSealer(box());
+    const plain = definition('plain');
+
+    expect(sealer.seal(plain, 'job-1')).toBe(plain);
+  });
+
+  it('Given a store whose key was claimed by a start that stopped before sealing, when started again, then the plain secrets are sealed and the key recorded as complete; the start after reads no job', async () => {
+    const store = openSqliteStore(path.join(dir, 'sched.db'));
+    try {
+      const plain = await store.createJob(
+        {
+          ...newJob('legacy-env'),
+          definition: definition('legacy-env', {
+            target: { kind: 'command', argv: ['true'], shell: null, cwd: null, env: { TOKEN: 's3cr3t' } },
+          }),
+        },
+        stamp('job.create'),
+      );
+      const file = path.join(dir, 'secret.key');
+      const keyId = Keyring.create(file, clock).current().id;
+      await store.recordSecretKeyId(`${keyId}?`, null);
+      let listed = 0;
+      const counting = new Proxy(store, {
+        get: (target, property, receiver) =>
+          property === 'listJobs'
+            ? (...args: Parameters<typeof store.listJobs>) => (listed++, target.listJobs(...args))
+            : Reflect.get(target, property, receiver),
+      });
+
+      await new SecretKeys({ file, store: counting, clock, shared: false }).start();
+      const afterFirst = listed;
+      await new SecretKeys({ file, store: counting, clock, shared: false }).start();
+
+      expect(JSON.stringify((await store.findJob(plain.id))!.target)).not.toContain('s3cr3t');
+      expect(await store.secretKeyId()).toBe(keyId);
+      expect(afterFirst).toBeGreaterThan(0);
+      expect(listed).toBe(afterFirst);
+    } finally {
+      await store.close();
+    }
+  });
+});
