@@ -4,6 +4,7 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { isAlive, sched, useDaemons, waitFor, type RunningDaemon } from '../support/sched-harness.js';
 import { startEmbeddedPostgres, type RunningServer } from '../support/postgres-server.js';
+import { shareKeyFile } from './support/federation-nodes.js';
 
 const OUTAGE_MS = 20_000;
 
@@ -81,7 +82,11 @@ describe('PostgreSQL unreachable under three daemons', () => {
     const args = ['--store', server.url, '--heartbeat-interval', '500ms', '--lease-ttl', '3s'];
     const homes = [home(), home(), home()];
     const daemons: RunningDaemon[] = [];
-    for (const dir of homes) daemons.push(await start(dir, [...args, '--metrics', '127.0.0.1:0']));
+    for (const [index, dir] of homes.entries()) {
+      // Daemons on one store share its secret key file, as an operator copies it.
+      if (index > 0) shareKeyFile(homes[0]!, dir);
+      daemons.push(await start(dir, [...args, '--metrics', '127.0.0.1:0']));
+    }
     const healthOf = async (daemon: RunningDaemon) => {
       const started = daemon
         .output()
