@@ -35,10 +35,12 @@ export async function startDaemon({
   grace = '2s',
   /** More `sched daemon run` flags for this daemon, e.g. ['--store', url]. */
   args = [],
+  /** More environment, e.g. SCHED_KEY_FILE for daemons sharing a store. */
+  env = {},
 }) {
   const home = givenHome ?? makeTempDir(label);
   const started = performance.now();
-  const child = spawnDaemonProcess({ home, quiet, grace, args });
+  const child = spawnDaemonProcess({ home, quiet, grace, args, env });
   const daemon = {
     pid: child.pid,
     home,
@@ -105,7 +107,7 @@ export async function startDaemon({
  * Only the process of a `startDaemon`, with nothing waited for: for killing a daemon while it starts.
  * Its output is piped and read (so it never blocks on a full pipe) by whoever holds the child.
  */
-export function spawnDaemonProcess({ home, quiet = !DAEMON_LOG, grace = '2s', args = [] }) {
+export function spawnDaemonProcess({ home, quiet = !DAEMON_LOG, grace = '2s', args = [], env = {} }) {
   return trackChild(
     spawn(
       process.execPath,
@@ -121,7 +123,7 @@ export function spawnDaemonProcess({ home, quiet = !DAEMON_LOG, grace = '2s', ar
         ...DAEMON_ARGS,
       ],
       {
-        env: { ...process.env, SCHED_HOME: home },
+        env: { ...process.env, SCHED_HOME: home, ...env },
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     ),

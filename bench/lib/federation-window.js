@@ -3,6 +3,7 @@
 // window. federation.js (fixed load, 1 and 3 daemons) and federation-capacity.js (rising load, 3 daemons)
 // both measure this way; see bench/README.md.
 import os from 'node:os';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startDaemon } from './daemon.js';
 import { countOccurrenceOutcomes, readFiredRuns, scheduleFrom, writeSpreadJobs } from './postgres-data.js';
@@ -17,12 +18,21 @@ const CLUSTER_TIMEOUT_MS = 60_000;
 /** Lateness is also shown slice by slice, so a backlog that builds over the window is visible. */
 const SLICE_MS = 10_000;
 
-/** Starts `count` daemons on the store at once; if one fails, stops those that started. */
+/**
+ * Starts `count` daemons on the store: the first alone (it makes the secret key file every daemon on a
+ * store must share), then the others at once with that file; if one fails, stops those that started.
+ */
 async function startDaemons(count, url, label) {
+  const args = ['--store', url];
+  const first = await startDaemon({ label: `${label}-0`, args });
+  const env = { SCHED_KEY_FILE: path.join(first.home, 'secret.key') };
   const results = await Promise.allSettled(
-    Array.from({ length: count }, (_, i) => startDaemon({ label: `${label}-${i}`, args: ['--store', url] })),
+    Array.from({ length: count - 1 }, (_, i) => startDaemon({ label: `${label}-${i + 1}`, args, env })),
   );
-  const started = results.filter((result) => result.status === 'fulfilled').map((result) => result.value);
+  const started = [
+    first,
+    ...results.filter((result) => result.status === 'fulfilled').map((result) => result.value),
+  ];
   const failed = results.find((result) => result.status === 'rejected');
   if (failed) {
     await Promise.all(started.map((daemon) => daemon.dispose()));
