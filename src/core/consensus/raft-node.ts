@@ -405,9 +405,7 @@ export class RaftNode<Data, State = unknown> {
     if (request.prevLogIndex < this.commitIndex) return this.respondAppend(request, true, this.commitIndex);
     const prevTerm = this.log.termAt(request.prevLogIndex);
     if (prevTerm !== request.prevLogTerm) {
-      // Past our end: look from our end. A conflict: look from just before it.
-      const hint = prevTerm === undefined ? this.log.lastIndex : request.prevLogIndex - 1;
-      return this.respondAppend(request, false, Math.max(0, hint));
+      return this.respondAppend(request, false, this.conflictHint(request.prevLogIndex, prevTerm));
     }
     this.log.merge(request.entries);
     this.syncVoters();
@@ -416,6 +414,18 @@ export class RaftNode<Data, State = unknown> {
     const commit = Math.min(request.leaderCommit, lastNew);
     if (commit > this.commitIndex) this.commitIndex = commit;
     this.respondAppend(request, true, lastNew);
+  }
+
+  /**
+   * Where the leader should look next after a mismatch at `index`: past our end, from our end; on a
+   * conflicting term, from before all our entries of that term, so a long divergent tail is skipped a
+   * term at a time instead of an entry at a time (what is committed here is never in question).
+   */
+  private conflictHint(index: number, termHere: number | undefined): number {
+    if (termHere === undefined) return this.log.lastIndex;
+    let hint = index - 1;
+    while (hint > this.commitIndex && this.log.termAt(hint) === termHere) hint -= 1;
+    return Math.max(0, hint);
   }
 
   private handleSnapshot(request: SnapshotRequest<State>): void {
