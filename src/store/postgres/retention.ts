@@ -1,11 +1,12 @@
-import { and, inArray, isNotNull, lt, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { SQL } from 'drizzle-orm';
 import type { RunState } from '../../core/run.js';
 import type { Retention } from '../sql/dialect.js';
 import { auditLog, deliveries, events, jobDependencies, jobs, occurrences, runs } from './schema.js';
 import type { Db } from './session.js';
 
-// Each batch is one DELETE (two when runs run out and ledger records follow), each its own short
+// Each batch is one DELETE of a MATERIALIZED batch: as a plain IN subquery with LIMIT and SKIP LOCKED,
+// PostgreSQL may run the subquery more than once and delete more than the batch (seen in CI). Each batch is one DELETE (two when runs run out and ledger records follow), each its own short
 // transaction. SKIP LOCKED: when several daemons share the database and prune at once, each takes rows
 // the others are not deleting instead of queueing behind them.
 
@@ -20,14 +21,15 @@ export async function pruneRunsFinishedBefore(
   before: number,
   limit: number,
 ): Promise<number> {
-  const batch = db
-    .select({ id: runs.id })
-    .from(runs)
-    .where(and(isNotNull(runs.finishedAt), lt(runs.finishedAt, before), inArray(runs.state, states)))
-    .limit(limit)
-    .for('update', { skipLocked: true });
-  const result = await db.delete(runs).where(inArray(runs.id, batch));
-  const pruned = result.rowCount ?? 0;
+  const pruned = await deleted(
+    db,
+    sql`WITH batch AS MATERIALIZED (
+      SELECT id FROM ${runs}
+      WHERE finished_at IS NOT NULL AND finished_at < ${before} AND state = ANY(${`{${states.join(',')}}`}::text[])
+      LIMIT ${limit} FOR UPDATE SKIP LOCKED
+    )
+    DELETE FROM ${runs} WHERE id IN (SELECT id FROM batch)`,
+  );
   if (pruned >= limit) return pruned;
   return pruned + (await pruneOccurrencesBefore(db, before, limit - pruned));
 }
@@ -35,10 +37,11 @@ export async function pruneRunsFinishedBefore(
 async function pruneOccurrencesBefore(db: Db, before: number, limit: number): Promise<number> {
   return deleted(
     db,
-    sql`DELETE FROM ${occurrences} WHERE (job_id, scheduled_for, wall) IN (
+    sql`WITH batch AS MATERIALIZED (
       SELECT job_id, scheduled_for, wall FROM ${occurrences} WHERE decided_at < ${before}
       LIMIT ${limit} FOR UPDATE SKIP LOCKED
-    )`,
+    )
+    DELETE FROM ${occurrences} WHERE (job_id, scheduled_for, wall) IN (SELECT * FROM batch)`,
   );
 }
 
@@ -61,14 +64,13 @@ export async function pruneRunsBeyond(db: Db, keep: number, limit: number): Prom
 }
 
 export async function pruneAudit(db: Db, before: number, limit: number): Promise<number> {
-  const batch = db
-    .select({ id: auditLog.id })
-    .from(auditLog)
-    .where(lt(auditLog.at, before))
-    .limit(limit)
-    .for('update', { skipLocked: true });
-  const result = await db.delete(auditLog).where(inArray(auditLog.id, batch));
-  return result.rowCount ?? 0;
+  return deleted(
+    db,
+    sql`WITH batch AS MATERIALIZED (
+      SELECT id FROM ${auditLog} WHERE at < ${before} LIMIT ${limit} FOR UPDATE SKIP LOCKED
+    )
+    DELETE FROM ${auditLog} WHERE id IN (SELECT id FROM batch)`,
+  );
 }
 
 /**
