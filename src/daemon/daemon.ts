@@ -55,10 +55,8 @@ import { EventRelay } from './event-relay.js';
 import { replayAfter, STREAMED_FROM_STORE } from './event-replay.js';
 import { relayRunOutput } from './run-output-relay.js';
 import { describeStoreTarget, StoreService, storeTarget } from './store-target.js';
-import { KeyRotation } from './secrets/key-rotation.js';
 import { ReplySecrets } from './secrets/reply-secrets.js';
-import { sealSecretsOf } from './secrets/sealed-store.js';
-import { SecretKeys } from './secrets/secret-keys.js';
+import { openSecretsAtRest } from './secrets/secrets-at-rest.js';
 
 export interface DaemonOptions {
   locations: Locations;
@@ -166,23 +164,23 @@ export class Daemon {
     const leaseTtlMs = this.options.cluster?.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
     // A node stalled past its lease has lost its shards: its open transaction must not hold up theirs.
     const rawStore = (await stack.start(new StoreService(target, this.options.durability, leaseTtlMs))).store;
-    // Before anything reads a job: a store whose secrets this key file cannot open stops the start here.
-    const keyFile = this.options.keyFile ?? path.join(locations.home, 'secret.key');
-    const { sealer } = await stack.start(
-      new SecretKeys({ file: keyFile, store: rawStore, clock, shared: target.kind === 'postgres' }),
-    );
-    const sealingWrites = new Set<Promise<unknown>>();
-    const openedStore = sealSecretsOf(rawStore, sealer, sealingWrites);
+    const secrets = await openSecretsAtRest(stack, {
+      keyFile: this.options.keyFile ?? path.join(locations.home, 'secret.key'),
+      store: rawStore,
+      clock,
+      newId,
+      shared: target.kind === 'postgres',
+    });
     let metrics: DaemonMetrics | null = null;
-    // Every call of the daemon's tells whether the store can be reached; a failure to reach it is degraded mode.
+    const measured = this.options.metricsAddress
+      ? instrumentStore(secrets.store, clock, (operation, seconds) =>
+          metrics?.storeLatency.observe({ operation }, seconds),
+        )
+      : secrets.store;
+    // Every call to a shared store tells whether it can be reached; a failure to reach it is degraded mode.
+    // A SQLite file in the home is never out of reach: its calls are not watched (one promise less each).
     const reachability = new StoreReachability(clock, events);
-    const store = reachability.observe(
-      this.options.metricsAddress
-        ? instrumentStore(openedStore, clock, (operation, seconds) =>
-            metrics?.storeLatency.observe({ operation }, seconds),
-          )
-        : openedStore,
-    );
+    const store = target.kind === 'postgres' ? reachability.observe(measured) : measured;
     const startedAt = clock.now();
     const epoch = await store.nextFenceEpoch();
     const labels = this.options.cluster?.labels ?? {};
@@ -375,17 +373,9 @@ export class Daemon {
       newId,
       appendAudit: (entry) => store.appendAudit(entry),
     });
-    const rotation = new KeyRotation({
-      store: rawStore,
-      sealer,
-      clock,
-      newId,
-      writes: sealingWrites,
-      shared: cluster.shared,
-    });
     const control: DaemonControl = {
       // Admins only: the request guard checked the caller's role.
-      rotateKey: ({ sharedFile }) => rotation.rotate(actor().audited, { sharedFile }),
+      rotateKey: ({ sharedFile }) => secrets.rotation.rotate(actor().audited, { sharedFile }),
       subscribe: async (requestId, connection, { types, runId, since }) => {
         const replay = since === undefined ? undefined : await replayAfter(rawStore, since);
         void stream

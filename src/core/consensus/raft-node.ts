@@ -76,6 +76,8 @@ export type Proposal =
  */
 export class RaftNode<Data, State = unknown> {
   readonly id: string;
+  /** The voters while the log holds no configuration (sorted, once, so they compare by identity). */
+  private readonly initialVoters: readonly string[];
   private voters: readonly string[];
   private peers: readonly string[];
   private readonly log: RaftLog<Data | null>;
@@ -108,6 +110,7 @@ export class RaftNode<Data, State = unknown> {
     if (!(config.heartbeatTicks > 0 && config.heartbeatTicks < config.electionTicks))
       throw new RangeError('heartbeatTicks must be positive and below electionTicks');
     this.id = config.id;
+    this.initialVoters = [...new Set(config.voters)].sort();
     this.voters = [];
     this.peers = [];
     this.maxEntries = config.maxEntriesPerMessage ?? 64;
@@ -158,7 +161,7 @@ export class RaftNode<Data, State = unknown> {
     const term = this.log.termAt(index);
     if (term === undefined || index <= this.log.snapshotIndex)
       throw new RangeError(`cannot compact to ${index}: the log starts after ${this.log.snapshotIndex}`);
-    const voters = this.log.votersAt(index) ?? this.initialVoters();
+    const voters = this.log.votersAt(index) ?? this.initialVoters;
     this.log.compact(index);
     const snapshot = { index, term, voters, state };
     this.snapshot = snapshot;
@@ -365,10 +368,6 @@ export class RaftNode<Data, State = unknown> {
     this.replicate(this.log.append(this.term, null));
   }
 
-  private initialVoters(): readonly string[] {
-    return [...new Set(this.config.voters)].sort();
-  }
-
   private isMajority(members: ReadonlySet<string>): boolean {
     const voting = this.voters.filter((voter) => members.has(voter)).length;
     return voting >= majority(this.voters.length);
@@ -379,7 +378,7 @@ export class RaftNode<Data, State = unknown> {
    * the end of its log, forgets a removed one, and steps down once its own removal is committed.
    */
   private syncVoters(): void {
-    const voters = this.log.latestVoters ?? this.initialVoters();
+    const voters = this.log.latestVoters ?? this.initialVoters;
     if (voters !== this.voters) {
       this.voters = voters;
       this.peers = voters.filter((voter) => voter !== this.id);
