@@ -17,6 +17,7 @@ import { renderTable } from './lib/table.js';
 const BENCHMARKS = [
   'creates',
   'get-latency',
+  'security-cost',
   'firing-lateness',
   'spawn-lateness',
   'cli-startup',

@@ -8,12 +8,14 @@ const CLIENT_SCRIPT = fileURLToPath(new URL('./create-client.js', import.meta.ur
 /**
  * `clients` create clients in processes of their own (lib/create-client.js), each with its own connection
  * to the daemon and `warmup` sequential creates done. `run` has each create its share of `count` jobs with
- * `depth` in flight; the wall time spans all of them.
+ * `depth` in flight; the wall time spans all of them. `secrets`: whether the jobs carry values sealed at
+ * rest (absent: as BENCH_SECRETS says).
  */
-export async function startCreateClients(daemon, { clients, warmup }) {
+export async function startCreateClients(daemon, { clients, warmup, secrets }) {
   const workers = await Promise.all(
     Array.from({ length: clients }, async () => {
-      const worker = trackChild(fork(CLIENT_SCRIPT, [daemon.socketPath, String(warmup)]));
+      const args = [daemon.socketPath, String(warmup), secrets === undefined ? 'default' : String(secrets)];
+      const worker = trackChild(fork(CLIENT_SCRIPT, args));
       await nextMessage(worker, 'ready');
       return worker;
     }),
@@ -24,7 +26,8 @@ export async function startCreateClients(daemon, { clients, warmup }) {
       const results = await Promise.all(
         workers.map((worker, w) => {
           const reply = nextMessage(worker, 'done');
-          worker.send({ type: 'run', count: Math.ceil(count / clients), depth, prefix: `${prefix}-w${w}` });
+          const share = Math.ceil(count / clients);
+          worker.send({ type: 'run', count: share, depth, prefix: `${prefix}-w${w}`, secrets });
           return reply;
         }),
       );

@@ -1,6 +1,6 @@
 /**
- * Every goal the benchmarks are held to, in one place: issue #17's goal table and issue #11's federation
- * goals. A benchmark row says which goals it measures and its figure for each (`row.goals`, e.g.
+ * Every goal the benchmarks are held to, in one place: issue #17's goal table, issue #11's federation
+ * goals and issue #13's cost of security. A benchmark row says which goals it measures and its figure for each (`row.goals`, e.g.
  * `{ 'firing-p99': 11.2 }`); the report puts the goal and a mark beside the row. A goal no row measured
  * in a run counts as not measured: some have no benchmark yet, and BENCH_ONLY leaves others out.
  * A miss never fails the run (the exit code is about crashes).
@@ -30,6 +30,8 @@ export const GOALS = [
   goal('million-first-fire', '#17', '1,000,000 jobs stored: start to first fire', 'first fire', AT_MOST, 3, 's'),
   goal('million-creates', '#17', '1,000,000 jobs stored: durable creates', 'creates', AT_LEAST, 8_000, 'jobs/s'),
   goal('million-lateness-ratio', '#17', 'firing lateness p99 at 1,000,000 jobs over the p99 at 1,000', 'p99 ratio', AT_MOST, 1.2, '×'),
+  goal('security-creates-cost', '#13', 'durable creates with access control and secrets at rest on, below the same with them off', 'creates cost', AT_MOST, 10, '%'),
+  goal('security-get-cost', '#13', 'get by name (p50) with access control and secrets at rest on, over the same with them off', 'get cost', AT_MOST, 0.05, 'ms'),
   goal('federation-capacity', '#11', 'federation, 3 daemons: highest sustained rate', 'sustained', AT_LEAST, 5_000, 'fires/s'),
   goal('federation-duplicates', '#11', 'federation: duplicate fires', 'duplicates', AT_MOST, 0, 'fires'),
   // #11 says "under 100 ms"; at the precision measured, at most 100 is the same test.
