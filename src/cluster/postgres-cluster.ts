@@ -10,12 +10,13 @@ import type { Run } from '../core/run.js';
 import type { ClusterNodeStatus, ClusterStatus } from '../ipc/protocol.js';
 import { PostgresClusterStore } from '../store/postgres/cluster-store.js';
 import { openPostgresPool } from '../store/postgres/connection.js';
+import type { PostgresServer } from '../store/postgres/tls-options.js';
 import type { Cluster, FireFence, MapListener, PlacedJob } from './cluster.js';
 import { ClusterMember } from './cluster-member.js';
 import { loadNodeId } from './node-identity.js';
 
 export interface PostgresClusterOptions {
-  url: string;
+  server: PostgresServer;
   home: string;
   version: string;
   /** `--label KEY=VALUE` of this node, matched by jobs' `--on`. */
@@ -58,7 +59,7 @@ export class PostgresCluster implements Cluster {
   static async join(options: PostgresClusterOptions): Promise<PostgresCluster> {
     const nodeId = loadNodeId(options.home);
     const leaseTtlMs = options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
-    const pool = await openPostgresPool(options.url, {
+    const pool = await openPostgresPool(options.server, {
       poolSize: 3,
       applicationName: 'sched-cluster',
       stalledTransactionTimeoutMs: leaseTtlMs,

@@ -6,7 +6,8 @@ export default class Doctor extends SchedCommand {
   static override summary = 'Check that sched can work here, and say what to fix.';
   static override description =
     'Checks the config, the daemon (does it answer, which version), its socket (mode 0600, owned by you), the ' +
-    'store (exists, writable, passes SQLite quick_check), clock synchronisation (timedatectl) and time zone ' +
+    'store (exists, writable, passes SQLite quick_check), the transport to a PostgreSQL store (TLS to a ' +
+    'host beyond loopback, server certificate checked), clock synchronisation (timedatectl) and time zone ' +
     'data. Exits 0 when nothing fails, 7 when no daemon answers, and 4 when another check fails.';
 
   static override examples = [

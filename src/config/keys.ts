@@ -219,6 +219,36 @@ const NOTIFY_KEYS: readonly KeySpec[] = [
   },
 ];
 
+function absoluteFileKey(key: string, env: string, what: string): KeySpec {
+  return {
+    key,
+    env,
+    expects: `the absolute path of ${what}`,
+    schema: z.string().refine((text) => path.isAbsolute(text)),
+    fromText: (text) => text.trim(),
+    default: () => null,
+  };
+}
+
+/** TLS to a PostgreSQL store: what the store URL's sslrootcert, sslcert and sslkey leave out. */
+const POSTGRES_TLS_KEYS: readonly KeySpec[] = [
+  absoluteFileKey(
+    'pg_ca_file',
+    'SCHED_PG_CA_FILE',
+    "the CA certificate (PEM) that signed the PostgreSQL server's",
+  ),
+  absoluteFileKey(
+    'pg_cert_file',
+    'SCHED_PG_CERT_FILE',
+    'the client certificate (PEM) sched shows PostgreSQL',
+  ),
+  absoluteFileKey(
+    'pg_key_file',
+    'SCHED_PG_KEY_FILE',
+    "the client certificate's private key (PEM, mode 0600)",
+  ),
+];
+
 /** A setting as `sched config show` prints it: the password of an SMTP URL is never shown; a mode in octal. */
 export function shownValue(key: string, value: unknown): unknown {
   if (key === 'socket_mode' && typeof value === 'number') return `0${value.toString(8)}`;
@@ -283,6 +313,11 @@ export const KEY_SPECS: readonly KeySpec[] = [
     fromText: (text) => text.trim(),
     default: () => null,
   },
+  absoluteFileKey(
+    'metrics_token_file',
+    'SCHED_METRICS_TOKEN_FILE',
+    'a file (mode 0600) holding the bearer token /metrics and /health ask for beyond loopback',
+  ),
   {
     key: 'key_file',
     env: 'SCHED_KEY_FILE',
@@ -296,6 +331,7 @@ export const KEY_SPECS: readonly KeySpec[] = [
   retentionKey('max_runs_per_job', 'runs', DEFAULT_RETENTION.maxRunsPerJob),
   retentionKey('audit_days', 'days', DEFAULT_RETENTION.auditDays),
   retentionKey('event_days', 'days', DEFAULT_RETENTION.eventDays),
+  ...POSTGRES_TLS_KEYS,
   ...BACKUP_KEYS,
   ...NOTIFY_KEYS,
   ...ACCESS_KEYS,
@@ -308,7 +344,11 @@ export type ConfigKey =
   | 'timezone'
   | 'log_level'
   | 'metrics_address'
+  | 'metrics_token_file'
   | 'key_file'
+  | 'pg_ca_file'
+  | 'pg_cert_file'
+  | 'pg_key_file'
   | 'retention.succeeded_days'
   | 'retention.failed_days'
   | 'retention.max_runs_per_job'

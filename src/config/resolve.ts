@@ -29,8 +29,12 @@ export interface ResolvedConfig {
   readonly logLevel: LogLevel;
   /** host:port of the metrics and health listener; null when it is off. */
   readonly metricsAddress: string | null;
+  /** The bearer token for the metrics and health listener beyond loopback is read from here. */
+  readonly metricsTokenFile: string | null;
   /** The secret key file that seals env values, headers and payloads; null: secret.key in the home. */
   readonly keyFile: string | null;
+  /** TLS to a PostgreSQL store, beside what its URL says (the URL wins where both say). */
+  readonly postgresTls: Readonly<{ caFile: string | null; certFile: string | null; keyFile: string | null }>;
   readonly retention: Readonly<Retention>;
   /** Scheduled backups: taken only when both `dir` and `everyMs` are set. */
   readonly backup: Readonly<{ dir: string | null; everyMs: number | null; keep: number }>;
@@ -103,7 +107,13 @@ export function resolveConfig(inputs: ConfigInputs): ResolvedConfig {
     timezone: values.timezone as string,
     logLevel: values.log_level as LogLevel,
     metricsAddress: values.metrics_address as string | null,
+    metricsTokenFile: values.metrics_token_file as string | null,
     keyFile: values.key_file as string | null,
+    postgresTls: {
+      caFile: values.pg_ca_file as string | null,
+      certFile: values.pg_cert_file as string | null,
+      keyFile: values.pg_key_file as string | null,
+    },
     retention: {
       succeededDays: values['retention.succeeded_days'] as number,
       failedDays: values['retention.failed_days'] as number,

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { DEFAULT_LEASE_TTL_MS } from '../core/cluster/lease-timing.js';
 import type { Locations } from '../ipc/locations.js';
 import { newId } from '../store/ids.js';
+import type { PostgresTlsFiles } from '../store/postgres/tls-plan.js';
 import { accessControl, SINGLE_USER, type AccessSettings } from './access/access-control.js';
 import { currentActor } from './access/request-caller.js';
 import { clusterStatusOrDegraded } from './autonomy/degraded-status.js';
@@ -30,7 +31,8 @@ import { JobService } from './job-service.js';
 import { LiveOutput } from './live-output.js';
 import { crashLostReason, leftBehindAt, recordLostRunsOf, stopLeftoversOf } from './lost-runs.js';
 import { serveDaemonEndpoints } from './observability/daemon-endpoints.js';
-import type { ObservabilityServer } from './observability/http-endpoint.js';
+import { readBearerToken } from './observability/bearer-token.js';
+import { checkExposure, type ObservabilityServer } from './observability/http-endpoint.js';
 import { instrumentStore } from './observability/instrumented-store.js';
 import { DaemonMetrics } from './observability/metrics.js';
 import { OccurrenceService } from './occurrence-service.js';
@@ -74,6 +76,10 @@ export interface DaemonOptions {
   maxConcurrent?: number;
   /** Prometheus `/metrics` and `/health` listener, `host:port`; off when absent. */
   metricsAddress?: string;
+  /** `metrics_token_file`: the listener asks for its bearer token; needed to bind beyond loopback. */
+  metricsTokenFile?: string;
+  /** `pg_ca_file`, `pg_cert_file`, `pg_key_file`: TLS to a PostgreSQL store beside its URL's own. */
+  postgresTls?: PostgresTlsFiles;
   retention?: Partial<RetentionPolicy>;
   /** `[backup]`: copies of the store on a schedule; off when absent. */
   backup?: BackupSchedule;
@@ -160,7 +166,12 @@ export class Daemon {
     const access = accessControl(this.options.access ?? SINGLE_USER, daemonUser);
     await stack.start(new HeldLock('home lock', () => acquireInstanceLock(locations.lockPath)));
 
-    const target = storeTarget(this.options.storeUrl, locations.databasePath);
+    // Before anything starts: a listener it may not open must not leave jobs fired behind.
+    const metricsToken = this.options.metricsTokenFile
+      ? readBearerToken(this.options.metricsTokenFile)
+      : null;
+    if (this.options.metricsAddress) checkExposure(this.options.metricsAddress, metricsToken);
+    const target = storeTarget(this.options.storeUrl, locations.databasePath, this.options.postgresTls);
     const leaseTtlMs = this.options.cluster?.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
     // A node stalled past its lease has lost its shards: its open transaction must not hold up theirs.
     const rawStore = (await stack.start(new StoreService(target, this.options.durability, leaseTtlMs))).store;
@@ -481,6 +492,7 @@ export class Daemon {
         startedAt,
         version,
         degraded: () => reachability.notice(),
+        token: metricsToken,
       };
       await stack.start(
         service('metrics endpoint', {

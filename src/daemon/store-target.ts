@@ -1,17 +1,26 @@
 import { SchedError } from '../core/errors.js';
 import { openPostgresStore } from '../store/postgres/postgres-store.js';
+import { NO_TLS_FILES, type PostgresTlsFiles } from '../store/postgres/tls-plan.js';
 import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
 import type { Store } from '../store/store.js';
 import { createPrivateFile } from './private-file.js';
 import type { Service } from './service.js';
 import { acquireDatabaseLock, type InstanceLock } from './single-instance-lock.js';
 
-export type StoreTarget = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
+export type StoreTarget =
+  { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string; tls: PostgresTlsFiles };
 
-/** Where the store lives: the SQLite file in the home by default, a `sqlite:PATH`, or a PostgreSQL URL. */
-export function storeTarget(url: string | undefined, defaultPath: string): StoreTarget {
+/**
+ * Where the store lives: the SQLite file in the home by default, a `sqlite:PATH`, or a PostgreSQL URL
+ * (with the `pg_*_file` settings, which fill in what its sslrootcert, sslcert and sslkey leave out).
+ */
+export function storeTarget(
+  url: string | undefined,
+  defaultPath: string,
+  tls: PostgresTlsFiles = NO_TLS_FILES,
+): StoreTarget {
   if (url === undefined) return { kind: 'sqlite', path: defaultPath };
-  if (/^postgres(ql)?:\/\//.test(url)) return { kind: 'postgres', url };
+  if (/^postgres(ql)?:\/\//.test(url)) return { kind: 'postgres', url, tls };
   return { kind: 'sqlite', path: url.replace(/^sqlite:(\/\/)?/, '') || defaultPath };
 }
 
@@ -25,10 +34,25 @@ export async function reachPostgres<T>(url: string, open: () => Promise<T>): Pro
       'STORE_UNAVAILABLE',
       `Cannot use the PostgreSQL store ${redactUrl(url)}: ${(error as Error).message}.`,
       {
-        hint: 'Check that the server is running and reachable, and the user, password and database in --store (or SCHED_STORE).',
+        hint: unreachableHint(error as NodeJS.ErrnoException),
       },
     );
   }
+}
+
+// Node's certificate checks fail with OpenSSL's codes; pg's and the server's TLS refusals only say so in words.
+function unreachableHint(error: NodeJS.ErrnoException): string {
+  const code = typeof error.code === 'string' ? error.code : '';
+  if (/client certificate/i.test(error.message))
+    return 'The server asks for a client certificate: set pg_cert_file and pg_key_file (or sslcert and sslkey in the URL) to one its CA signed for this user.';
+  if (
+    /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|SELF_SIGNED|DEPTH_ZERO)/.test(code) ||
+    /\bSSL\b|certificate/i.test(error.message)
+  )
+    return "The TLS connection failed: check that sslrootcert (or pg_ca_file) names the CA that signed the server's certificate, that the host in the URL is one the certificate names, and that the server has ssl = on.";
+  if (/no encryption/.test(error.message))
+    return 'The server accepts only TLS connections here: add sslmode=verify-full and sslrootcert (or pg_ca_file) to the store URL.';
+  return 'Check that the server is running and reachable, and the user, password and database in --store (or SCHED_STORE).';
 }
 
 /** A store URL for display, without its password. */
@@ -76,7 +100,8 @@ export class StoreService implements Service {
         applicationName: 'sched',
         stalledTransactionTimeoutMs: this.stalledTransactionTimeoutMs,
       };
-      this.opened = await reachPostgres(target.url, () => openPostgresStore(target.url, options));
+      const server = { url: target.url, tls: target.tls };
+      this.opened = await reachPostgres(target.url, () => openPostgresStore(server, options));
       return;
     }
     this.databaseLock = acquireDatabaseLock(target.path);

@@ -1,7 +1,7 @@
 export type CheckStatus = 'ok' | 'warn' | 'fail' | 'unknown';
 
 export interface Check {
-  name: 'config' | 'daemon' | 'socket' | 'store' | 'clock' | 'timezones' | 'backup';
+  name: 'config' | 'daemon' | 'socket' | 'store' | 'transport' | 'clock' | 'timezones' | 'backup';
   status: CheckStatus;
   message: string;
   /** What to do about it, for warn and fail. */

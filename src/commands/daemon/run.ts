@@ -98,6 +98,8 @@ export default class DaemonRun extends SchedCommand {
       maxConcurrent: config.maxConcurrent ?? undefined,
       cluster,
       metricsAddress: config.metricsAddress ?? undefined,
+      metricsTokenFile: config.metricsTokenFile ?? undefined,
+      postgresTls: config.postgresTls,
       keyFile: config.keyFile ?? undefined,
       retention: {
         ...config.retention,

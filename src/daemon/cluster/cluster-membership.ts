@@ -4,7 +4,7 @@ import { SingleNodeCluster, type SingleNodeOptions } from '../../cluster/single-
 import type { Service } from '../service.js';
 import { reachPostgres, type StoreTarget } from '../store-target.js';
 
-export type ClusterSettings = Omit<PostgresClusterOptions, 'url'> & Omit<SingleNodeOptions, 'nodeId'>;
+export type ClusterSettings = Omit<PostgresClusterOptions, 'server'> & Omit<SingleNodeOptions, 'nodeId'>;
 
 /**
  * This daemon's place in its cluster, for as long as it runs: the daemons sharing its PostgreSQL store,
@@ -29,7 +29,9 @@ export class ClusterMembership implements Service {
     const target = this.target;
     this.joined =
       target.kind === 'postgres'
-        ? await reachPostgres(target.url, () => PostgresCluster.join({ ...this.settings, url: target.url }))
+        ? await reachPostgres(target.url, () =>
+            PostgresCluster.join({ ...this.settings, server: { url: target.url, tls: target.tls } }),
+          )
         : new SingleNodeCluster({ ...this.settings, nodeId: this.hostname });
   }
 

@@ -13,6 +13,8 @@ export interface DaemonEndpoints {
   clock: Clock;
   startedAt: number;
   version: string;
+  /** The bearer token every request must carry (`metrics_token_file`); null: none, loopback only. */
+  token: string | null;
   /** `degraded: store unreachable for 45s, …` while the store cannot be reached, else null. */
   degraded?: () => string | null;
 }
@@ -35,14 +37,18 @@ export function serveDaemonEndpoints(endpoints: DaemonEndpoints): Promise<Observ
       if (!fs.existsSync(socketPath)) throw new Error(`socket ${socketPath} is missing`);
     },
   };
-  return serveObservability(endpoints.address, {
-    metrics: async () => ({ contentType: metrics.contentType, body: await metrics.metricsText() }),
-    health: async () => {
-      const report = await checkHealth([loop, database, socket], context);
-      const degraded = endpoints.degraded?.() ?? null;
-      return degraded === null ? report : { ...report, degraded };
+  return serveObservability(
+    endpoints.address,
+    {
+      metrics: async () => ({ contentType: metrics.contentType, body: await metrics.metricsText() }),
+      health: async () => {
+        const report = await checkHealth([loop, database, socket], context);
+        const degraded = endpoints.degraded?.() ?? null;
+        return degraded === null ? report : { ...report, degraded };
+      },
+      ready: () => checkHealth([database, socket], context),
+      live: () => checkHealth([loop], context),
     },
-    ready: () => checkHealth([database, socket], context),
-    live: () => checkHealth([loop], context),
-  });
+    endpoints.token,
+  );
 }

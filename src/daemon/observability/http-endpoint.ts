@@ -1,6 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SchedError } from '../../core/errors.js';
+import { isLoopbackHost } from '../../core/loopback-host.js';
+import { bearerMatches } from './bearer-token.js';
 import type { HealthReport } from './health.js';
 
 export interface ObservabilityRoutes {
@@ -30,13 +32,42 @@ export function parseListenAddress(text: string): { host: string; port: number }
   return { host: match[1] || '127.0.0.1', port };
 }
 
-/** `/metrics` (Prometheus text), `/health`, `/ready`, `/live` and `/startup` (JSON; 503 when DOWN). */
+/**
+ * The listen address, refused when it reaches beyond this host and no token guards it: what the
+ * listener tells (jobs, nodes, errors) is not for whoever can reach the port. Checked again by
+ * serveObservability, and by the daemon before anything starts.
+ */
+export function checkExposure(address: string, token: string | null): { host: string; port: number } {
+  const listen = parseListenAddress(address);
+  if (token === null && !isLoopbackHost(listen.host))
+    throw new SchedError(
+      'VALIDATION_FAILED',
+      `The metrics address ${address} can be reached from beyond this host, and no metrics_token_file is set: /metrics and /health would be open to anyone.`,
+      {
+        hint: 'Set metrics_token_file to a file (mode 0600) holding a random token (openssl rand -hex 32), and have Prometheus send it as a bearer token; or bind 127.0.0.1.',
+        details: { metricsAddress: address },
+      },
+    );
+  return listen;
+}
+
+/**
+ * `/metrics` (Prometheus text), `/health`, `/ready`, `/live` and `/startup` (JSON; 503 when DOWN). With a
+ * `token`, every path asks for `Authorization: Bearer <token>` (401 otherwise), probes included: they
+ * tell the version and the store's errors too, and Kubernetes probes can send a header.
+ */
 export async function serveObservability(
   address: string,
   routes: ObservabilityRoutes,
+  token: string | null = null,
 ): Promise<ObservabilityServer> {
-  const { host, port } = parseListenAddress(address);
+  const { host, port } = checkExposure(address, token);
   const server = http.createServer((request, response) => {
+    if (token !== null && !bearerMatches(request.headers.authorization, token)) {
+      response.writeHead(401, { 'content-type': 'text/plain', 'www-authenticate': 'Bearer' });
+      response.end('unauthorized: send Authorization: Bearer <the token in metrics_token_file>\n');
+      return;
+    }
     void answer(request.url ?? '/', routes)
       .then(({ status, contentType, body }) => {
         response.writeHead(status, { 'content-type': contentType, 'cache-control': 'no-store' });

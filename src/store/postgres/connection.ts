@@ -3,6 +3,7 @@ import { drizzle } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import { readMigrationFiles } from 'drizzle-orm/migrator';
 import pg from 'pg';
+import { postgresClientConfig, type PostgresServer } from './tls-options.js';
 
 // Both src/store/postgres/ (under vitest) and dist/store/postgres/ sit three levels below the package root.
 const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../../drizzle/postgres', import.meta.url));
@@ -33,10 +34,10 @@ export interface PostgresConnectionOptions {
 }
 
 /** Brings the schema up to date on one dedicated connection, under the migration lock. */
-export async function migratePostgres(url: string, applicationName: string): Promise<void> {
+export async function migratePostgres(server: PostgresServer, applicationName: string): Promise<void> {
   const config = { migrationsFolder: MIGRATIONS_FOLDER, ...MIGRATIONS_TABLE };
   const newest = Math.max(...readMigrationFiles(config).map((migration) => migration.folderMillis));
-  const client = new pg.Client({ connectionString: url, application_name: applicationName });
+  const client = new pg.Client({ ...postgresClientConfig(server), application_name: applicationName });
   // A server going away mid-migration fails the query in progress; the event alone must not end the process.
   client.on('error', () => undefined);
   await client.connect();
@@ -69,13 +70,13 @@ async function lastAppliedMigration(client: pg.Client): Promise<number> {
 
 /** The pool the store works on, after the schema is brought up to date. */
 export async function openPostgresPool(
-  url: string,
+  server: PostgresServer,
   options: PostgresConnectionOptions = {},
 ): Promise<pg.Pool> {
   const applicationName = options.applicationName ?? 'sched';
-  await migratePostgres(url, applicationName);
+  await migratePostgres(server, applicationName);
   const pool = new pg.Pool({
-    connectionString: url,
+    ...postgresClientConfig(server),
     max: options.poolSize ?? 10,
     application_name: applicationName,
     idle_in_transaction_session_timeout: options.stalledTransactionTimeoutMs,

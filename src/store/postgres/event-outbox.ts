@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { EventRow } from '../sql/tables.js';
 import type { EventAnnouncement } from '../store.js';
 import { listenOn, type Channel } from './job-changes.js';
+import type { PostgresServer } from './tls-options.js';
 
 /** The channel on which each node announces the highest id it stored, just after the commit. */
 export const EVENTS_CHANNEL = 'sched_events';
@@ -117,9 +118,9 @@ const EVENTS: Channel<EventAnnouncement> = {
 
 /** Listens for stored events on a connection of its own (`sched-events` in pg_stat_activity). */
 export function listenForEvents(
-  url: string,
+  server: PostgresServer,
   onAnnounce: (announcement: EventAnnouncement) => void,
   onError: (error: Error) => void,
 ): Promise<() => Promise<void>> {
-  return listenOn(EVENTS, url, onAnnounce, onError);
+  return listenOn(EVENTS, server, onAnnounce, onError);
 }

@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { SchedError } from '../../core/errors.js';
 import type { Db } from './session.js';
+import { postgresClientConfig, type PostgresServer } from './tls-options.js';
 
 /** The LISTEN/NOTIFY channel on which every job write announces the job's id, and a waiting run `run:ID`. */
 export const JOB_CHANGES_CHANNEL = 'sched_jobs';
@@ -71,7 +72,7 @@ export async function assertMapInForce(db: Db, fence: { term: number; publishedA
  * gets `missed`: changes may have been missed, so the caller reloads.
  */
 export async function listenForChanges(
-  url: string,
+  server: PostgresServer,
   onChange: (change: StoreChange) => void,
   onError: (error: Error) => void,
 ): Promise<() => Promise<void>> {
@@ -82,7 +83,7 @@ export async function listenForChanges(
       parse: changeOf,
       missed: { kind: 'missed' },
     },
-    url,
+    server,
     onChange,
     onError,
   );
@@ -104,7 +105,7 @@ export interface Channel<Message> {
  */
 export async function listenOn<Message>(
   { channel, applicationName, parse, missed }: Channel<Message>,
-  url: string,
+  server: PostgresServer,
   onMessage: (message: Message) => void,
   onError: (error: Error) => void,
 ): Promise<() => Promise<void>> {
@@ -113,7 +114,7 @@ export async function listenOn<Message>(
   let stopped = false;
   let retry: NodeJS.Timeout | undefined;
   const connect = async (reconnecting: boolean): Promise<void> => {
-    const next = new pg.Client({ connectionString: url, application_name: applicationName });
+    const next = new pg.Client({ ...postgresClientConfig(server), application_name: applicationName });
     next.on('notification', (message) => {
       const change = message.channel === channel && message.payload ? parse(message.payload) : null;
       if (change !== null) onChange(change);

@@ -12,6 +12,7 @@ import { postgresRetention } from './retention.js';
 import { meta } from './schema.js';
 import { inTransaction, openSession, type PgSession } from './session.js';
 import { postgresTables } from './statements.js';
+import type { PostgresServer } from './tls-options.js';
 
 /**
  * PostgreSQL under the shared store, through a pool of connections. Every write that touches more than
@@ -32,7 +33,7 @@ export class PostgresDialect implements StoreDialect {
   /** Takes a pool from `openPostgresPool`, whose schema it relies on; `close()` ends the pool. */
   constructor(
     private readonly pool: pg.Pool,
-    private readonly url: string,
+    private readonly server: PostgresServer,
   ) {
     this.session = openSession(pool);
     this.retention = postgresRetention(this.session.db);
@@ -70,14 +71,14 @@ export class PostgresDialect implements StoreDialect {
     onChange: (change: StoreChange) => void,
     onError: (error: Error) => void,
   ): Promise<() => Promise<void>> {
-    return listenForChanges(this.url, onChange, onError);
+    return listenForChanges(this.server, onChange, onError);
   }
 
   async watchEvents(
     onAnnounce: (announcement: EventAnnouncement) => void,
     onError: (error: Error) => void,
   ): Promise<() => Promise<void>> {
-    return listenForEvents(this.url, onAnnounce, onError);
+    return listenForEvents(this.server, onAnnounce, onError);
   }
 
   async relayKill(runId: string, reason: string): Promise<void> {

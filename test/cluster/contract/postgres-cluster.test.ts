@@ -24,7 +24,7 @@ describeClusterContract('PostgreSQL', { nodes: 3 }, async () => {
           const home = fs.mkdtempSync(path.join(os.tmpdir(), 'sched-contract-'));
           homes.push(home);
           return PostgresCluster.join({
-            url: database.url,
+            server: database.url,
             home,
             version: '0.0.0-contract',
             labels: nodeLabels,
