@@ -232,11 +232,15 @@ function absoluteFileKey(key: string, env: string, what: string): KeySpec {
 
 /** TLS to a PostgreSQL store: what the store URL's sslrootcert, sslcert and sslkey leave out. */
 const POSTGRES_TLS_KEYS: readonly KeySpec[] = [
-  absoluteFileKey(
-    'pg_ca_file',
-    'SCHED_PG_CA_FILE',
-    "the CA certificate (PEM) that signed the PostgreSQL server's",
-  ),
+  {
+    ...absoluteFileKey(
+      'pg_ca_file',
+      'SCHED_PG_CA_FILE',
+      "the CA certificate (PEM) that signed the PostgreSQL server's",
+    ),
+    expects: `the absolute path of the CA certificate (PEM) that signed the PostgreSQL server's, or "system" for the host's CAs`,
+    schema: z.string().refine((text) => path.isAbsolute(text) || text === 'system'),
+  },
   absoluteFileKey(
     'pg_cert_file',
     'SCHED_PG_CERT_FILE',

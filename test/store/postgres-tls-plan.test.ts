@@ -69,4 +69,14 @@ describe('planPostgresTls: the store URL and the pg_*_file settings taken togeth
     );
     expect(() => planPostgresTls(`${BASE}?sslmode=verify-ca`)).toThrow(/verify-ca needs the CA/);
   });
+
+  it('takes sslrootcert=system as the host’s CAs, with verify-full only, as libpq does', () => {
+    expect(planPostgresTls(`${BASE}?sslrootcert=system`)).toMatchObject({
+      mode: 'verify-full',
+      caFile: 'system',
+    });
+    expect(() => planPostgresTls(`${BASE}?sslmode=require&sslrootcert=system`)).toThrow(
+      /needs sslmode=verify-full/,
+    );
+  });
 });

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import type { ConnectionOptions } from 'node:tls';
-import { planPostgresTls, tlsError, type PostgresTlsFiles, type TlsPlan } from './tls-plan.js';
+import { planPostgresTls, SYSTEM_CAS, tlsError, type PostgresTlsFiles, type TlsPlan } from './tls-plan.js';
 
 /** A PostgreSQL server to connect to: its URL, with the TLS file settings when there are any. */
 export type PostgresServer = string | { url: string; tls: PostgresTlsFiles };
@@ -27,7 +27,8 @@ function tlsOptions(plan: TlsPlan): ConnectionOptions | false | undefined {
   if (plan.mode === null) return undefined;
   if (plan.mode === 'disable' || plan.mode === 'allow') return false;
   const options: ConnectionOptions = {};
-  if (plan.caFile !== null) options.ca = readTlsFile(plan.caFile, 'CA certificate (sslrootcert, pg_ca_file)');
+  if (plan.caFile !== null && plan.caFile !== SYSTEM_CAS)
+    options.ca = readTlsFile(plan.caFile, 'CA certificate (sslrootcert, pg_ca_file)');
   if (plan.certFile !== null && plan.keyFile !== null) {
     options.cert = readTlsFile(plan.certFile, 'client certificate (sslcert, pg_cert_file)');
     checkKeyFileMode(plan.keyFile);

@@ -11,6 +11,9 @@ export interface PostgresTlsFiles {
   keyFile: string | null;
 }
 
+/** libpq's `sslrootcert=system`: the host's trusted CAs, for a server with a public certificate. */
+export const SYSTEM_CAS = 'system';
+
 export const NO_TLS_FILES: PostgresTlsFiles = Object.freeze({ caFile: null, certFile: null, keyFile: null });
 
 /** How a connection to PostgreSQL is secured, once the URL and the settings are taken together. */
@@ -31,13 +34,9 @@ const TLS_PARAMETERS = ['sslmode', 'sslrootcert', 'sslcert', 'sslkey', 'ssl', 'u
  * verify-full: whoever names a CA wants the server checked against it.
  */
 export function planPostgresTls(url: string, settings: PostgresTlsFiles = NO_TLS_FILES): TlsPlan {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return { connectionString: url, mode: null, ...settings };
-  }
-  const query = parsed.searchParams;
+  // The store setting is checked to be a URL before it gets here; a string that is not one has no parameters.
+  const parsed = URL.canParse(url) ? new URL(url) : null;
+  const query = parsed?.searchParams ?? new URLSearchParams();
   const caFile = query.get('sslrootcert') || settings.caFile;
   const certFile = query.get('sslcert') || settings.certFile;
   const keyFile = query.get('sslkey') || settings.keyFile;
@@ -60,7 +59,12 @@ export function planPostgresTls(url: string, settings: PostgresTlsFiles = NO_TLS
       'sslmode=verify-ca needs the CA to check the server against, and none is given.',
       'Add sslrootcert=/path/to/ca.pem to the store URL or set pg_ca_file (or use sslmode=verify-full).',
     );
-  return { connectionString: parsed.toString(), mode, caFile, certFile, keyFile };
+  if (caFile === SYSTEM_CAS && mode !== 'verify-full')
+    throw tlsError(
+      `sslrootcert=system trusts every CA of the host, so it needs sslmode=verify-full (got ${mode}).`,
+      'Use sslmode=verify-full with sslrootcert=system, as libpq does.',
+    );
+  return { connectionString: parsed?.toString() ?? url, mode, caFile, certFile, keyFile };
 }
 
 function modeOf(sslmode: string | null, ssl: string | null): SslMode | null {
