@@ -7,6 +7,7 @@ import { parseNotifyTarget } from '../core/notify/notify-target.js';
 import { assertTimezone, isValidTimezone } from '../core/schedule/timezone.js';
 import { ACCESS_KEYS } from './access-keys.js';
 import { commaList } from './comma-list.js';
+import { LIMITS_KEYS } from './limits-keys.js';
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -339,6 +340,7 @@ export const KEY_SPECS: readonly KeySpec[] = [
   ...BACKUP_KEYS,
   ...NOTIFY_KEYS,
   ...ACCESS_KEYS,
+  ...LIMITS_KEYS,
 ];
 
 export type ConfigKey =
@@ -372,7 +374,15 @@ export type ConfigKey =
   | 'access.operators'
   | 'access.viewers'
   | 'socket_mode'
-  | 'socket_group';
+  | 'socket_group'
+  | 'limits.create'
+  | 'limits.update'
+  | 'limits.delete'
+  | 'limits.get'
+  | 'limits.list'
+  | 'limits.trigger'
+  | 'limits.history'
+  | 'limits.exempt_admins';
 
 /** The keys that a flag can set, by flag name without dashes (`max-concurrent`). */
 export type FlagValues = Partial<Record<ConfigKey, string | undefined>>;

@@ -1,6 +1,7 @@
 import { parse as parseToml, TomlError } from 'smol-toml';
 import { z } from 'zod';
 import { editDistance } from '../core/edit-distance.js';
+import type { RateLimits } from '../core/access/rate-limits.js';
 import { SchedError } from '../core/errors.js';
 import {
   backupEveryMs,
@@ -45,6 +46,8 @@ export interface ResolvedConfig {
   /** The mode the daemon gives its socket, and the group it gives it to (null: the daemon's own). */
   readonly socketMode: number;
   readonly socketGroup: string | number | null;
+  /** `[limits]`: requests a minute per caller and verb; admins exempt unless `exempt_admins = false`. */
+  readonly limits: Readonly<RateLimits>;
   /** The config file that was read, if any. */
   readonly file: string | null;
   readonly values: Readonly<Record<ConfigKey, unknown>>;
@@ -142,6 +145,18 @@ export function resolveConfig(inputs: ConfigInputs): ResolvedConfig {
     },
     socketMode: values.socket_mode as number,
     socketGroup: values.socket_group as string | number | null,
+    limits: {
+      perMinute: {
+        create: values['limits.create'] as number | null,
+        update: values['limits.update'] as number | null,
+        delete: values['limits.delete'] as number | null,
+        get: values['limits.get'] as number | null,
+        list: values['limits.list'] as number | null,
+        trigger: values['limits.trigger'] as number | null,
+        history: values['limits.history'] as number | null,
+      },
+      exemptAdmins: values['limits.exempt_admins'] as boolean,
+    },
     file: inputs.file?.path ?? null,
     values,
     sources,

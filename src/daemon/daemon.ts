@@ -1,12 +1,14 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { DEFAULT_RATE_LIMITS, type RateLimits } from '../core/access/rate-limits.js';
 import { DEFAULT_LEASE_TTL_MS } from '../core/cluster/lease-timing.js';
 import type { Locations } from '../ipc/locations.js';
 import { newId } from '../store/ids.js';
 import type { PostgresTlsFiles } from '../store/postgres/tls-plan.js';
 import { accessControl, SINGLE_USER, type AccessSettings } from './access/access-control.js';
 import { currentActor } from './access/request-caller.js';
+import { RequestLimits } from './access/request-limits.js';
 import { clusterStatusOrDegraded } from './autonomy/degraded-status.js';
 import { LocalAutonomy } from './autonomy/local-autonomy.js';
 import { LocalReads } from './autonomy/local-reads.js';
@@ -87,6 +89,8 @@ export interface DaemonOptions {
   notify?: NotifySettings;
   /** `[access]`, `socket_mode` and `socket_group`; default: the daemon's user and root only. */
   access?: AccessSettings;
+  /** `[limits]`: requests a minute per caller and verb; default: the design's table, admins exempt. */
+  limits?: RateLimits;
   /** The secret key file (`key_file`); default `secret.key` in the home. A federation shares one. */
   keyFile?: string;
   /** This node's place in a federation, used when the store is shared. */
@@ -416,7 +420,13 @@ export class Daemon {
       control,
       (error) => events.emit('scheduler:error', { error }),
       alerting.requests,
-      access.guard({ store, clock, newId, jobIdOfRun: async (ref) => (await runs.find(ref)).jobId }),
+      access.guard({
+        store,
+        clock,
+        newId,
+        jobIdOfRun: async (ref) => (await runs.find(ref)).jobId,
+        limits: new RequestLimits({ limits: this.options.limits ?? DEFAULT_RATE_LIMITS, clock, events }),
+      }),
       replies,
       autonomy ? new LocalReads(autonomy, clock) : null,
     );

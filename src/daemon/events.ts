@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import type { RateVerb } from '../core/access/rate-limits.js';
 import type { Job } from '../core/job.js';
 import type { LedgerEntry } from '../core/ledger/entry.js';
 import type { Run, RunOutcome } from '../core/run.js';
@@ -47,6 +48,10 @@ export interface DaemonEventMap {
   'store:reachable': [{ at: number; unreachableForMs: number }];
   'tick:late': [{ jobId: string; dueAt: number; firedAt: number }];
   'scheduler:error': [{ error: Error }];
+  /** A request refused by `[limits]` before anything was done (counted in /metrics). */
+  'request:rate-limited': [
+    { user: string; uid: number; method: string; verb: RateVerb; retryAfterMs: number },
+  ];
   /** A frame or request from the socket was refused as malformed; `connection` numbers the daemon's connections. */
   'socket:refused': [{ connection: number; reason: string }];
   /** A copy of the store was written: asked for with `sched backup`, or on the `[backup]` schedule. */

@@ -1,16 +1,13 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeFrame, REQUEST_LIMITS } from '../../src/ipc/frame-codec.js';
-import { sched, schedBin, useDaemons, waitFor, type CliResult } from '../support/sched-harness.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { isRoot, onlyRootMakesOtherUsers, rawRequestsAs, schedAs, uidOf } from '../support/os-users.js';
+import { useMultiUserDaemon } from '../support/multi-user-daemon.js';
+import { sched, useDaemons, waitFor } from '../support/sched-harness.js';
 
-/**
- * A daemon run by root for other real users: they are made here with useradd (CI runs as root) under fixed
- * names, reused when they exist and removed afterwards when this file made them. Clients run as them with
- * runuser, which gives them their supplementary groups (the socket group) as a login would.
- */
+/** A daemon run by root for other real users (see os-users.ts), under names of this file's own. */
 const SOCKET_GROUP = 'sched-t-socket';
 /** Named in [access] as `@sched-t-ops`: its members are operators through it. */
 const OPERATORS_GROUP = 'sched-t-ops';
@@ -26,142 +23,43 @@ const USERS = {
   stranger: 'sched-t-stranger',
 } as const;
 
-const isRoot = process.getuid!() === 0;
-const made: { users: string[]; groups: string[] } = { users: [], groups: [] };
-
-function exists(kind: 'passwd' | 'group', name: string): boolean {
-  return spawnSync('getent', [kind, name]).status === 0;
-}
-
-function makeTestAccounts(): void {
-  for (const group of [SOCKET_GROUP, OPERATORS_GROUP]) {
-    if (exists('group', group)) continue;
-    execFileSync('groupadd', ['--system', group]);
-    made.groups.push(group);
-  }
-  for (const user of Object.values(USERS)) {
-    const groups =
-      user === USERS.stranger
-        ? ''
-        : user === USERS.otherOperator
-          ? `${SOCKET_GROUP},${OPERATORS_GROUP}`
-          : SOCKET_GROUP;
-    if (exists('passwd', user)) {
-      // Left by an earlier run: given exactly the groups this run expects.
-      execFileSync('usermod', ['-G', groups, user]);
-      continue;
-    }
-    const memberOf = groups === '' ? [] : ['-G', groups];
-    execFileSync('useradd', ['--system', '--no-create-home', '-s', '/usr/sbin/nologin', ...memberOf, user]);
-    made.users.push(user);
-  }
-}
-
-function removeTestAccounts(): void {
-  for (const user of made.users.splice(0)) spawnSync('userdel', [user]);
-  for (const group of made.groups.splice(0)) spawnSync('groupdel', [group]);
-}
-
-function uidOf(user: string): number {
-  return Number(execFileSync('id', ['-u', user], { encoding: 'utf8' }).trim());
-}
-
-/** `sched ARGS` as `user`, through the socket at `socketPath`. */
-function schedAs(user: string, socketPath: string, args: string[]): Promise<CliResult> {
-  return runAs(user, [process.execPath, schedBin, ...args], socketPath);
-}
-
-function runAs(user: string, argv: string[], socketPath: string): Promise<CliResult> {
-  return new Promise((resolve) => {
-    const child = spawnSync(
-      'runuser',
-      [
-        '-u',
-        user,
-        '--',
-        'env',
-        '-i',
-        `PATH=${process.env.PATH}`,
-        `SCHED_SOCKET=${socketPath}`,
-        'NO_COLOR=1',
-        ...argv,
-      ],
-      { encoding: 'utf8', timeout: 60_000, cwd: '/' },
-    );
-    let json: unknown;
-    try {
-      json = JSON.parse(child.stdout);
-    } catch {
-      json = undefined;
-    }
-    resolve({ code: child.status ?? 1, stdout: child.stdout, stderr: child.stderr, json });
-  });
-}
-
-/** Sends one request frame as `user`, with whatever extra fields a lying client adds, and prints the reply. */
-async function rawRequestAs(
-  user: string,
-  socketPath: string,
-  message: Record<string, unknown>,
-): Promise<CliResult> {
-  const script = `
-    const socket = require('node:net').connect(process.argv[1]);
-    let reply = '';
-    socket.on('connect', () => socket.write(process.argv[2]));
-    socket.on('data', (chunk) => {
-      reply += chunk;
-      const end = reply.indexOf('\\f');
-      if (end !== -1) { process.stdout.write(reply.slice(0, end)); socket.destroy(); }
-    });`;
-  const frame = encodeFrame(message, REQUEST_LIMITS).toString('utf8');
-  const sent = await runAs(user, [process.execPath, '-e', script, socketPath, frame], socketPath);
-  return { ...sent, json: sent.json?.data };
-}
+const ACCOUNTS = {
+  groups: [SOCKET_GROUP, OPERATORS_GROUP],
+  users: {
+    [USERS.viewer]: [SOCKET_GROUP],
+    [USERS.operator]: [SOCKET_GROUP],
+    [USERS.otherOperator]: [SOCKET_GROUP, OPERATORS_GROUP],
+    [USERS.admin]: [SOCKET_GROUP],
+    [USERS.outsider]: [SOCKET_GROUP],
+    [USERS.stranger]: [],
+  },
+};
 
 describe('who may do what on a daemon run by root for several users', () => {
-  const { home, start } = useDaemons(afterAll);
-  let socketRoot = '';
-  let socketPath = '';
-  let daemonHome = '';
-
-  beforeAll(async () => {
-    if (!isRoot) return;
-    makeTestAccounts();
-    // Others must pass through the folder above the socket's: the daemon makes the socket's own folder.
-    socketRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'sched-access-'));
-    fs.chmodSync(socketRoot, 0o711);
-    socketPath = path.join(socketRoot, 'run', 'sched.sock');
-    daemonHome = home();
-    fs.writeFileSync(
-      path.join(daemonHome, 'config.toml'),
-      [
-        `socket = "${socketPath}"`,
-        'socket_mode = "0660"',
-        `socket_group = "${SOCKET_GROUP}"`,
-        '[access]',
-        `viewers = ["${USERS.viewer}"]`,
-        `operators = ["${USERS.operator}", "@${OPERATORS_GROUP}"]`,
-        `admins = ["${USERS.admin}"]`,
-      ].join('\n'),
-    );
-    await start(daemonHome);
-  }, 120_000);
-
-  afterAll(() => {
-    if (socketRoot !== '') fs.rmSync(socketRoot, { recursive: true, force: true });
-    removeTestAccounts();
+  const shared = useMultiUserDaemon({
+    accounts: ACCOUNTS,
+    socketGroup: SOCKET_GROUP,
+    config: [
+      '[access]',
+      `viewers = ["${USERS.viewer}"]`,
+      `operators = ["${USERS.operator}", "@${OPERATORS_GROUP}"]`,
+      `admins = ["${USERS.admin}"]`,
+    ],
   });
 
   const audit = async (): Promise<
     Array<{ actor: string; action: string; jobId: string | null; after: unknown }>
   > =>
-    (await sched(daemonHome, ['audit', '--json', '--limit', '100'], { env: { SCHED_SOCKET: socketPath } }))
-      .json.items;
+    (
+      await sched(shared.home, ['audit', '--json', '--limit', '100'], {
+        env: { SCHED_SOCKET: shared.socketPath },
+      })
+    ).json.items;
 
   it('gives the socket the mode and group of the config, and makes its folder passable by that group only', () => {
     if (!isRoot) return onlyRootMakesOtherUsers();
-    const socket = fs.lstatSync(socketPath);
-    const folder = fs.statSync(path.dirname(socketPath));
+    const socket = fs.lstatSync(shared.socketPath);
+    const folder = fs.statSync(path.dirname(shared.socketPath));
     const gid = Number(execFileSync('getent', ['group', SOCKET_GROUP], { encoding: 'utf8' }).split(':')[2]);
     expect(socket.isSocket()).toBe(true);
     expect(socket.mode & 0o777).toBe(0o660);
@@ -172,17 +70,17 @@ describe('who may do what on a daemon run by root for several users', () => {
 
   it('keeps a user outside the socket group out of the socket altogether', async () => {
     if (!isRoot) return onlyRootMakesOtherUsers();
-    const result = await schedAs(USERS.stranger, socketPath, ['ls', '--json']);
+    const result = await schedAs(USERS.stranger, shared.socketPath, ['ls', '--json']);
     expect(result.code).toBe(7);
     expect(result.json.error.code).toBe('DAEMON_UNAVAILABLE');
   });
 
   it('given a viewer, they list jobs but cannot add one: exit 5 naming the operator role, nothing stored, the refusal audited', async () => {
     if (!isRoot) return onlyRootMakesOtherUsers();
-    const listed = await schedAs(USERS.viewer, socketPath, ['ls', '--json']);
+    const listed = await schedAs(USERS.viewer, shared.socketPath, ['ls', '--json']);
     expect(listed.code).toBe(0);
 
-    const added = await schedAs(USERS.viewer, socketPath, [
+    const added = await schedAs(USERS.viewer, shared.socketPath, [
       'add',
       'viewer-job',
       '--every',
@@ -195,7 +93,7 @@ describe('who may do what on a daemon run by root for several users', () => {
     expect(added.code).toBe(5);
     expect(added.json.error.code).toBe('UNAUTHORIZED');
     expect(added.json.error.message).toMatch(/needs the operator role/);
-    const all = await sched(daemonHome, ['ls', '--json'], { env: { SCHED_SOCKET: socketPath } });
+    const all = await sched(shared.home, ['ls', '--json'], { env: { SCHED_SOCKET: shared.socketPath } });
     expect(all.json.items.map((job: { name: string }) => job.name)).not.toContain('viewer-job');
     const refusal = (await audit()).find(
       (entry) =>
@@ -207,14 +105,14 @@ describe('who may do what on a daemon run by root for several users', () => {
 
   it('given a user in no [access] list, even reading is refused', async () => {
     if (!isRoot) return onlyRootMakesOtherUsers();
-    const result = await schedAs(USERS.outsider, socketPath, ['ls', '--json']);
+    const result = await schedAs(USERS.outsider, shared.socketPath, ['ls', '--json']);
     expect(result.code).toBe(5);
     expect(result.json.error.message).toMatch(/needs the viewer role/);
   });
 
   it('given an operator, the job they add is theirs, they trigger it, and the audit log names them with uid and pid', async () => {
     if (!isRoot) return onlyRootMakesOtherUsers();
-    const added = await schedAs(USERS.operator, socketPath, [
+    const added = await schedAs(USERS.operator, shared.socketPath, [
       'add',
       'op-job',
       '--every',
@@ -226,7 +124,7 @@ describe('who may do what on a daemon run by root for several users', () => {
     expect(added.code).toBe(0);
     expect(added.json.owner).toBe(USERS.operator);
 
-    const triggered = await schedAs(USERS.operator, socketPath, ['trigger', 'op-job', '--json']);
+    const triggered = await schedAs(USERS.operator, shared.socketPath, ['trigger', 'op-job', '--json']);
     expect(triggered.code).toBe(0);
 
     const entries = await audit();
@@ -242,13 +140,17 @@ describe('who may do what on a daemon run by root for several users', () => {
     if (!isRoot) return onlyRootMakesOtherUsers();
     const before = await showJob('op-job');
 
-    const cancelled = await schedAs(USERS.otherOperator, socketPath, ['cancel', 'op-job', '--json']);
-    const paused = await schedAs(USERS.otherOperator, socketPath, ['pause', 'op-job', '--json']);
+    const cancelled = await schedAs(USERS.otherOperator, shared.socketPath, ['cancel', 'op-job', '--json']);
+    const paused = await schedAs(USERS.otherOperator, shared.socketPath, ['pause', 'op-job', '--json']);
     const [run] = (
-      await sched(daemonHome, ['history', 'op-job', '--json'], { env: { SCHED_SOCKET: socketPath } })
+      await sched(shared.home, ['history', 'op-job', '--json'], { env: { SCHED_SOCKET: shared.socketPath } })
     ).json.items;
     // A run named by a prefix of its id is its job's too.
-    const retried = await schedAs(USERS.otherOperator, socketPath, ['retry', run.id.slice(0, 12), '--json']);
+    const retried = await schedAs(USERS.otherOperator, shared.socketPath, [
+      'retry',
+      run.id.slice(0, 12),
+      '--json',
+    ]);
 
     expect(cancelled.code).toBe(5);
     expect(cancelled.json.error).toMatchObject({ code: 'UNAUTHORIZED', details: { needed: 'admin' } });
@@ -273,28 +175,35 @@ describe('who may do what on a daemon run by root for several users', () => {
 
   it('given a client that claims to be root in its message, it gains nothing', async () => {
     if (!isRoot) return onlyRootMakesOtherUsers();
-    const forged = await rawRequestAs(USERS.otherOperator, socketPath, {
-      kind: 'request',
-      id: 1,
-      method: 'job.cancel',
-      params: { ref: 'op-job', uid: 0, user: 'root', caller: { uid: 0, user: 'root' } },
-      uid: 0,
-      gid: 0,
-      user: 'root',
-      caller: { uid: 0, gid: 0, pid: 1, user: 'root', groups: ['root'] },
-    });
-    const forgedAdd = await rawRequestAs(USERS.otherOperator, socketPath, {
-      kind: 'request',
-      id: 2,
-      method: 'job.add',
-      params: { input: { name: 'forged-owner', every: '1h', argv: ['true'], owner: 'root' }, owner: 'root' },
-      uid: 0,
-      caller: { uid: 0, user: 'root' },
-    });
+    const [forged] = await rawRequestsAs(USERS.otherOperator, shared.socketPath, [
+      {
+        kind: 'request',
+        id: 1,
+        method: 'job.cancel',
+        params: { ref: 'op-job', uid: 0, user: 'root', caller: { uid: 0, user: 'root' } },
+        uid: 0,
+        gid: 0,
+        user: 'root',
+        caller: { uid: 0, gid: 0, pid: 1, user: 'root', groups: ['root'] },
+      },
+    ]);
+    const [forgedAdd] = await rawRequestsAs(USERS.otherOperator, shared.socketPath, [
+      {
+        kind: 'request',
+        id: 2,
+        method: 'job.add',
+        params: {
+          input: { name: 'forged-owner', every: '1h', argv: ['true'], owner: 'root' },
+          owner: 'root',
+        },
+        uid: 0,
+        caller: { uid: 0, user: 'root' },
+      },
+    ]);
 
-    expect(forged.json).toMatchObject({ id: 1, ok: false, error: { code: 'UNAUTHORIZED' } });
+    expect(forged).toMatchObject({ id: 1, ok: false, error: { code: 'UNAUTHORIZED' } });
     expect((await showJob('op-job')).state).toBe('active');
-    expect(forgedAdd.json).toMatchObject({ id: 2, ok: true, result: { owner: USERS.otherOperator } });
+    expect(forgedAdd).toMatchObject({ id: 2, ok: true, result: { owner: USERS.otherOperator } });
     const refusal = (await audit()).find(
       (entry) =>
         entry.action === 'access.denied' && (entry.after as { method: string }).method === 'job.cancel',
@@ -306,9 +215,19 @@ describe('who may do what on a daemon run by root for several users', () => {
 
   it('lists jobs and runs by owner', async () => {
     if (!isRoot) return onlyRootMakesOtherUsers();
-    const jobs = await schedAs(USERS.viewer, socketPath, ['ls', '--owner', USERS.operator, '--json']);
-    const runs = await schedAs(USERS.viewer, socketPath, ['history', '--owner', USERS.operator, '--json']);
-    const noneOfRoot = await schedAs(USERS.viewer, socketPath, ['history', '--owner', 'root', '--json']);
+    const jobs = await schedAs(USERS.viewer, shared.socketPath, ['ls', '--owner', USERS.operator, '--json']);
+    const runs = await schedAs(USERS.viewer, shared.socketPath, [
+      'history',
+      '--owner',
+      USERS.operator,
+      '--json',
+    ]);
+    const noneOfRoot = await schedAs(USERS.viewer, shared.socketPath, [
+      'history',
+      '--owner',
+      'root',
+      '--json',
+    ]);
 
     expect(jobs.json.items.map((job: { name: string }) => job.name)).toEqual(['op-job']);
     expect(runs.json.items.length).toBeGreaterThanOrEqual(1);
@@ -318,14 +237,14 @@ describe('who may do what on a daemon run by root for several users', () => {
 
   it('given an operator, stopping the daemon is refused as needing admin', async () => {
     if (!isRoot) return onlyRootMakesOtherUsers();
-    const stopped = await schedAs(USERS.operator, socketPath, ['daemon', 'stop', '--json']);
+    const stopped = await schedAs(USERS.operator, shared.socketPath, ['daemon', 'stop', '--json']);
     expect(stopped.code).toBe(5);
     expect(stopped.json.error.message).toMatch(/needs the admin role/);
   });
 
   it('given an admin, they cancel an operator’s job', async () => {
     if (!isRoot) return onlyRootMakesOtherUsers();
-    const cancelled = await schedAs(USERS.admin, socketPath, ['cancel', 'op-job', '--json']);
+    const cancelled = await schedAs(USERS.admin, shared.socketPath, ['cancel', 'op-job', '--json']);
     expect(cancelled.code).toBe(0);
     await waitFor(async () => (await showJob('op-job')).state === 'cancelled');
   });
@@ -333,18 +252,12 @@ describe('who may do what on a daemon run by root for several users', () => {
   async function showJob(
     name: string,
   ): Promise<{ id: string; state: string; version: number; owner: string }> {
-    const shown = await sched(daemonHome, ['show', name, '--json'], { env: { SCHED_SOCKET: socketPath } });
+    const shown = await sched(shared.home, ['show', name, '--json'], {
+      env: { SCHED_SOCKET: shared.socketPath },
+    });
     return shown.json.job;
   }
 });
-
-/**
- * Only root can make the other users these cases need (CI runs as root); without root the case has
- * nothing to run, and the case below covers what the daemon's own user sees.
- */
-function onlyRootMakesOtherUsers(): void {
-  expect(process.getuid!()).not.toBe(0);
-}
 
 describe('a shared socket, seen by the daemon’s own user (root or not)', () => {
   const { home, start } = useDaemons(afterAll);

@@ -1,4 +1,5 @@
 import net from 'node:net';
+import { encodeFrame, REQUEST_LIMITS } from '../../src/ipc/frame-codec.js';
 
 /** What the daemon did with raw bytes written on a connection of their own. */
 export interface RawExchange {
@@ -43,5 +44,48 @@ export function exchange(
       socket.write(bytes);
       if (endAfter) socket.end();
     });
+  });
+}
+
+/**
+ * Sends request messages on one connection one after another, each once the previous one is answered (as
+ * fast as the daemon answers: far faster than the CLI starts), and returns the replies' messages.
+ */
+export function requestsInTurn(
+  socketPath: string,
+  messages: ReadonlyArray<Record<string, unknown>>,
+  timeoutMs = 30_000,
+): Promise<unknown[]> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(socketPath);
+    const replies: unknown[] = [];
+    let pending = Buffer.alloc(0);
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`${replies.length} of ${messages.length} replies within ${timeoutMs} ms`));
+    }, timeoutMs);
+    const sendNext = (): void => {
+      const next = messages[replies.length];
+      if (next !== undefined) {
+        socket.write(encodeFrame(next, REQUEST_LIMITS));
+        return;
+      }
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(replies);
+    };
+    socket.on('data', (chunk) => {
+      pending = Buffer.concat([pending, chunk]);
+      for (let end = pending.indexOf(0x0c); end !== -1; end = pending.indexOf(0x0c)) {
+        replies.push((JSON.parse(pending.subarray(0, end).toString('utf8')) as { data: unknown }).data);
+        pending = pending.subarray(end + 1);
+        sendNext();
+      }
+    });
+    socket.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    socket.on('connect', sendNext);
   });
 }

@@ -125,6 +125,7 @@ export default class DaemonRun extends SchedCommand {
         from: config.notify.from,
       },
       access: { ...config.access, socketMode: config.socketMode, socketGroup: config.socketGroup },
+      limits: config.limits,
       onStopped: () => stopped(),
     });
     if (!flags.quiet)

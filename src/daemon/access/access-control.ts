@@ -8,6 +8,7 @@ import type { SocketAccess } from '../socket-service.js';
 import { ConnectionCallers } from './connection-callers.js';
 import { currentCaller } from './request-caller.js';
 import { RequestGuard } from './request-guard.js';
+import type { RequestLimits } from './request-limits.js';
 
 /** `[access]`, `socket_mode` and `socket_group` as the daemon is given them. */
 export interface AccessSettings {
@@ -65,6 +66,7 @@ export function accessControl(
       clock: Clock;
       newId: () => string;
       jobIdOfRun: (ref: string) => Promise<string>;
+      limits: RequestLimits;
     }) => new RequestGuard({ ...deps, rules, callers }),
   };
 }

@@ -9,10 +9,12 @@ import type { Clock } from '../clock.js';
 import type { ConnectionCallers } from './connection-callers.js';
 import { actedOn, METHOD_ACCESS, type ActedOn } from './method-access.js';
 import { auditName } from './request-caller.js';
+import type { RequestLimits } from './request-limits.js';
 
 export interface RequestGuardDeps {
   rules: AccessRules;
   callers: ConnectionCallers;
+  limits: RequestLimits;
   store: Store;
   clock: Clock;
   newId: () => string;
@@ -22,12 +24,14 @@ export interface RequestGuardDeps {
 
 /**
  * Decides, before a request is handled, whether its caller may make it. A refusal changes nothing but the
- * audit log, which records it, and reaches the client as UNAUTHORIZED naming the role it needs.
+ * audit log, which records it, and reaches the client as UNAUTHORIZED naming the role it needs. A request
+ * allowed is then counted against `[limits]`, which may refuse it as RATE_LIMITED (not audited: a flood of
+ * refusals must not become a flood of writes).
  */
 export class RequestGuard {
   constructor(private readonly deps: RequestGuardDeps) {}
 
-  /** The caller, once allowed; throws UNAUTHORIZED otherwise. */
+  /** The caller, once allowed; throws UNAUTHORIZED or RATE_LIMITED otherwise. */
   async admit(
     method: Method,
     params: Record<string, unknown>,
@@ -43,7 +47,11 @@ export class RequestGuard {
     const target = actedOn(method, params);
     const job = target === null ? null : await this.jobActedOn(target);
     const decision = decideAccess(caller, this.deps.rules, verb, job?.owner ?? null);
-    if (decision.allowed) return caller;
+    if (decision.allowed) {
+      const jobRef = job?.id ?? (target === null ? null : 'job' in target ? target.job : target.run);
+      this.deps.limits.take(method, caller, decision.role, jobRef);
+      return caller;
+    }
     await this.auditRefusal(caller, method, decision, job);
     throw refusal(method, decision);
   }

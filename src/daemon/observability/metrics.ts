@@ -112,6 +112,12 @@ export class DaemonMetrics {
       labelNames: ['outcome'],
       registers,
     });
+    const rateLimited = new Counter({
+      name: 'sched_requests_rate_limited_total',
+      help: 'Requests refused by [limits], by verb and caller.',
+      labelNames: ['verb', 'user'],
+      registers,
+    });
     const fenced = new Counter({
       name: 'sched_cluster_fenced_fires_total',
       help: 'Fires refused because this node fired from a shard map that a newer one had replaced.',
@@ -127,6 +133,7 @@ export class DaemonMetrics {
     });
     events.on('occurrence:recorded', (entry) => occurrences.inc({ outcome: entry.outcome }));
     events.on('cluster:fenced', () => fenced.inc());
+    events.on('request:rate-limited', ({ verb, user }) => rateLimited.inc({ verb, user }));
     events.on('run:finished', (run) => {
       runs.inc({ outcome: run.state });
       if (run.startedAt !== null && run.finishedAt !== null)
