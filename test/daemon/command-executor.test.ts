@@ -25,6 +25,7 @@ function execution(fields: Partial<CommandExecution>): CommandExecution {
     shell: null,
     cwd: null,
     env: BASE_ENV,
+    runAs: null,
     stdin: null,
     timeoutMs: null,
     ...fields,
