@@ -1,15 +1,15 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeFrame, REQUEST_LIMITS } from '../../src/ipc/frame-codec.js';
-import { sched, schedBin, useDaemons, waitFor, type CliResult } from '../support/sched-harness.js';
+import { isRoot, onlyRootMakesOtherUsers, runAs, schedAs, testAccounts, uidOf } from '../support/os-users.js';
+import { sched, useDaemons, waitFor, type CliResult } from '../support/sched-harness.js';
 
 /**
- * A daemon run by root for other real users: they are made here with useradd (CI runs as root) under fixed
- * names, reused when they exist and removed afterwards when this file made them. Clients run as them with
- * runuser, which gives them their supplementary groups (the socket group) as a login would.
+ * A daemon run by root for other real users (see os-users.ts); clients run as them with runuser, which gives
+ * them their supplementary groups (the socket group) as a login would.
  */
 const SOCKET_GROUP = 'sched-t-socket';
 /** Named in [access] as `@sched-t-ops`: its members are operators through it. */
@@ -26,77 +26,17 @@ const USERS = {
   stranger: 'sched-t-stranger',
 } as const;
 
-const isRoot = process.getuid!() === 0;
-const made: { users: string[]; groups: string[] } = { users: [], groups: [] };
-
-function exists(kind: 'passwd' | 'group', name: string): boolean {
-  return spawnSync('getent', [kind, name]).status === 0;
-}
-
-function makeTestAccounts(): void {
-  for (const group of [SOCKET_GROUP, OPERATORS_GROUP]) {
-    if (exists('group', group)) continue;
-    execFileSync('groupadd', ['--system', group]);
-    made.groups.push(group);
-  }
-  for (const user of Object.values(USERS)) {
-    const groups =
-      user === USERS.stranger
-        ? ''
-        : user === USERS.otherOperator
-          ? `${SOCKET_GROUP},${OPERATORS_GROUP}`
-          : SOCKET_GROUP;
-    if (exists('passwd', user)) {
-      // Left by an earlier run: given exactly the groups this run expects.
-      execFileSync('usermod', ['-G', groups, user]);
-      continue;
-    }
-    const memberOf = groups === '' ? [] : ['-G', groups];
-    execFileSync('useradd', ['--system', '--no-create-home', '-s', '/usr/sbin/nologin', ...memberOf, user]);
-    made.users.push(user);
-  }
-}
-
-function removeTestAccounts(): void {
-  for (const user of made.users.splice(0)) spawnSync('userdel', [user]);
-  for (const group of made.groups.splice(0)) spawnSync('groupdel', [group]);
-}
-
-function uidOf(user: string): number {
-  return Number(execFileSync('id', ['-u', user], { encoding: 'utf8' }).trim());
-}
-
-/** `sched ARGS` as `user`, through the socket at `socketPath`. */
-function schedAs(user: string, socketPath: string, args: string[]): Promise<CliResult> {
-  return runAs(user, [process.execPath, schedBin, ...args], socketPath);
-}
-
-function runAs(user: string, argv: string[], socketPath: string): Promise<CliResult> {
-  return new Promise((resolve) => {
-    const child = spawnSync(
-      'runuser',
-      [
-        '-u',
-        user,
-        '--',
-        'env',
-        '-i',
-        `PATH=${process.env.PATH}`,
-        `SCHED_SOCKET=${socketPath}`,
-        'NO_COLOR=1',
-        ...argv,
-      ],
-      { encoding: 'utf8', timeout: 60_000, cwd: '/' },
-    );
-    let json: unknown;
-    try {
-      json = JSON.parse(child.stdout);
-    } catch {
-      json = undefined;
-    }
-    resolve({ code: child.status ?? 1, stdout: child.stdout, stderr: child.stderr, json });
-  });
-}
+const accounts = testAccounts({
+  groups: [SOCKET_GROUP, OPERATORS_GROUP],
+  users: {
+    [USERS.viewer]: [SOCKET_GROUP],
+    [USERS.operator]: [SOCKET_GROUP],
+    [USERS.otherOperator]: [SOCKET_GROUP, OPERATORS_GROUP],
+    [USERS.admin]: [SOCKET_GROUP],
+    [USERS.outsider]: [SOCKET_GROUP],
+    [USERS.stranger]: [],
+  },
+});
 
 /** Sends one request frame as `user`, with whatever extra fields a lying client adds, and prints the reply. */
 async function rawRequestAs(
@@ -126,7 +66,7 @@ describe('who may do what on a daemon run by root for several users', () => {
 
   beforeAll(async () => {
     if (!isRoot) return;
-    makeTestAccounts();
+    accounts.make();
     // Others must pass through the folder above the socket's: the daemon makes the socket's own folder.
     socketRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'sched-access-'));
     fs.chmodSync(socketRoot, 0o711);
@@ -149,7 +89,7 @@ describe('who may do what on a daemon run by root for several users', () => {
 
   afterAll(() => {
     if (socketRoot !== '') fs.rmSync(socketRoot, { recursive: true, force: true });
-    removeTestAccounts();
+    accounts.remove();
   });
 
   const audit = async (): Promise<
@@ -337,14 +277,6 @@ describe('who may do what on a daemon run by root for several users', () => {
     return shown.json.job;
   }
 });
-
-/**
- * Only root can make the other users these cases need (CI runs as root); without root the case has
- * nothing to run, and the case below covers what the daemon's own user sees.
- */
-function onlyRootMakesOtherUsers(): void {
-  expect(process.getuid!()).not.toBe(0);
-}
 
 describe('a shared socket, seen by the daemon’s own user (root or not)', () => {
   const { home, start } = useDaemons(afterAll);

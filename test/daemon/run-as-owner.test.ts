@@ -1,0 +1,282 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { normalizeJobInput } from '../../src/core/normalize.js';
+import { newId } from '../../src/store/ids.js';
+import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { isRoot, onlyRootMakesOtherUsers, schedAs, testAccounts, uidOf } from '../support/os-users.js';
+import { schedBin, sched, useDaemons, waitFor, type CliResult } from '../support/sched-harness.js';
+
+/** Jobs run as their owner: by a daemon run by root, and refused by one that is not (see os-users.ts). */
+const SOCKET_GROUP = 'sched-t-ro-sock';
+/** A supplementary group of the operator, which their jobs must have too. */
+const EXTRA_GROUP = 'sched-t-ro-extra';
+const USERS = {
+  operator: 'sched-t-ro-op',
+  /** An operator whose account is deleted once their job is stored. */
+  leaver: 'sched-t-ro-gone',
+  /** The user the daemon that is not root runs as. */
+  daemon: 'sched-t-ro-daemon',
+} as const;
+
+const accounts = testAccounts({
+  groups: [SOCKET_GROUP, EXTRA_GROUP],
+  users: {
+    [USERS.operator]: [SOCKET_GROUP, EXTRA_GROUP],
+    [USERS.leaver]: [SOCKET_GROUP],
+    [USERS.daemon]: [SOCKET_GROUP],
+  },
+});
+
+/** In the daemon's environment only: a job started as its owner must not see it. */
+const DAEMON_ONLY = 'SCHED_T_DAEMON_ONLY';
+
+/** A folder others may pass through, holding the socket's folder, which the daemon makes. */
+function socketFolder(owner: string | null): string {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'sched-run-as-'));
+  fs.chmodSync(root, 0o711);
+  if (owner !== null) execFileSync('chown', [owner, root]);
+  return root;
+}
+
+function accessConfig(socketPath: string, operators: string[]): string {
+  return [
+    `socket = "${socketPath}"`,
+    'socket_mode = "0660"',
+    `socket_group = "${SOCKET_GROUP}"`,
+    '[access]',
+    `operators = [${operators.map((user) => `"${user}"`).join(', ')}]`,
+  ].join('\n');
+}
+
+/** The run once it has ended, as `sched logs --json` gives it (stdout and error included). */
+async function endedRun(
+  home: string,
+  socketPath: string,
+  runId: string,
+): Promise<{ state: string; stdoutTail: string; error: string | null; pid: number | null }> {
+  const ended = await waitFor(async () => {
+    const run = (await sched(home, ['logs', runId, '--json'], { env: { SCHED_SOCKET: socketPath } })).json;
+    return run !== undefined && !['scheduled', 'running'].includes(run.state) ? run : null;
+  }, 60_000);
+  return ended!;
+}
+
+describe('a daemon run by root starts each command job as its owner', () => {
+  const { home, start } = useDaemons(afterAll);
+  let socketRoot = '';
+  let socketPath = '';
+  let daemonHome = '';
+
+  beforeAll(async () => {
+    if (!isRoot) return;
+    accounts.make();
+    socketRoot = socketFolder(null);
+    socketPath = path.join(socketRoot, 'run', 'sched.sock');
+    daemonHome = home();
+    fs.writeFileSync(
+      path.join(daemonHome, 'config.toml'),
+      accessConfig(socketPath, [USERS.operator, USERS.leaver]),
+    );
+    await start(daemonHome, [], { [DAEMON_ONLY]: 'root-only' });
+  }, 120_000);
+
+  afterAll(() => {
+    if (socketRoot !== '') fs.rmSync(socketRoot, { recursive: true, force: true });
+    accounts.remove();
+  });
+
+  const asRoot = (args: string[]): Promise<CliResult> =>
+    sched(daemonHome, args, { env: { SCHED_SOCKET: socketPath } });
+
+  it("given an operator's job, it runs with their uid, gid and supplementary groups, their HOME, USER, LOGNAME and SHELL, and none of the daemon's environment", async () => {
+    if (!isRoot) return onlyRootMakesOtherUsers();
+    const script =
+      'id -u; id -g; id -G; printf "%s|%s|%s|%s|%s|%s\\n" "$HOME" "$USER" "$LOGNAME" "$SHELL" "${' +
+      DAEMON_ONLY +
+      '-unset}" "$SCHED_JOB_NAME"';
+    const added = await schedAs(USERS.operator, socketPath, [
+      'add',
+      'whoami',
+      '--every',
+      '1h',
+      '--env',
+      'USER=root',
+      '--json',
+      '--',
+      'sh',
+      '-c',
+      script,
+    ]);
+    expect(added.code).toBe(0);
+
+    const triggered = await schedAs(USERS.operator, socketPath, ['trigger', 'whoami', '--json']);
+    const run = await endedRun(daemonHome, socketPath, triggered.json.id);
+
+    expect(run.state).toBe('succeeded');
+    const [uid, gid, groups, identity] = run.stdoutTail.trim().split('\n');
+    const [, , , , , home, shell] = execFileSync('getent', ['passwd', USERS.operator], { encoding: 'utf8' })
+      .trim()
+      .split(':');
+    const expectedGroups = execFileSync('id', ['-G', USERS.operator], { encoding: 'utf8' }).trim();
+    const extraGid = execFileSync('getent', ['group', EXTRA_GROUP], { encoding: 'utf8' }).split(':')[2];
+    expect(Number(uid)).toBe(uidOf(USERS.operator));
+    expect(gid).toBe(execFileSync('id', ['-g', USERS.operator], { encoding: 'utf8' }).trim());
+    expect(groups!.split(' ').sort()).toEqual(expectedGroups.split(' ').sort());
+    expect(groups!.split(' ')).toContain(extraGid);
+    expect(groups!.split(' ')).not.toContain('0');
+    expect(identity).toBe(`${home}|${USERS.operator}|${USERS.operator}|${shell}|unset|whoami`);
+  });
+
+  it('says in `sched show` whom the job runs as, with the uid', async () => {
+    if (!isRoot) return onlyRootMakesOtherUsers();
+    const json = await asRoot(['show', 'whoami', '--json']);
+    const human = await asRoot(['show', 'whoami']);
+
+    expect(json.json.runsAs).toEqual({ user: USERS.operator, uid: uidOf(USERS.operator), refused: null });
+    expect(human.stdout).toMatch(
+      new RegExp(`^Runs as: +${USERS.operator} \\(uid ${uidOf(USERS.operator)}\\)$`, 'm'),
+    );
+  });
+
+  it('runs a job root owns as root, with the daemon’s environment, as before', async () => {
+    if (!isRoot) return onlyRootMakesOtherUsers();
+    await asRoot(['add', 'as-root', '--every', '1h', '--', 'sh', '-c', `id -u; echo "$${DAEMON_ONLY}"`]);
+
+    const triggered = await asRoot(['trigger', 'as-root', '--json']);
+    const run = await endedRun(daemonHome, socketPath, triggered.json.id);
+
+    expect(run.stdoutTail).toBe('0\nroot-only\n');
+    expect((await asRoot(['show', 'as-root', '--json'])).json.runsAs).toEqual({
+      user: 'root',
+      uid: 0,
+      refused: null,
+    });
+  });
+
+  it('given a job whose owner no longer exists, its run fails saying so and never starts, as root or anyone', async () => {
+    if (!isRoot) return onlyRootMakesOtherUsers();
+    const added = await schedAs(USERS.leaver, socketPath, [
+      'add',
+      'orphaned',
+      '--every',
+      '1h',
+      '--json',
+      '--',
+      'sh',
+      '-c',
+      'id -u',
+    ]);
+    expect(added.code).toBe(0);
+    execFileSync('userdel', [USERS.leaver]);
+
+    const triggered = await asRoot(['trigger', 'orphaned', '--json']);
+    const run = await endedRun(daemonHome, socketPath, triggered.json.id);
+
+    expect(run).toMatchObject({ state: 'failed', stdoutTail: '', pid: null });
+    expect(run.error).toMatch(
+      new RegExp(`cannot start it as ${USERS.leaver}: no user of that name on this host`),
+    );
+    const shown = (await asRoot(['show', 'orphaned', '--json'])).json.runsAs;
+    expect(shown).toEqual({
+      user: USERS.leaver,
+      uid: null,
+      refused: `no user named ${USERS.leaver} on this host`,
+    });
+  });
+});
+
+describe('a daemon that is not root runs its own user’s jobs and refuses others’', () => {
+  const { home, startComposed } = useDaemons(afterAll);
+  let socketRoot = '';
+  let socketPath = '';
+  let seededJob = '';
+  let daemonHome = '';
+
+  beforeAll(async () => {
+    if (!isRoot) return;
+    accounts.make();
+    socketRoot = socketFolder(USERS.daemon);
+    socketPath = path.join(socketRoot, 'run', 'sched.sock');
+    daemonHome = home();
+    fs.writeFileSync(path.join(daemonHome, 'config.toml'), accessConfig(socketPath, [USERS.operator]));
+    // As if imported, or stored while the daemon ran as root: a command job of another user.
+    seededJob = await seedJobOwnedBy(daemonHome, USERS.operator);
+    execFileSync('chown', ['-R', USERS.daemon, daemonHome]);
+    await startComposed(daemonHome, 'as-user.mjs', [USERS.daemon, schedBin, 'daemon', 'run']);
+  }, 120_000);
+
+  afterAll(() => {
+    if (socketRoot !== '') fs.rmSync(socketRoot, { recursive: true, force: true });
+    accounts.remove();
+  });
+
+  const asDaemonUser = (args: string[]): Promise<CliResult> => schedAs(USERS.daemon, socketPath, args);
+
+  it('given an operator, the command job they add is refused: exit 5 saying the daemon is not root, nothing stored', async () => {
+    if (!isRoot) return onlyRootMakesOtherUsers();
+    const added = await schedAs(USERS.operator, socketPath, [
+      'add',
+      'not-here',
+      '--every',
+      '1h',
+      '--json',
+      '--',
+      'true',
+    ]);
+
+    expect(added.code).toBe(5);
+    expect(added.json.error.code).toBe('UNAUTHORIZED');
+    expect(added.json.error.message).toContain(
+      `the job belongs to ${USERS.operator} and this daemon runs as ${USERS.daemon}, not as root`,
+    );
+    const names = (await asDaemonUser(['ls', '--json'])).json.items.map((job: { name: string }) => job.name);
+    expect(names).not.toContain('not-here');
+  });
+
+  it('given a stored job of another user, its run fails saying why instead of running as the daemon’s user', async () => {
+    if (!isRoot) return onlyRootMakesOtherUsers();
+    const triggered = await asDaemonUser(['trigger', seededJob, '--json']);
+    expect(triggered.code).toBe(0);
+    const run = await endedRun(daemonHome, socketPath, triggered.json.id);
+
+    expect(run).toMatchObject({ state: 'failed', stdoutTail: '', pid: null });
+    expect(run.error).toContain(
+      `the job belongs to ${USERS.operator} and this daemon runs as ${USERS.daemon}`,
+    );
+    const shown = await asDaemonUser(['show', seededJob, '--json']);
+    expect(shown.json.runsAs).toMatchObject({ user: USERS.operator, uid: null });
+    expect(shown.json.runsAs.refused).toContain('not as root');
+  });
+
+  it('runs its own user’s job as that user', async () => {
+    if (!isRoot) return onlyRootMakesOtherUsers();
+    await asDaemonUser(['add', 'mine', '--every', '1h', '--', 'id', '-u']);
+
+    const triggered = await asDaemonUser(['trigger', 'mine', '--json']);
+    const run = await endedRun(daemonHome, socketPath, triggered.json.id);
+
+    expect(run.stdoutTail).toBe(`${uidOf(USERS.daemon)}\n`);
+  });
+});
+
+/** Writes a command job owned by `owner` straight into the store of `home`, before its daemon starts. */
+async function seedJobOwnedBy(home: string, owner: string): Promise<string> {
+  const store = openSqliteStore(path.join(home, 'sched.db'));
+  const now = Date.now();
+  try {
+    const definition = normalizeJobInput(
+      { name: 'seeded', every: '1h', argv: ['id', '-u'] },
+      { now, defaultTimezone: 'UTC' },
+    );
+    const job = await store.createJob(
+      { id: newId(), definition, owner, now, nextRunAt: now + 3_600_000 },
+      { id: newId(), at: now, actor: 'test', action: 'job.create' },
+    );
+    return job.id;
+  } finally {
+    await store.close();
+  }
+}
