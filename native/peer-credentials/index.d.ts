@@ -27,8 +27,9 @@ export function userById(uid: number): UserEntry | null;
 export function userByName(name: string): UserEntry | null;
 
 /**
- * The path of `sched-run-as UID GID USER FILE [ARG...]`, which takes USER's groups, GID and UID and then execs
- * FILE, or exits 127 after writing "STEP ERRNO" to fd 3. The file may be missing where the build failed.
+ * The path of `sched-run-as UID GID USER DIR FILE [ARG...]`, which takes USER's groups, GID and UID, enters DIR
+ * (unless empty) and execs FILE, or exits 127 after writing "STEP ERRNO" to fd 3. The file may be missing
+ * where the build failed.
  */
 export const runAsProgram: string;
 

@@ -1,8 +1,9 @@
-// sched-run-as UID GID USER FILE [ARG...]: how a daemon running as root starts a job as the job's owner.
+// sched-run-as UID GID USER DIR FILE [ARG...]: how a daemon running as root starts a job as the job's owner.
 // Node's spawn() can set a uid and gid, but libuv then drops every supplementary group (setgroups(0)), and
 // process.setgroups() would change the whole daemon. So a job goes through this program: it takes USER's
-// groups from the user database (initgroups), then GID, then UID, checks that root is gone for good, and
-// only then execs FILE (searched on the PATH of the environment it was given). Whatever fails, it never
+// groups from the user database (initgroups), then GID, then UID, checks that root is gone for good, enters
+// DIR (unless it is empty) as that user, so a folder they may not enter is refused, and only then execs FILE
+// (searched on the PATH of the environment it was given). Whatever fails, it never
 // execs: it writes "STEP ERRNO" to fd 3 when fd 3 is open (the daemon's status pipe; stderr otherwise)
 // and exits 127. On success fd 3 is closed by the exec, so the daemon reads nothing but its end.
 #define _GNU_SOURCE
@@ -42,7 +43,7 @@ static int parse_id(const char *text, unsigned long *out) {
 
 int main(int argc, char **argv) {
   unsigned long uid, gid;
-  if (argc < 5 || parse_id(argv[1], &uid) != 0 || parse_id(argv[2], &gid) != 0 || argv[3][0] == '\0')
+  if (argc < 6 || parse_id(argv[1], &uid) != 0 || parse_id(argv[2], &gid) != 0 || argv[3][0] == '\0')
     fail("usage", EINVAL);
   const char *user = argv[3];
 
@@ -55,9 +56,10 @@ int main(int argc, char **argv) {
     fail("verify", EPERM);
   if (uid != 0 && (setuid(0) == 0 || seteuid(0) == 0)) fail("verify", EPERM);
 
+  if (argv[4][0] != '\0' && chdir(argv[4]) != 0) fail("chdir", errno);
   if (fcntl(STATUS_FD, F_GETFD) != -1 && fcntl(STATUS_FD, F_SETFD, FD_CLOEXEC) != 0)
     fail("status", errno);
-  execvp(argv[4], &argv[4]);
+  execvp(argv[5], &argv[5]);
   fail("exec", errno);
   return FAILED;
 }

@@ -1,10 +1,11 @@
-import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunOutcome } from '../../src/core/run.js';
 import { CommandExecutor, type CommandExecution } from '../../src/daemon/executor/command-executor.js';
+import { isRoot, onlyRootMakesOtherUsers } from '../support/os-users.js';
 
 const BASE_ENV = { PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin' };
 const executors: CommandExecutor[] = [];
@@ -367,5 +368,77 @@ describe('CommandExecutor', () => {
     );
     expect(queued.map((run) => starts.get(run.runId))).toEqual(Array(5).fill([null]));
     expect(executor.runningCount()).toBe(0);
+  });
+});
+
+describe('CommandExecutor, starting a run as another user through sched-run-as', () => {
+  it('Given runAs nobody, when the command runs, then it runs with nobody’s uid and identity', async () => {
+    if (!isRoot) return onlyRootMakesOtherUsers();
+    const executor = await startExecutor();
+    const outcome = await runToEnd(executor, {
+      shell: 'id -u; echo "$USER $LOGNAME"',
+      runAs: 'nobody',
+    });
+    const uid = readFileSync('/etc/passwd', 'utf8')
+      .split('\n')
+      .find((line) => line.startsWith('nobody:'))!
+      .split(':')[2];
+    expect(outcome).toMatchObject({ state: 'succeeded', stdoutTail: `${uid}\nnobody nobody\n` });
+  });
+
+  it('Given a program that does not exist, when it runs as another user, then the run fails as not found', async () => {
+    if (!isRoot) return onlyRootMakesOtherUsers();
+    const executor = await startExecutor();
+    const outcome = await runToEnd(executor, {
+      argv: ['/nonexistent/sched-test-program'],
+      runAs: 'nobody',
+    });
+    expect(outcome).toMatchObject({
+      state: 'failed',
+      exitCode: null,
+      stdoutTail: '',
+      stderrTail: '',
+      error: expect.stringMatching(/^\/nonexistent\/sched-test-program: not found .*\(ENOENT\)$/),
+      cause: { kind: 'not-found' },
+    });
+  });
+
+  it('Given a working directory the user may not enter, when the run starts as them, then it fails saying so', async () => {
+    if (!isRoot) return onlyRootMakesOtherUsers();
+    const executor = await startExecutor();
+    const directory = realpathSync(mkdtempSync(join(tmpdir(), 'sched-private-')));
+    try {
+      chmodSync(directory, 0o700);
+      const outcome = await runToEnd(executor, { argv: ['pwd'], cwd: directory, runAs: 'nobody' });
+      expect(outcome).toMatchObject({
+        state: 'failed',
+        stdoutTail: '',
+        error: `working directory ${directory} cannot be entered by nobody (EACCES)`,
+      });
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
+
+  it('Given a user this host does not know, when the run starts, then it fails naming the user and nothing runs', async () => {
+    const executor = await startExecutor();
+    const outcome = await runToEnd(executor, { argv: ['true'], runAs: 'sched-test-no-such-user' });
+    expect(outcome).toMatchObject({
+      state: 'failed',
+      exitCode: null,
+      error:
+        'cannot start it as sched-test-no-such-user: no user of that name on this host (its owner is gone?)',
+    });
+  });
+
+  it('Given a run as another user, when it times out, then its whole group is killed', async () => {
+    if (!isRoot) return onlyRootMakesOtherUsers();
+    const executor = await startExecutor({ killGraceMs: 500 });
+    const outcome = await runToEnd(executor, {
+      shell: 'sleep 100 & sleep 100',
+      runAs: 'nobody',
+      timeoutMs: 500,
+    });
+    expect(outcome.state).toBe('timed_out');
   });
 });

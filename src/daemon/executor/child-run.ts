@@ -84,12 +84,14 @@ export class ChildRun {
     const cwdProblem = checkWorkingDirectory(cwd);
     if (cwdProblem !== null) return this.failBeforeStart(cwdProblem);
     const launch: Launch =
-      runAs === null ? { file, args, env, statusPipe: false } : launchAsOwner(runAs, file, args, env);
+      runAs === null
+        ? { file, args, cwd, env, statusPipe: false }
+        : launchAsOwner(runAs, { file, args, cwd }, env);
     if ('problem' in launch) return this.failBeforeStart(launch.problem);
     let child: ChildProcess;
     try {
       child = spawn(launch.file, launch.args, {
-        cwd: cwd ?? undefined,
+        cwd: launch.cwd ?? undefined,
         env: launch.env,
         detached: true,
         stdio: [
@@ -186,6 +188,10 @@ export class ChildRun {
       const error = { code: failure.code };
       return this.finishFailed(describeSpawnError(command, error, this.execution), spawnFailureCause(error));
     }
+    if (failure?.step === 'chdir')
+      return this.finishFailed(
+        `working directory ${this.execution.cwd} cannot be entered by ${runAs} (${failure.code})`,
+      );
     const why = failure === null ? status.trim() : `${failure.step} failed (${failure.code})`;
     this.finishFailed(`could not start it as ${runAs ?? 'its owner'}: ${why}`);
   }

@@ -3,9 +3,13 @@ import os from 'node:os';
 import { withOwnerIdentity } from '../../core/access/owner-environment.js';
 import { peerCredentialsSupport } from '../../ipc/peer-credentials.js';
 
-/** What to spawn for a job: the command itself, or sched-run-as in front of it (`statusPipe` on fd 3). */
+/**
+ * What to spawn for a job: the command itself in `cwd`, or sched-run-as in front of it (`statusPipe` on
+ * fd 3), which enters the job's folder itself.
+ */
 export type Launch =
-  { file: string; args: string[]; env: Record<string, string>; statusPipe: boolean } | { problem: string };
+  | { file: string; args: string[]; cwd: string | null; env: Record<string, string>; statusPipe: boolean }
+  | { problem: string };
 
 /**
  * The launch of a command as `user`, looked up now in this node's user database (so a federation's node
@@ -14,8 +18,7 @@ export type Launch =
  */
 export function launchAsOwner(
   user: string,
-  file: string,
-  args: readonly string[],
+  command: { file: string; args: readonly string[]; cwd: string | null },
   env: Readonly<Record<string, string>>,
 ): Launch {
   const support = peerCredentialsSupport();
@@ -38,7 +41,16 @@ export function launchAsOwner(
   }
   return {
     file: program,
-    args: [String(account.uid), String(account.gid), account.name, file, ...args],
+    // The folder is entered by sched-run-as once it is the owner, so it must be theirs to enter.
+    args: [
+      String(account.uid),
+      String(account.gid),
+      account.name,
+      command.cwd ?? '',
+      command.file,
+      ...command.args,
+    ],
+    cwd: null,
     env: withOwnerIdentity(env, account),
     statusPipe: true,
   };
