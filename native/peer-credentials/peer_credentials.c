@@ -62,6 +62,16 @@ static int read_int_argument(napi_env env, napi_callback_info info, size_t index
   return napi_get_value_int64(env, argv[index], out) == napi_ok ? 0 : -1;
 }
 
+/** A user or group name argument; -1 unless it is a string that fits whole (a cut name is another name). */
+static int read_name_argument(napi_env env, napi_callback_info info, size_t index, char *out, size_t size) {
+  size_t argc = 2;
+  napi_value argv[2];
+  size_t length = 0;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc <= index) return -1;
+  if (napi_get_value_string_utf8(env, argv[index], out, size, &length) != napi_ok) return -1;
+  return length + 1 < size ? 0 : -1;
+}
+
 static napi_value peer_credentials(napi_env env, napi_callback_info info) {
   int64_t fd;
   if (read_int_argument(env, info, 0, &fd) != 0 || fd < 0 || fd > 0x7fffffff) {
@@ -151,13 +161,8 @@ static napi_value user_by_id(napi_env env, napi_callback_info info) {
 }
 
 static napi_value user_by_name(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
-  napi_value argv[1];
   char name[256];
-  size_t name_length = 0;
-  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 1 ||
-      napi_get_value_string_utf8(env, argv[0], name, sizeof name, &name_length) != napi_ok ||
-      name_length == 0 || name_length >= sizeof name - 1) {
+  if (read_name_argument(env, info, 0, name, sizeof name) != 0) {
     napi_throw_type_error(env, NULL, "userByName(name): a user name");
     return NULL;
   }
@@ -185,14 +190,10 @@ static int group_name(gid_t gid, char *out, size_t out_size) {
 }
 
 static napi_value group_names_of(napi_env env, napi_callback_info info) {
-  size_t argc = 2;
-  napi_value argv[2];
   char user[256];
-  size_t user_length = 0;
   int64_t gid;
-  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 2 ||
-      napi_get_value_string_utf8(env, argv[0], user, sizeof user, &user_length) != napi_ok ||
-      read_int_argument(env, info, 1, &gid) != 0 || gid < 0 || gid > 0xffffffffLL) {
+  if (read_name_argument(env, info, 0, user, sizeof user) != 0 || read_int_argument(env, info, 1, &gid) != 0 ||
+      gid < 0 || gid > 0xffffffffLL) {
     napi_throw_type_error(env, NULL, "groupNamesOf(user, gid): a user name and a non-negative gid");
     return NULL;
   }
@@ -231,12 +232,8 @@ static napi_value group_names_of(napi_env env, napi_callback_info info) {
 }
 
 static napi_value group_id_of(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
-  napi_value argv[1];
   char name[256];
-  size_t name_length = 0;
-  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 1 ||
-      napi_get_value_string_utf8(env, argv[0], name, sizeof name, &name_length) != napi_ok) {
+  if (read_name_argument(env, info, 0, name, sizeof name) != 0) {
     napi_throw_type_error(env, NULL, "groupIdOf(name): a group name");
     return NULL;
   }

@@ -48,6 +48,16 @@ async function runToEnd(executor: CommandExecutor, fields: Partial<CommandExecut
   return finished;
 }
 
+/** `use` given a new empty directory (its real path), removed afterwards. */
+async function inTempDirectory(prefix: string, use: (directory: string) => Promise<void>): Promise<void> {
+  const directory = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  try {
+    await use(directory);
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
+}
+
 /** Every started event's pid by run, in order: a run that never got a child shows `[null]`. */
 function recordStarts(executor: CommandExecutor): Map<string, (number | null)[]> {
   const starts = new Map<string, (number | null)[]>();
@@ -220,16 +230,13 @@ describe('CommandExecutor', () => {
 
   it('Given a relative program missing from the cwd, when it runs, then the error names the directory it looked in', async () => {
     const executor = await startExecutor();
-    const directory = realpathSync(mkdtempSync(join(tmpdir(), 'sched-cwd-')));
-    try {
+    await inTempDirectory('sched-cwd-', async (directory) => {
       const outcome = await runToEnd(executor, { argv: ['./backup.sh'], cwd: directory });
       expect(outcome).toMatchObject({
         state: 'failed',
         error: `./backup.sh: not found in ${directory} (cwd) (ENOENT)`,
       });
-    } finally {
-      rmSync(directory, { recursive: true, force: true });
-    }
+    });
   });
 
   it('Given a missing cwd, when the command runs, then the run fails naming the directory', async () => {
@@ -406,8 +413,7 @@ describe('CommandExecutor, starting a run as another user through sched-run-as',
   it('Given a working directory the user may not enter, when the run starts as them, then it fails saying so', async () => {
     if (!isRoot) return onlyRootMakesOtherUsers();
     const executor = await startExecutor();
-    const directory = realpathSync(mkdtempSync(join(tmpdir(), 'sched-private-')));
-    try {
+    await inTempDirectory('sched-private-', async (directory) => {
       chmodSync(directory, 0o700);
       const outcome = await runToEnd(executor, { argv: ['pwd'], cwd: directory, runAs: 'nobody' });
       expect(outcome).toMatchObject({
@@ -415,9 +421,7 @@ describe('CommandExecutor, starting a run as another user through sched-run-as',
         stdoutTail: '',
         error: `working directory ${directory} cannot be entered by nobody (EACCES)`,
       });
-    } finally {
-      rmSync(directory, { recursive: true, force: true });
-    }
+    });
   });
 
   it('Given a user this host does not know, when the run starts, then it fails naming the user and nothing runs', async () => {

@@ -33,63 +33,83 @@ const accounts = testAccounts({
 /** In the daemon's environment only: a job started as its owner must not see it. */
 const DAEMON_ONLY = 'SCHED_T_DAEMON_ONLY';
 
-/** A folder others may pass through, holding the socket's folder, which the daemon makes. */
-function socketFolder(owner: string | null): string {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'sched-run-as-'));
-  fs.chmodSync(root, 0o711);
-  if (owner !== null) execFileSync('chown', [owner, root]);
-  return root;
+interface SharedDaemon {
+  socketPath: string;
+  daemonHome: string;
 }
 
-function accessConfig(socketPath: string, operators: string[]): string {
-  return [
-    `socket = "${socketPath}"`,
-    'socket_mode = "0660"',
-    `socket_group = "${SOCKET_GROUP}"`,
-    '[access]',
-    `operators = [${operators.map((user) => `"${user}"`).join(', ')}]`,
-  ].join('\n');
+/**
+ * For one describe: the test accounts, and a daemon (started by `start`) whose [access] makes `operators`
+ * operators, its socket in a folder others may pass through (owned by `socketOwner`, or root).
+ */
+function useSharedDaemon(options: {
+  socketOwner: string | null;
+  operators: string[];
+  start: (daemonHome: string, daemons: ReturnType<typeof useDaemons>) => Promise<unknown>;
+}): SharedDaemon {
+  const daemons = useDaemons(afterAll);
+  const shared = { socketPath: '', daemonHome: '' };
+  let root = '';
+  beforeAll(async () => {
+    if (!isRoot) return;
+    accounts.make();
+    root = fs.mkdtempSync(path.join(os.tmpdir(), 'sched-run-as-'));
+    fs.chmodSync(root, 0o711);
+    if (options.socketOwner !== null) execFileSync('chown', [options.socketOwner, root]);
+    shared.socketPath = path.join(root, 'run', 'sched.sock');
+    shared.daemonHome = daemons.home();
+    fs.writeFileSync(
+      path.join(shared.daemonHome, 'config.toml'),
+      [
+        `socket = "${shared.socketPath}"`,
+        'socket_mode = "0660"',
+        `socket_group = "${SOCKET_GROUP}"`,
+        '[access]',
+        `operators = [${options.operators.map((user) => `"${user}"`).join(', ')}]`,
+      ].join('\n'),
+    );
+    await options.start(shared.daemonHome, daemons);
+  }, 120_000);
+  afterAll(() => {
+    if (root !== '') fs.rmSync(root, { recursive: true, force: true });
+    accounts.remove();
+  });
+  return shared;
+}
+
+/** `sched add NAME [FLAGS...] --every 1h --json -- COMMAND...` as `user`. */
+function addHourlyAs(
+  user: string,
+  socketPath: string,
+  nameAndFlags: string[],
+  command: string[],
+): Promise<CliResult> {
+  return schedAs(user, socketPath, ['add', ...nameAndFlags, '--every', '1h', '--json', '--', ...command]);
 }
 
 /** The run once it has ended, as `sched logs --json` gives it (stdout and error included). */
 async function endedRun(
-  home: string,
-  socketPath: string,
+  daemon: SharedDaemon,
   runId: string,
 ): Promise<{ state: string; stdoutTail: string; error: string | null; pid: number | null }> {
   const ended = await waitFor(async () => {
-    const run = (await sched(home, ['logs', runId, '--json'], { env: { SCHED_SOCKET: socketPath } })).json;
+    const run = (
+      await sched(daemon.daemonHome, ['logs', runId, '--json'], { env: { SCHED_SOCKET: daemon.socketPath } })
+    ).json;
     return run !== undefined && !['scheduled', 'running'].includes(run.state) ? run : null;
   }, 60_000);
   return ended!;
 }
 
 describe('a daemon run by root starts each command job as its owner', () => {
-  const { home, start } = useDaemons(afterAll);
-  let socketRoot = '';
-  let socketPath = '';
-  let daemonHome = '';
-
-  beforeAll(async () => {
-    if (!isRoot) return;
-    accounts.make();
-    socketRoot = socketFolder(null);
-    socketPath = path.join(socketRoot, 'run', 'sched.sock');
-    daemonHome = home();
-    fs.writeFileSync(
-      path.join(daemonHome, 'config.toml'),
-      accessConfig(socketPath, [USERS.operator, USERS.leaver]),
-    );
-    await start(daemonHome, [], { [DAEMON_ONLY]: 'root-only' });
-  }, 120_000);
-
-  afterAll(() => {
-    if (socketRoot !== '') fs.rmSync(socketRoot, { recursive: true, force: true });
-    accounts.remove();
+  const daemon = useSharedDaemon({
+    socketOwner: null,
+    operators: [USERS.operator, USERS.leaver],
+    start: (daemonHome, daemons) => daemons.start(daemonHome, [], { [DAEMON_ONLY]: 'root-only' }),
   });
 
   const asRoot = (args: string[]): Promise<CliResult> =>
-    sched(daemonHome, args, { env: { SCHED_SOCKET: socketPath } });
+    sched(daemon.daemonHome, args, { env: { SCHED_SOCKET: daemon.socketPath } });
 
   it("given an operator's job, it runs with their uid, gid and supplementary groups, their HOME, USER, LOGNAME and SHELL, and none of the daemon's environment", async () => {
     if (!isRoot) return onlyRootMakesOtherUsers();
@@ -97,23 +117,15 @@ describe('a daemon run by root starts each command job as its owner', () => {
       'id -u; id -g; id -G; printf "%s|%s|%s|%s|%s|%s\\n" "$HOME" "$USER" "$LOGNAME" "$SHELL" "${' +
       DAEMON_ONLY +
       '-unset}" "$SCHED_JOB_NAME"';
-    const added = await schedAs(USERS.operator, socketPath, [
-      'add',
-      'whoami',
-      '--every',
-      '1h',
-      '--env',
-      'USER=root',
-      '--json',
-      '--',
+    const added = await addHourlyAs(USERS.operator, daemon.socketPath, 'whoami --env USER=root'.split(' '), [
       'sh',
       '-c',
       script,
     ]);
     expect(added.code).toBe(0);
 
-    const triggered = await schedAs(USERS.operator, socketPath, ['trigger', 'whoami', '--json']);
-    const run = await endedRun(daemonHome, socketPath, triggered.json.id);
+    const triggered = await schedAs(USERS.operator, daemon.socketPath, ['trigger', 'whoami', '--json']);
+    const run = await endedRun(daemon, triggered.json.id);
 
     expect(run.state).toBe('succeeded');
     const [uid, gid, groups, identity] = run.stdoutTail.trim().split('\n');
@@ -146,7 +158,7 @@ describe('a daemon run by root starts each command job as its owner', () => {
     await asRoot(['add', 'as-root', '--every', '1h', '--', 'sh', '-c', `id -u; echo "$${DAEMON_ONLY}"`]);
 
     const triggered = await asRoot(['trigger', 'as-root', '--json']);
-    const run = await endedRun(daemonHome, socketPath, triggered.json.id);
+    const run = await endedRun(daemon, triggered.json.id);
 
     expect(run.stdoutTail).toBe('0\nroot-only\n');
     expect((await asRoot(['show', 'as-root', '--json'])).json.runsAs).toEqual({
@@ -158,22 +170,12 @@ describe('a daemon run by root starts each command job as its owner', () => {
 
   it('given a job whose owner no longer exists, its run fails saying so and never starts, as root or anyone', async () => {
     if (!isRoot) return onlyRootMakesOtherUsers();
-    const added = await schedAs(USERS.leaver, socketPath, [
-      'add',
-      'orphaned',
-      '--every',
-      '1h',
-      '--json',
-      '--',
-      'sh',
-      '-c',
-      'id -u',
-    ]);
+    const added = await addHourlyAs(USERS.leaver, daemon.socketPath, ['orphaned'], ['id', '-u']);
     expect(added.code).toBe(0);
     execFileSync('userdel', [USERS.leaver]);
 
     const triggered = await asRoot(['trigger', 'orphaned', '--json']);
-    const run = await endedRun(daemonHome, socketPath, triggered.json.id);
+    const run = await endedRun(daemon, triggered.json.id);
 
     expect(run).toMatchObject({ state: 'failed', stdoutTail: '', pid: null });
     expect(run.error).toMatch(
@@ -189,43 +191,23 @@ describe('a daemon run by root starts each command job as its owner', () => {
 });
 
 describe('a daemon that is not root runs its own user’s jobs and refuses others’', () => {
-  const { home, startComposed } = useDaemons(afterAll);
-  let socketRoot = '';
-  let socketPath = '';
   let seededJob = '';
-  let daemonHome = '';
-
-  beforeAll(async () => {
-    if (!isRoot) return;
-    accounts.make();
-    socketRoot = socketFolder(USERS.daemon);
-    socketPath = path.join(socketRoot, 'run', 'sched.sock');
-    daemonHome = home();
-    fs.writeFileSync(path.join(daemonHome, 'config.toml'), accessConfig(socketPath, [USERS.operator]));
-    // As if imported, or stored while the daemon ran as root: a command job of another user.
-    seededJob = await seedJobOwnedBy(daemonHome, USERS.operator);
-    execFileSync('chown', ['-R', USERS.daemon, daemonHome]);
-    await startComposed(daemonHome, 'as-user.mjs', [USERS.daemon, schedBin, 'daemon', 'run']);
-  }, 120_000);
-
-  afterAll(() => {
-    if (socketRoot !== '') fs.rmSync(socketRoot, { recursive: true, force: true });
-    accounts.remove();
+  const daemon = useSharedDaemon({
+    socketOwner: USERS.daemon,
+    operators: [USERS.operator],
+    start: async (daemonHome, daemons) => {
+      // As if imported, or stored while the daemon ran as root: a command job of another user.
+      seededJob = await seedJobOwnedBy(daemonHome, USERS.operator);
+      execFileSync('chown', ['-R', USERS.daemon, daemonHome]);
+      return daemons.startComposed(daemonHome, 'as-user.mjs', [USERS.daemon, schedBin, 'daemon', 'run']);
+    },
   });
 
-  const asDaemonUser = (args: string[]): Promise<CliResult> => schedAs(USERS.daemon, socketPath, args);
+  const asDaemonUser = (args: string[]): Promise<CliResult> => schedAs(USERS.daemon, daemon.socketPath, args);
 
   it('given an operator, the command job they add is refused: exit 5 saying the daemon is not root, nothing stored', async () => {
     if (!isRoot) return onlyRootMakesOtherUsers();
-    const added = await schedAs(USERS.operator, socketPath, [
-      'add',
-      'not-here',
-      '--every',
-      '1h',
-      '--json',
-      '--',
-      'true',
-    ]);
+    const added = await addHourlyAs(USERS.operator, daemon.socketPath, ['not-here'], ['true']);
 
     expect(added.code).toBe(5);
     expect(added.json.error.code).toBe('UNAUTHORIZED');
@@ -240,7 +222,7 @@ describe('a daemon that is not root runs its own user’s jobs and refuses other
     if (!isRoot) return onlyRootMakesOtherUsers();
     const triggered = await asDaemonUser(['trigger', seededJob, '--json']);
     expect(triggered.code).toBe(0);
-    const run = await endedRun(daemonHome, socketPath, triggered.json.id);
+    const run = await endedRun(daemon, triggered.json.id);
 
     expect(run).toMatchObject({ state: 'failed', stdoutTail: '', pid: null });
     expect(run.error).toContain(
@@ -256,7 +238,7 @@ describe('a daemon that is not root runs its own user’s jobs and refuses other
     await asDaemonUser(['add', 'mine', '--every', '1h', '--', 'id', '-u']);
 
     const triggered = await asDaemonUser(['trigger', 'mine', '--json']);
-    const run = await endedRun(daemonHome, socketPath, triggered.json.id);
+    const run = await endedRun(daemon, triggered.json.id);
 
     expect(run.stdoutTail).toBe(`${uidOf(USERS.daemon)}\n`);
   });
