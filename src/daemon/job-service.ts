@@ -1,5 +1,5 @@
 import type { DaemonAccount } from '../core/access/run-as.js';
-import type { Job, JobDefinition } from '../core/job.js';
+import type { Job, JobDefinition, Target } from '../core/job.js';
 import { applyJobPatch, normalizeJobInput } from '../core/normalize.js';
 import { checkIdCursor } from '../core/page-cursor.js';
 import { nextOccurrence } from '../core/schedule/occurrences.js';
@@ -58,7 +58,7 @@ export class JobService {
       const normalized = normalizeJobInput(input, { now, defaultTimezone: this.deps.defaultTimezone });
       const definition = await resolveDependencies(normalized, null, this.deps.store);
       const owner = this.deps.actor().user;
-      checkRunnableBy(owner, definition.target, this.deps.daemonAccount);
+      await this.refuseUnrunnable('job.add', owner, definition.target, null, now);
       const newJob = {
         id: this.deps.newId(),
         definition,
@@ -98,7 +98,7 @@ export class JobService {
     const definition = await resolveDependencies(patched, job.id, this.deps.store);
     // An HTTP job made a command one becomes something this daemon may not be able to start.
     if (definition.target.kind !== job.target.kind)
-      checkRunnableBy(job.owner, definition.target, this.deps.daemonAccount);
+      await this.refuseUnrunnable('job.update', job.owner, definition.target, job.id, now);
     const timingChanged =
       JSON.stringify(definition.schedule) !== JSON.stringify(job.schedule) ||
       definition.timezone !== job.timezone ||
@@ -169,6 +169,28 @@ export class JobService {
     this.deps.scheduler.jobChanged(job);
     this.deps.events.emit(event, job);
     return job;
+  }
+
+  /** A command job this daemon could never start is refused, and the refusal audited like any other. */
+  private async refuseUnrunnable(
+    method: string,
+    owner: string,
+    target: Target,
+    jobId: string | null,
+    at: number,
+  ): Promise<void> {
+    try {
+      checkRunnableBy(owner, target, this.deps.daemonAccount);
+    } catch (error) {
+      const reason = (error as Error).message;
+      await this.deps.store.appendAudit({
+        ...this.stamp('access.denied', at),
+        jobId,
+        before: null,
+        after: { method, reason },
+      });
+      throw error;
+    }
   }
 
   private stamp(action: string, at: number): AuditStamp {

@@ -205,7 +205,7 @@ describe('a daemon that is not root runs its own user’s jobs and refuses other
 
   const asDaemonUser = (args: string[]): Promise<CliResult> => schedAs(USERS.daemon, daemon.socketPath, args);
 
-  it('given an operator, the command job they add is refused: exit 5 saying the daemon is not root, nothing stored', async () => {
+  it('given an operator, the command job they add is refused: exit 5 saying the daemon is not root, nothing stored, the refusal audited', async () => {
     if (!isRoot) return onlyRootMakesOtherUsers();
     const added = await addHourlyAs(USERS.operator, daemon.socketPath, ['not-here'], ['true']);
 
@@ -216,6 +216,14 @@ describe('a daemon that is not root runs its own user’s jobs and refuses other
     );
     const names = (await asDaemonUser(['ls', '--json'])).json.items.map((job: { name: string }) => job.name);
     expect(names).not.toContain('not-here');
+    const entries: Array<{ actor: string; action: string; after: { method?: string; reason?: string } }> = (
+      await asDaemonUser(['audit', '--json'])
+    ).json.items;
+    const refusal = entries.find(
+      (entry) => entry.action === 'access.denied' && entry.actor.startsWith(`${USERS.operator} (uid `),
+    );
+    expect(refusal?.after).toMatchObject({ method: 'job.add' });
+    expect(refusal?.after.reason).toContain('not as root');
   });
 
   it('given a stored job of another user, its run fails saying why instead of running as the daemon’s user', async () => {
