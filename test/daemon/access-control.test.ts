@@ -2,10 +2,11 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { encodeFrame, REQUEST_LIMITS } from '../../src/ipc/frame-codec.js';
 import { isRoot, onlyRootMakesOtherUsers, runAs, schedAs, testAccounts, uidOf } from '../support/os-users.js';
 import { sched, useDaemons, waitFor, type CliResult } from '../support/sched-harness.js';
+import { useSharedDaemon } from '../support/shared-daemon.js';
 
 /**
  * A daemon run by root for other real users (see os-users.ts); clients run as them with runuser, which gives
@@ -59,49 +60,31 @@ async function rawRequestAs(
 }
 
 describe('who may do what on a daemon run by root for several users', () => {
-  const { home, start } = useDaemons(afterAll);
-  let socketRoot = '';
-  let socketPath = '';
-  let daemonHome = '';
-
-  beforeAll(async () => {
-    if (!isRoot) return;
-    accounts.make();
-    // Others must pass through the folder above the socket's: the daemon makes the socket's own folder.
-    socketRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'sched-access-'));
-    fs.chmodSync(socketRoot, 0o711);
-    socketPath = path.join(socketRoot, 'run', 'sched.sock');
-    daemonHome = home();
-    fs.writeFileSync(
-      path.join(daemonHome, 'config.toml'),
-      [
-        `socket = "${socketPath}"`,
-        'socket_mode = "0660"',
-        `socket_group = "${SOCKET_GROUP}"`,
-        '[access]',
-        `viewers = ["${USERS.viewer}"]`,
-        `operators = ["${USERS.operator}", "@${OPERATORS_GROUP}"]`,
-        `admins = ["${USERS.admin}"]`,
-      ].join('\n'),
-    );
-    await start(daemonHome);
-  }, 120_000);
-
-  afterAll(() => {
-    if (socketRoot !== '') fs.rmSync(socketRoot, { recursive: true, force: true });
-    accounts.remove();
+  const daemon = useSharedDaemon({
+    accounts,
+    socketGroup: SOCKET_GROUP,
+    socketOwner: null,
+    access: [
+      `viewers = ["${USERS.viewer}"]`,
+      `operators = ["${USERS.operator}", "@${OPERATORS_GROUP}"]`,
+      `admins = ["${USERS.admin}"]`,
+    ],
+    start: (home, daemons) => daemons.start(home),
   });
 
   const audit = async (): Promise<
     Array<{ actor: string; action: string; jobId: string | null; after: unknown }>
   > =>
-    (await sched(daemonHome, ['audit', '--json', '--limit', '100'], { env: { SCHED_SOCKET: socketPath } }))
-      .json.items;
+    (
+      await sched(daemon.daemonHome, ['audit', '--json', '--limit', '100'], {
+        env: { SCHED_SOCKET: daemon.socketPath },
+      })
+    ).json.items;
 
   it('gives the socket the mode and group of the config, and makes its folder passable by that group only', () => {
     if (!isRoot) return onlyRootMakesOtherUsers();
-    const socket = fs.lstatSync(socketPath);
-    const folder = fs.statSync(path.dirname(socketPath));
+    const socket = fs.lstatSync(daemon.socketPath);
+    const folder = fs.statSync(path.dirname(daemon.socketPath));
     const gid = Number(execFileSync('getent', ['group', SOCKET_GROUP], { encoding: 'utf8' }).split(':')[2]);
     expect(socket.isSocket()).toBe(true);
     expect(socket.mode & 0o777).toBe(0o660);
@@ -112,17 +95,17 @@ describe('who may do what on a daemon run by root for several users', () => {
 
   it('keeps a user outside the socket group out of the socket altogether', async () => {
     if (!isRoot) return onlyRootMakesOtherUsers();
-    const result = await schedAs(USERS.stranger, socketPath, ['ls', '--json']);
+    const result = await schedAs(USERS.stranger, daemon.socketPath, ['ls', '--json']);
     expect(result.code).toBe(7);
     expect(result.json.error.code).toBe('DAEMON_UNAVAILABLE');
   });
 
   it('given a viewer, they list jobs but cannot add one: exit 5 naming the operator role, nothing stored, the refusal audited', async () => {
     if (!isRoot) return onlyRootMakesOtherUsers();
-    const listed = await schedAs(USERS.viewer, socketPath, ['ls', '--json']);
+    const listed = await schedAs(USERS.viewer, daemon.socketPath, ['ls', '--json']);
     expect(listed.code).toBe(0);
 
-    const added = await schedAs(USERS.viewer, socketPath, [
+    const added = await schedAs(USERS.viewer, daemon.socketPath, [
       'add',
       'viewer-job',
       '--every',
@@ -135,7 +118,9 @@ describe('who may do what on a daemon run by root for several users', () => {
     expect(added.code).toBe(5);
     expect(added.json.error.code).toBe('UNAUTHORIZED');
     expect(added.json.error.message).toMatch(/needs the operator role/);
-    const all = await sched(daemonHome, ['ls', '--json'], { env: { SCHED_SOCKET: socketPath } });
+    const all = await sched(daemon.daemonHome, ['ls', '--json'], {
+      env: { SCHED_SOCKET: daemon.socketPath },
+    });
     expect(all.json.items.map((job: { name: string }) => job.name)).not.toContain('viewer-job');
     const refusal = (await audit()).find(
       (entry) =>
@@ -147,14 +132,14 @@ describe('who may do what on a daemon run by root for several users', () => {
 
   it('given a user in no [access] list, even reading is refused', async () => {
     if (!isRoot) return onlyRootMakesOtherUsers();
-    const result = await schedAs(USERS.outsider, socketPath, ['ls', '--json']);
+    const result = await schedAs(USERS.outsider, daemon.socketPath, ['ls', '--json']);
     expect(result.code).toBe(5);
     expect(result.json.error.message).toMatch(/needs the viewer role/);
   });
 
   it('given an operator, the job they add is theirs, they trigger it, and the audit log names them with uid and pid', async () => {
     if (!isRoot) return onlyRootMakesOtherUsers();
-    const added = await schedAs(USERS.operator, socketPath, [
+    const added = await schedAs(USERS.operator, daemon.socketPath, [
       'add',
       'op-job',
       '--every',
@@ -166,7 +151,7 @@ describe('who may do what on a daemon run by root for several users', () => {
     expect(added.code).toBe(0);
     expect(added.json.owner).toBe(USERS.operator);
 
-    const triggered = await schedAs(USERS.operator, socketPath, ['trigger', 'op-job', '--json']);
+    const triggered = await schedAs(USERS.operator, daemon.socketPath, ['trigger', 'op-job', '--json']);
     expect(triggered.code).toBe(0);
 
     const entries = await audit();
@@ -182,13 +167,19 @@ describe('who may do what on a daemon run by root for several users', () => {
     if (!isRoot) return onlyRootMakesOtherUsers();
     const before = await showJob('op-job');
 
-    const cancelled = await schedAs(USERS.otherOperator, socketPath, ['cancel', 'op-job', '--json']);
-    const paused = await schedAs(USERS.otherOperator, socketPath, ['pause', 'op-job', '--json']);
+    const cancelled = await schedAs(USERS.otherOperator, daemon.socketPath, ['cancel', 'op-job', '--json']);
+    const paused = await schedAs(USERS.otherOperator, daemon.socketPath, ['pause', 'op-job', '--json']);
     const [run] = (
-      await sched(daemonHome, ['history', 'op-job', '--json'], { env: { SCHED_SOCKET: socketPath } })
+      await sched(daemon.daemonHome, ['history', 'op-job', '--json'], {
+        env: { SCHED_SOCKET: daemon.socketPath },
+      })
     ).json.items;
     // A run named by a prefix of its id is its job's too.
-    const retried = await schedAs(USERS.otherOperator, socketPath, ['retry', run.id.slice(0, 12), '--json']);
+    const retried = await schedAs(USERS.otherOperator, daemon.socketPath, [
+      'retry',
+      run.id.slice(0, 12),
+      '--json',
+    ]);
 
     expect(cancelled.code).toBe(5);
     expect(cancelled.json.error).toMatchObject({ code: 'UNAUTHORIZED', details: { needed: 'admin' } });
@@ -213,7 +204,7 @@ describe('who may do what on a daemon run by root for several users', () => {
 
   it('given a client that claims to be root in its message, it gains nothing', async () => {
     if (!isRoot) return onlyRootMakesOtherUsers();
-    const forged = await rawRequestAs(USERS.otherOperator, socketPath, {
+    const forged = await rawRequestAs(USERS.otherOperator, daemon.socketPath, {
       kind: 'request',
       id: 1,
       method: 'job.cancel',
@@ -223,7 +214,7 @@ describe('who may do what on a daemon run by root for several users', () => {
       user: 'root',
       caller: { uid: 0, gid: 0, pid: 1, user: 'root', groups: ['root'] },
     });
-    const forgedAdd = await rawRequestAs(USERS.otherOperator, socketPath, {
+    const forgedAdd = await rawRequestAs(USERS.otherOperator, daemon.socketPath, {
       kind: 'request',
       id: 2,
       method: 'job.add',
@@ -246,9 +237,19 @@ describe('who may do what on a daemon run by root for several users', () => {
 
   it('lists jobs and runs by owner', async () => {
     if (!isRoot) return onlyRootMakesOtherUsers();
-    const jobs = await schedAs(USERS.viewer, socketPath, ['ls', '--owner', USERS.operator, '--json']);
-    const runs = await schedAs(USERS.viewer, socketPath, ['history', '--owner', USERS.operator, '--json']);
-    const noneOfRoot = await schedAs(USERS.viewer, socketPath, ['history', '--owner', 'root', '--json']);
+    const jobs = await schedAs(USERS.viewer, daemon.socketPath, ['ls', '--owner', USERS.operator, '--json']);
+    const runs = await schedAs(USERS.viewer, daemon.socketPath, [
+      'history',
+      '--owner',
+      USERS.operator,
+      '--json',
+    ]);
+    const noneOfRoot = await schedAs(USERS.viewer, daemon.socketPath, [
+      'history',
+      '--owner',
+      'root',
+      '--json',
+    ]);
 
     expect(jobs.json.items.map((job: { name: string }) => job.name)).toEqual(['op-job']);
     expect(runs.json.items.length).toBeGreaterThanOrEqual(1);
@@ -258,14 +259,14 @@ describe('who may do what on a daemon run by root for several users', () => {
 
   it('given an operator, stopping the daemon is refused as needing admin', async () => {
     if (!isRoot) return onlyRootMakesOtherUsers();
-    const stopped = await schedAs(USERS.operator, socketPath, ['daemon', 'stop', '--json']);
+    const stopped = await schedAs(USERS.operator, daemon.socketPath, ['daemon', 'stop', '--json']);
     expect(stopped.code).toBe(5);
     expect(stopped.json.error.message).toMatch(/needs the admin role/);
   });
 
   it('given an admin, they cancel an operator’s job', async () => {
     if (!isRoot) return onlyRootMakesOtherUsers();
-    const cancelled = await schedAs(USERS.admin, socketPath, ['cancel', 'op-job', '--json']);
+    const cancelled = await schedAs(USERS.admin, daemon.socketPath, ['cancel', 'op-job', '--json']);
     expect(cancelled.code).toBe(0);
     await waitFor(async () => (await showJob('op-job')).state === 'cancelled');
   });
@@ -273,7 +274,9 @@ describe('who may do what on a daemon run by root for several users', () => {
   async function showJob(
     name: string,
   ): Promise<{ id: string; state: string; version: number; owner: string }> {
-    const shown = await sched(daemonHome, ['show', name, '--json'], { env: { SCHED_SOCKET: socketPath } });
+    const shown = await sched(daemon.daemonHome, ['show', name, '--json'], {
+      env: { SCHED_SOCKET: daemon.socketPath },
+    });
     return shown.json.job;
   }
 });

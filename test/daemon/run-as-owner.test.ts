@@ -1,81 +1,35 @@
 import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { normalizeJobInput } from '../../src/core/normalize.js';
 import { newId } from '../../src/store/ids.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { isRoot, onlyRootMakesOtherUsers, schedAs, testAccounts, uidOf } from '../support/os-users.js';
-import { schedBin, sched, useDaemons, waitFor, type CliResult } from '../support/sched-harness.js';
+import { schedBin, sched, waitFor, type CliResult } from '../support/sched-harness.js';
+import { useSharedDaemon, type SharedDaemon } from '../support/shared-daemon.js';
 
-/** Jobs run as their owner: by a daemon run by root, and refused by one that is not (see os-users.ts). */
+/**
+ * Jobs run as their owner: by a daemon run by root, and refused by one that is not. Its users (see
+ * os-users.ts): an operator with a supplementary group their jobs must have too, an operator whose account
+ * is deleted once their job is stored, and the user a daemon that is not root runs as.
+ */
 const SOCKET_GROUP = 'sched-t-ro-sock';
-/** A supplementary group of the operator, which their jobs must have too. */
 const EXTRA_GROUP = 'sched-t-ro-extra';
-const USERS = {
-  operator: 'sched-t-ro-op',
-  /** An operator whose account is deleted once their job is stored. */
-  leaver: 'sched-t-ro-gone',
-  /** The user the daemon that is not root runs as. */
-  daemon: 'sched-t-ro-daemon',
-} as const;
+const OPERATOR = 'sched-t-ro-op';
+const LEAVER = 'sched-t-ro-gone';
+const DAEMON_USER = 'sched-t-ro-daemon';
 
 const accounts = testAccounts({
   groups: [SOCKET_GROUP, EXTRA_GROUP],
   users: {
-    [USERS.operator]: [SOCKET_GROUP, EXTRA_GROUP],
-    [USERS.leaver]: [SOCKET_GROUP],
-    [USERS.daemon]: [SOCKET_GROUP],
+    [OPERATOR]: [SOCKET_GROUP, EXTRA_GROUP],
+    [LEAVER]: [SOCKET_GROUP],
+    [DAEMON_USER]: [SOCKET_GROUP],
   },
 });
 
 /** In the daemon's environment only: a job started as its owner must not see it. */
 const DAEMON_ONLY = 'SCHED_T_DAEMON_ONLY';
-
-interface SharedDaemon {
-  socketPath: string;
-  daemonHome: string;
-}
-
-/**
- * For one describe: the test accounts, and a daemon (started by `start`) whose [access] makes `operators`
- * operators, its socket in a folder others may pass through (owned by `socketOwner`, or root).
- */
-function useSharedDaemon(options: {
-  socketOwner: string | null;
-  operators: string[];
-  start: (daemonHome: string, daemons: ReturnType<typeof useDaemons>) => Promise<unknown>;
-}): SharedDaemon {
-  const daemons = useDaemons(afterAll);
-  const shared = { socketPath: '', daemonHome: '' };
-  let root = '';
-  beforeAll(async () => {
-    if (!isRoot) return;
-    accounts.make();
-    root = fs.mkdtempSync(path.join(os.tmpdir(), 'sched-run-as-'));
-    fs.chmodSync(root, 0o711);
-    if (options.socketOwner !== null) execFileSync('chown', [options.socketOwner, root]);
-    shared.socketPath = path.join(root, 'run', 'sched.sock');
-    shared.daemonHome = daemons.home();
-    fs.writeFileSync(
-      path.join(shared.daemonHome, 'config.toml'),
-      [
-        `socket = "${shared.socketPath}"`,
-        'socket_mode = "0660"',
-        `socket_group = "${SOCKET_GROUP}"`,
-        '[access]',
-        `operators = [${options.operators.map((user) => `"${user}"`).join(', ')}]`,
-      ].join('\n'),
-    );
-    await options.start(shared.daemonHome, daemons);
-  }, 120_000);
-  afterAll(() => {
-    if (root !== '') fs.rmSync(root, { recursive: true, force: true });
-    accounts.remove();
-  });
-  return shared;
-}
 
 /** `sched add NAME [FLAGS...] --every 1h --json -- COMMAND...` as `user`. */
 function addHourlyAs(
@@ -103,8 +57,10 @@ async function endedRun(
 
 describe('a daemon run by root starts each command job as its owner', () => {
   const daemon = useSharedDaemon({
+    accounts,
+    socketGroup: SOCKET_GROUP,
     socketOwner: null,
-    operators: [USERS.operator, USERS.leaver],
+    access: [`operators = ["${OPERATOR}", "${LEAVER}"]`],
     start: (daemonHome, daemons) => daemons.start(daemonHome, [], { [DAEMON_ONLY]: 'root-only' }),
   });
 
@@ -117,29 +73,29 @@ describe('a daemon run by root starts each command job as its owner', () => {
       'id -u; id -g; id -G; printf "%s|%s|%s|%s|%s|%s\\n" "$HOME" "$USER" "$LOGNAME" "$SHELL" "${' +
       DAEMON_ONLY +
       '-unset}" "$SCHED_JOB_NAME"';
-    const added = await addHourlyAs(USERS.operator, daemon.socketPath, 'whoami --env USER=root'.split(' '), [
+    const added = await addHourlyAs(OPERATOR, daemon.socketPath, 'whoami --env USER=root'.split(' '), [
       'sh',
       '-c',
       script,
     ]);
     expect(added.code).toBe(0);
 
-    const triggered = await schedAs(USERS.operator, daemon.socketPath, ['trigger', 'whoami', '--json']);
+    const triggered = await schedAs(OPERATOR, daemon.socketPath, ['trigger', 'whoami', '--json']);
     const run = await endedRun(daemon, triggered.json.id);
 
     expect(run.state).toBe('succeeded');
     const [uid, gid, groups, identity] = run.stdoutTail.trim().split('\n');
-    const [, , , , , home, shell] = execFileSync('getent', ['passwd', USERS.operator], { encoding: 'utf8' })
+    const [, , , , , home, shell] = execFileSync('getent', ['passwd', OPERATOR], { encoding: 'utf8' })
       .trim()
       .split(':');
-    const expectedGroups = execFileSync('id', ['-G', USERS.operator], { encoding: 'utf8' }).trim();
+    const expectedGroups = execFileSync('id', ['-G', OPERATOR], { encoding: 'utf8' }).trim();
     const extraGid = execFileSync('getent', ['group', EXTRA_GROUP], { encoding: 'utf8' }).split(':')[2];
-    expect(Number(uid)).toBe(uidOf(USERS.operator));
-    expect(gid).toBe(execFileSync('id', ['-g', USERS.operator], { encoding: 'utf8' }).trim());
+    expect(Number(uid)).toBe(uidOf(OPERATOR));
+    expect(gid).toBe(execFileSync('id', ['-g', OPERATOR], { encoding: 'utf8' }).trim());
     expect(groups!.split(' ').sort()).toEqual(expectedGroups.split(' ').sort());
     expect(groups!.split(' ')).toContain(extraGid);
     expect(groups!.split(' ')).not.toContain('0');
-    expect(identity).toBe(`${home}|${USERS.operator}|${USERS.operator}|${shell}|unset|whoami`);
+    expect(identity).toBe(`${home}|${OPERATOR}|${OPERATOR}|${shell}|unset|whoami`);
   });
 
   it('says in `sched show` whom the job runs as, with the uid', async () => {
@@ -147,10 +103,8 @@ describe('a daemon run by root starts each command job as its owner', () => {
     const json = await asRoot(['show', 'whoami', '--json']);
     const human = await asRoot(['show', 'whoami']);
 
-    expect(json.json.runsAs).toEqual({ user: USERS.operator, uid: uidOf(USERS.operator), refused: null });
-    expect(human.stdout).toMatch(
-      new RegExp(`^Runs as: +${USERS.operator} \\(uid ${uidOf(USERS.operator)}\\)$`, 'm'),
-    );
+    expect(json.json.runsAs).toEqual({ user: OPERATOR, uid: uidOf(OPERATOR), refused: null });
+    expect(human.stdout).toMatch(new RegExp(`^Runs as: +${OPERATOR} \\(uid ${uidOf(OPERATOR)}\\)$`, 'm'));
   });
 
   it('runs a job root owns as root, with the daemon’s environment, as before', async () => {
@@ -170,22 +124,20 @@ describe('a daemon run by root starts each command job as its owner', () => {
 
   it('given a job whose owner no longer exists, its run fails saying so and never starts, as root or anyone', async () => {
     if (!isRoot) return onlyRootMakesOtherUsers();
-    const added = await addHourlyAs(USERS.leaver, daemon.socketPath, ['orphaned'], ['id', '-u']);
+    const added = await addHourlyAs(LEAVER, daemon.socketPath, ['orphaned'], ['id', '-u']);
     expect(added.code).toBe(0);
-    execFileSync('userdel', [USERS.leaver]);
+    execFileSync('userdel', [LEAVER]);
 
     const triggered = await asRoot(['trigger', 'orphaned', '--json']);
     const run = await endedRun(daemon, triggered.json.id);
 
     expect(run).toMatchObject({ state: 'failed', stdoutTail: '', pid: null });
-    expect(run.error).toMatch(
-      new RegExp(`cannot start it as ${USERS.leaver}: no user of that name on this host`),
-    );
+    expect(run.error).toMatch(new RegExp(`cannot start it as ${LEAVER}: no user of that name on this host`));
     const shown = (await asRoot(['show', 'orphaned', '--json'])).json.runsAs;
     expect(shown).toEqual({
-      user: USERS.leaver,
+      user: LEAVER,
       uid: null,
-      refused: `no user named ${USERS.leaver} on this host`,
+      refused: `no user named ${LEAVER} on this host`,
     });
   });
 });
@@ -193,26 +145,28 @@ describe('a daemon run by root starts each command job as its owner', () => {
 describe('a daemon that is not root runs its own user’s jobs and refuses others’', () => {
   let seededJob = '';
   const daemon = useSharedDaemon({
-    socketOwner: USERS.daemon,
-    operators: [USERS.operator],
+    accounts,
+    socketGroup: SOCKET_GROUP,
+    socketOwner: DAEMON_USER,
+    access: [`operators = ["${OPERATOR}"]`],
     start: async (daemonHome, daemons) => {
       // As if imported, or stored while the daemon ran as root: a command job of another user.
-      seededJob = await seedJobOwnedBy(daemonHome, USERS.operator);
-      execFileSync('chown', ['-R', USERS.daemon, daemonHome]);
-      return daemons.startComposed(daemonHome, 'as-user.mjs', [USERS.daemon, schedBin, 'daemon', 'run']);
+      seededJob = await seedJobOwnedBy(daemonHome, OPERATOR);
+      execFileSync('chown', ['-R', DAEMON_USER, daemonHome]);
+      return daemons.startComposed(daemonHome, 'as-user.mjs', [DAEMON_USER, schedBin, 'daemon', 'run']);
     },
   });
 
-  const asDaemonUser = (args: string[]): Promise<CliResult> => schedAs(USERS.daemon, daemon.socketPath, args);
+  const asDaemonUser = (args: string[]): Promise<CliResult> => schedAs(DAEMON_USER, daemon.socketPath, args);
 
   it('given an operator, the command job they add is refused: exit 5 saying the daemon is not root, nothing stored, the refusal audited', async () => {
     if (!isRoot) return onlyRootMakesOtherUsers();
-    const added = await addHourlyAs(USERS.operator, daemon.socketPath, ['not-here'], ['true']);
+    const added = await addHourlyAs(OPERATOR, daemon.socketPath, ['not-here'], ['true']);
 
     expect(added.code).toBe(5);
     expect(added.json.error.code).toBe('UNAUTHORIZED');
     expect(added.json.error.message).toContain(
-      `the job belongs to ${USERS.operator} and this daemon runs as ${USERS.daemon}, not as root`,
+      `the job belongs to ${OPERATOR} and this daemon runs as ${DAEMON_USER}, not as root`,
     );
     const names = (await asDaemonUser(['ls', '--json'])).json.items.map((job: { name: string }) => job.name);
     expect(names).not.toContain('not-here');
@@ -220,7 +174,7 @@ describe('a daemon that is not root runs its own user’s jobs and refuses other
       await asDaemonUser(['audit', '--json'])
     ).json.items;
     const refusal = entries.find(
-      (entry) => entry.action === 'access.denied' && entry.actor.startsWith(`${USERS.operator} (uid `),
+      (entry) => entry.action === 'access.denied' && entry.actor.startsWith(`${OPERATOR} (uid `),
     );
     expect(refusal?.after).toMatchObject({ method: 'job.add' });
     expect(refusal?.after.reason).toContain('not as root');
@@ -233,11 +187,9 @@ describe('a daemon that is not root runs its own user’s jobs and refuses other
     const run = await endedRun(daemon, triggered.json.id);
 
     expect(run).toMatchObject({ state: 'failed', stdoutTail: '', pid: null });
-    expect(run.error).toContain(
-      `the job belongs to ${USERS.operator} and this daemon runs as ${USERS.daemon}`,
-    );
+    expect(run.error).toContain(`the job belongs to ${OPERATOR} and this daemon runs as ${DAEMON_USER}`);
     const shown = await asDaemonUser(['show', seededJob, '--json']);
-    expect(shown.json.runsAs).toMatchObject({ user: USERS.operator, uid: null });
+    expect(shown.json.runsAs).toMatchObject({ user: OPERATOR, uid: null });
     expect(shown.json.runsAs.refused).toContain('not as root');
   });
 
@@ -248,7 +200,7 @@ describe('a daemon that is not root runs its own user’s jobs and refuses other
     const triggered = await asDaemonUser(['trigger', 'mine', '--json']);
     const run = await endedRun(daemon, triggered.json.id);
 
-    expect(run.stdoutTail).toBe(`${uidOf(USERS.daemon)}\n`);
+    expect(run.stdoutTail).toBe(`${uidOf(DAEMON_USER)}\n`);
   });
 });
 
