@@ -48,7 +48,7 @@ export function testAccounts(spec: AccountSpec): { make(): void; remove(): void 
   };
 }
 
-export function exists(kind: 'passwd' | 'group', name: string): boolean {
+function exists(kind: 'passwd' | 'group', name: string): boolean {
   return spawnSync('getent', [kind, name]).status === 0;
 }
 
