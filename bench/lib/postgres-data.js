@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { normalizeJobInput } from '../../dist/core/normalize.js';
@@ -47,7 +48,7 @@ export async function writeSpreadJobs(url, { count, intervalMs, targetUrl, prefi
         {
           id: newId(),
           definition,
-          owner: 'bench',
+          owner: os.userInfo().username,
           now,
           nextRunAt: firstInstantFrom(anchorMs, intervalMs, now),
         },

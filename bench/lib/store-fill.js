@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { normalizeJobInput } from '../../dist/core/normalize.js';
 import { nextFireTime } from '../../dist/core/schedule/next.js';
@@ -25,7 +26,7 @@ export async function writeJobs(databasePath, jobs) {
     for (const { definition, nextRunAt } of jobs) {
       if (batch === 0) sqlite.exec('BEGIN IMMEDIATE');
       const job = await store.createJob(
-        { id: newId(), definition, owner: 'bench', now, nextRunAt },
+        { id: newId(), definition, owner: os.userInfo().username, now, nextRunAt },
         { id: newId(), at: now, actor: 'bench', action: 'job.create' },
       );
       written.push({ id: job.id, schedule: job.schedule, nextRunAt: job.nextRunAt });

@@ -23,6 +23,16 @@ export function peerCredentials(fd: number): PeerCredentials;
 /** The user database's entry for `uid` (NSS included), or null when there is none. */
 export function userById(uid: number): UserEntry | null;
 
+/** The user database's entry for the user named `name` (NSS included), or null when there is none. */
+export function userByName(name: string): UserEntry | null;
+
+/**
+ * The path of `sched-run-as UID GID USER DIR FILE [ARG...]`, which takes USER's groups, GID and UID, enters DIR
+ * (unless empty) and execs FILE, or exits 127 after writing "STEP ERRNO" to fd 3. The file may be missing
+ * where the build failed.
+ */
+export const runAsProgram: string;
+
 /** The names of the groups `user` belongs to: `gid` (its primary group) and its supplementary groups. */
 export function groupNamesOf(user: string, gid: number): string[];
 

@@ -2,7 +2,7 @@
 // peer sends can change the answer. Linux has SO_PEERCRED (uid, gid and pid); the BSDs and macOS have
 // getpeereid (uid and gid; macOS adds the pid through LOCAL_PEERPID). Where neither exists the module says
 // so through `mechanism`, and the daemon refuses to serve other users. The user database lookups (getpwuid_r,
-// getgrouplist, getgrnam_r) go through NSS, which Node has no API for.
+// getpwnam_r, getgrouplist, getgrnam_r) go through NSS, which Node has no API for.
 #define _GNU_SOURCE
 #define NAPI_VERSION 8
 #include <node_api.h>
@@ -62,6 +62,16 @@ static int read_int_argument(napi_env env, napi_callback_info info, size_t index
   return napi_get_value_int64(env, argv[index], out) == napi_ok ? 0 : -1;
 }
 
+/** A user or group name argument; -1 unless it is a string that fits whole (a cut name is another name). */
+static int read_name_argument(napi_env env, napi_callback_info info, size_t index, char *out, size_t size) {
+  size_t argc = 2;
+  napi_value argv[2];
+  size_t length = 0;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc <= index) return -1;
+  if (napi_get_value_string_utf8(env, argv[index], out, size, &length) != napi_ok) return -1;
+  return length + 1 < size ? 0 : -1;
+}
+
 static napi_value peer_credentials(napi_env env, napi_callback_info info) {
   int64_t fd;
   if (read_int_argument(env, info, 0, &fd) != 0 || fd < 0 || fd > 0x7fffffff) {
@@ -100,19 +110,17 @@ static napi_value peer_credentials(napi_env env, napi_callback_info info) {
   return result;
 }
 
-static napi_value user_by_id(napi_env env, napi_callback_info info) {
-  int64_t uid;
-  if (read_int_argument(env, info, 0, &uid) != 0 || uid < 0 || uid > 0xffffffffLL) {
-    napi_throw_type_error(env, NULL, "userById(uid): uid must be a non-negative integer");
-    return NULL;
-  }
+/** The user database's entry through `lookup` (getpwuid_r or getpwnam_r), or null when there is none. */
+static napi_value user_entry(napi_env env, const char *what,
+                             int (*lookup)(const void *key, struct passwd *, char *, size_t, struct passwd **),
+                             const void *key) {
   long suggested = sysconf(_SC_GETPW_R_SIZE_MAX);
   size_t size = suggested > 0 ? (size_t)suggested : 16384;
   for (;;) {
     char *buffer = malloc(size);
-    if (buffer == NULL) return throw_errno(env, "userById", ENOMEM);
+    if (buffer == NULL) return throw_errno(env, what, ENOMEM);
     struct passwd entry, *found = NULL;
-    int error = getpwuid_r((uid_t)uid, &entry, buffer, size, &found);
+    int error = lookup(key, &entry, buffer, size, &found);
     if (error == ERANGE && size < (1 << 20)) {
       free(buffer);
       size *= 2;
@@ -121,7 +129,7 @@ static napi_value user_by_id(napi_env env, napi_callback_info info) {
     napi_value result;
     if (error != 0 || found == NULL) {
       free(buffer);
-      if (error != 0 && error != ENOENT && error != ESRCH) return throw_errno(env, "getpwuid_r", error);
+      if (error != 0 && error != ENOENT && error != ESRCH) return throw_errno(env, what, error);
       napi_get_null(env, &result);
       return result;
     }
@@ -132,6 +140,33 @@ static napi_value user_by_id(napi_env env, napi_callback_info info) {
     free(buffer);
     return failed ? NULL : result;
   }
+}
+
+static int lookup_by_id(const void *key, struct passwd *entry, char *buffer, size_t size, struct passwd **found) {
+  return getpwuid_r(*(const uid_t *)key, entry, buffer, size, found);
+}
+
+static int lookup_by_name(const void *key, struct passwd *entry, char *buffer, size_t size, struct passwd **found) {
+  return getpwnam_r((const char *)key, entry, buffer, size, found);
+}
+
+static napi_value user_by_id(napi_env env, napi_callback_info info) {
+  int64_t uid;
+  if (read_int_argument(env, info, 0, &uid) != 0 || uid < 0 || uid > 0xffffffffLL) {
+    napi_throw_type_error(env, NULL, "userById(uid): uid must be a non-negative integer");
+    return NULL;
+  }
+  uid_t key = (uid_t)uid;
+  return user_entry(env, "getpwuid_r", lookup_by_id, &key);
+}
+
+static napi_value user_by_name(napi_env env, napi_callback_info info) {
+  char name[256];
+  if (read_name_argument(env, info, 0, name, sizeof name) != 0) {
+    napi_throw_type_error(env, NULL, "userByName(name): a user name");
+    return NULL;
+  }
+  return user_entry(env, "getpwnam_r", lookup_by_name, name);
 }
 
 static int group_name(gid_t gid, char *out, size_t out_size) {
@@ -155,14 +190,10 @@ static int group_name(gid_t gid, char *out, size_t out_size) {
 }
 
 static napi_value group_names_of(napi_env env, napi_callback_info info) {
-  size_t argc = 2;
-  napi_value argv[2];
   char user[256];
-  size_t user_length = 0;
   int64_t gid;
-  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 2 ||
-      napi_get_value_string_utf8(env, argv[0], user, sizeof user, &user_length) != napi_ok ||
-      read_int_argument(env, info, 1, &gid) != 0 || gid < 0 || gid > 0xffffffffLL) {
+  if (read_name_argument(env, info, 0, user, sizeof user) != 0 || read_int_argument(env, info, 1, &gid) != 0 ||
+      gid < 0 || gid > 0xffffffffLL) {
     napi_throw_type_error(env, NULL, "groupNamesOf(user, gid): a user name and a non-negative gid");
     return NULL;
   }
@@ -201,12 +232,8 @@ static napi_value group_names_of(napi_env env, napi_callback_info info) {
 }
 
 static napi_value group_id_of(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
-  napi_value argv[1];
   char name[256];
-  size_t name_length = 0;
-  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 1 ||
-      napi_get_value_string_utf8(env, argv[0], name, sizeof name, &name_length) != napi_ok) {
+  if (read_name_argument(env, info, 0, name, sizeof name) != 0) {
     napi_throw_type_error(env, NULL, "groupIdOf(name): a group name");
     return NULL;
   }
@@ -243,6 +270,7 @@ static napi_value init(napi_env env, napi_value exports) {
       {"mechanism", NULL, NULL, NULL, NULL, mechanism, napi_enumerable, NULL},
       {"peerCredentials", NULL, peer_credentials, NULL, NULL, NULL, napi_enumerable, NULL},
       {"userById", NULL, user_by_id, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"userByName", NULL, user_by_name, NULL, NULL, NULL, napi_enumerable, NULL},
       {"groupNamesOf", NULL, group_names_of, NULL, NULL, NULL, napi_enumerable, NULL},
       {"groupIdOf", NULL, group_id_of, NULL, NULL, NULL, napi_enumerable, NULL},
   };

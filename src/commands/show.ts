@@ -18,7 +18,7 @@ export default class Show extends SchedCommand {
   static override summary =
     'Show a job: its schedule, command or HTTP request, retry and time policy, next runs and recent runs.';
   static override description =
-    'Environment and header values are hidden (they are secrets); only their names are shown, and `--json` prints them and the payload as •••, unless an admin asks `--reveal` (audited). For an HTTP job the circuit breaker of its URL’s origin is shown too. Time-policy settings are shown where they differ from the defaults, and the jobs it runs after by name. `--json` prints the stored job as is (but with state `done` for a one-shot job that has fired), with `breaker` (null for command jobs) and `upstreams` (the jobs it runs after, with their names).';
+    'Environment and header values are hidden (they are secrets); only their names are shown, and `--json` prints them and the payload as •••, unless an admin asks `--reveal` (audited). For an HTTP job the circuit breaker of its URL’s origin is shown too. Time-policy settings are shown where they differ from the defaults, and the jobs it runs after by name. `--json` prints the stored job as is (but with state `done` for a one-shot job that has fired), with `breaker` (null for command jobs), `runsAs` (whom a command job runs as: `user`, `uid`, or `refused` saying why its runs would fail; null for HTTP jobs) and `upstreams` (the jobs it runs after, with their names).';
 
   static override examples = [
     { description: 'Show a job by name.', command: '<%= config.bin %> <%= command.id %> nightly' },

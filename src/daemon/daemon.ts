@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DEFAULT_RATE_LIMITS, type RateLimits } from '../core/access/rate-limits.js';
+import type { DaemonAccount } from '../core/access/run-as.js';
 import { DEFAULT_LEASE_TTL_MS } from '../core/cluster/lease-timing.js';
 import type { Locations } from '../ipc/locations.js';
 import { newId } from '../store/ids.js';
@@ -167,6 +168,7 @@ export class Daemon {
     // The umask stays the one the daemon was started with, for its jobs; its own files get explicit modes.
     fs.mkdirSync(locations.home, { recursive: true, mode: 0o700 });
     const daemonUser = os.userInfo().username;
+    const daemonAccount: DaemonAccount = { user: daemonUser, isRoot: process.getuid?.() === 0 };
     const access = accessControl(this.options.access ?? SINGLE_USER, daemonUser);
     await stack.start(new HeldLock('home lock', () => acquireInstanceLock(locations.lockPath)));
 
@@ -279,6 +281,7 @@ export class Daemon {
       events,
       commands: await CommandExecutor.start({ journalDir: journal.dir, clock }),
       baseEnv: inheritedEnvironment(),
+      daemonAccount,
       liveOutput,
       waitForRetry: (run) => waitingRuns.add(run),
       extraEnvironment: (run) => dependencies?.environmentFor(run) ?? {},
@@ -327,6 +330,7 @@ export class Daemon {
       idempotency,
       newId,
       actor,
+      daemonAccount,
       defaultTimezone: this.options.defaultTimezone,
       breakerStatus: (url) => http.breakerStatus(url),
       status: () => ({

@@ -1,4 +1,5 @@
-import type { Job, JobDefinition } from '../core/job.js';
+import type { DaemonAccount } from '../core/access/run-as.js';
+import type { Job, JobDefinition, Target } from '../core/job.js';
 import { applyJobPatch, normalizeJobInput } from '../core/normalize.js';
 import { checkIdCursor } from '../core/page-cursor.js';
 import { nextOccurrence } from '../core/schedule/occurrences.js';
@@ -20,6 +21,7 @@ import type { JobLookup } from './job-lookup.js';
 import { dependentsError, resolveDependencies } from './dependency-links.js';
 import type { Scheduler } from './scheduler/scheduler.js';
 import type { Actor } from './access/request-caller.js';
+import { checkRunnableBy, runsAsOf } from './access/runs-as.js';
 
 export interface JobServiceDeps {
   store: Store;
@@ -31,6 +33,8 @@ export interface JobServiceDeps {
   newId: () => string;
   /** Who acts: the request's caller, or the daemon itself. */
   actor: () => Actor;
+  /** Whom the daemon can start command jobs as: a job it cannot start is refused when added. */
+  daemonAccount: DaemonAccount;
   defaultTimezone: string;
   status: () => Omit<DaemonStatus, 'now' | 'jobs'>;
   breakerStatus: (url: string) => BreakerStatus;
@@ -53,10 +57,12 @@ export class JobService {
       const now = this.deps.clock.now();
       const normalized = normalizeJobInput(input, { now, defaultTimezone: this.deps.defaultTimezone });
       const definition = await resolveDependencies(normalized, null, this.deps.store);
+      const owner = this.deps.actor().user;
+      await this.refuseUnrunnable('job.add', owner, definition.target, null, now);
       const newJob = {
         id: this.deps.newId(),
         definition,
-        owner: this.deps.actor().user,
+        owner,
         now,
         // Created paused in the same write: a pause that followed the add could come after a fire.
         ...(paused
@@ -81,7 +87,8 @@ export class JobService {
     const job = await this.deps.lookup.find(ref);
     const recent = await this.deps.store.listRuns({ jobId: job.id, limit: 10 });
     const breaker = job.target.kind === 'http' ? this.deps.breakerStatus(job.target.url) : null;
-    return { job, upcoming: upcomingInstants(job, upcoming), recentRuns: recent.items, breaker };
+    const runsAs = runsAsOf(job.owner, job.target, this.deps.daemonAccount);
+    return { job, upcoming: upcomingInstants(job, upcoming), recentRuns: recent.items, breaker, runsAs };
   }
 
   async update({ ref, patch, ifVersion }: ParsedParams<'job.update'>): Promise<Job> {
@@ -89,6 +96,9 @@ export class JobService {
     const now = this.deps.clock.now();
     const patched = applyJobPatch(job, patch, { now, defaultTimezone: this.deps.defaultTimezone });
     const definition = await resolveDependencies(patched, job.id, this.deps.store);
+    // An HTTP job made a command one becomes something this daemon may not be able to start.
+    if (definition.target.kind !== job.target.kind)
+      await this.refuseUnrunnable('job.update', job.owner, definition.target, job.id, now);
     const timingChanged =
       JSON.stringify(definition.schedule) !== JSON.stringify(job.schedule) ||
       definition.timezone !== job.timezone ||
@@ -159,6 +169,28 @@ export class JobService {
     this.deps.scheduler.jobChanged(job);
     this.deps.events.emit(event, job);
     return job;
+  }
+
+  /** A command job this daemon could never start is refused, and the refusal audited like any other. */
+  private async refuseUnrunnable(
+    method: string,
+    owner: string,
+    target: Target,
+    jobId: string | null,
+    at: number,
+  ): Promise<void> {
+    try {
+      checkRunnableBy(owner, target, this.deps.daemonAccount);
+    } catch (error) {
+      const reason = (error as Error).message;
+      await this.deps.store.appendAudit({
+        ...this.stamp('access.denied', at),
+        jobId,
+        before: null,
+        after: { method, reason },
+      });
+      throw error;
+    }
   }
 
   private stamp(action: string, at: number): AuditStamp {

@@ -1,3 +1,5 @@
+import { carriedEnvironment } from '../core/access/owner-environment.js';
+import { runAsFor, type DaemonAccount } from '../core/access/run-as.js';
 import { SchedError } from '../core/errors.js';
 import type { Job } from '../core/job.js';
 import { RETRYABLE_STATES, decideRetry } from '../core/retry/decision.js';
@@ -64,6 +66,8 @@ export interface RunLauncherOptions {
   /** The fencing token stamped on the runs it creates (retries). */
   runFence: () => number;
   baseEnv: Record<string, string>;
+  /** The daemon's user: a command job of another owner is started as them, or refused (see runAsFor). */
+  daemonAccount: DaemonAccount;
   /** Where the output of running runs is kept until their end is stored. */
   liveOutput: LiveOutput;
   /** Where a retry that must wait goes. */
@@ -153,17 +157,21 @@ export class RunLauncher {
       });
       return;
     }
+    const runAs = runAsFor(job.owner, this.options.daemonAccount);
+    if (runAs.as === 'refused') throw new Error(runAs.reason);
+    const asOwner = runAs.as === 'owner';
     this.options.commands.run({
       runId: run.id,
       argv: target.argv,
       shell: target.shell,
       cwd: target.cwd,
       env: {
-        ...this.options.baseEnv,
+        ...(asOwner ? carriedEnvironment(this.options.baseEnv) : this.options.baseEnv),
         ...target.env,
         ...runEnvironment(run, job),
         ...this.options.extraEnvironment?.(run),
       },
+      runAs: asOwner ? runAs.user : null,
       stdin: job.payload === null ? null : JSON.stringify(job.payload),
       timeoutMs: job.timeoutMs,
     });

@@ -163,12 +163,28 @@ export interface JobDetail {
   recentRuns: RunSummary[];
   /** For HTTP jobs: the breaker of the target's origin. */
   breaker: BreakerStatus | null;
+  /**
+   * For command jobs: whom the answering daemon starts its runs as (null for HTTP jobs, which are
+   * requests the daemon makes itself). Absent when read from the local copy.
+   */
+  runsAs?: RunsAs | null;
   /** The job's latest notifications, newest first. */
   deliveries?: DeliveryView[];
   /** When its dead-man's switch tripped, while it is overdue; null otherwise. */
   overdueSince?: number | null;
   /** Read from the node's local copy while the store cannot be reached: says so, and that it may be stale. */
   stale?: string;
+}
+
+/**
+ * A command job's user: its owner on a root daemon, else the daemon's own user. `refused` says why its runs
+ * would fail instead (an owner this daemon cannot start jobs as, or one this host does not know), and `uid`
+ * is then null.
+ */
+export interface RunsAs {
+  user: string;
+  uid: number | null;
+  refused: string | null;
 }
 
 /** `sched ls`: a page of jobs; `stale` when read from the node's local copy (the store unreachable). */

@@ -158,6 +158,35 @@ describe('renderJobDetail for an HTTP job', () => {
   });
 });
 
+describe('renderJobDetail, whom a command job runs as', () => {
+  const commandJob: Job = {
+    ...job,
+    payload: null,
+    target: { kind: 'command', argv: ['./sync.sh'], shell: null, cwd: null, env: {} },
+  };
+  const render = (runsAs: JobDetail['runsAs']): string =>
+    renderJobDetail(
+      { job: commandJob, upcoming: [], recentRuns: [], breaker: null, runsAs },
+      viewer,
+      () => 'every hour',
+    );
+
+  it('given the user it runs as, names them with their uid', () => {
+    expect(render({ user: 'ada', uid: 1001, refused: null })).toMatch(/^Runs as: +ada \(uid 1001\)$/m);
+  });
+
+  it('given a daemon that cannot start it, says its runs fail and why', () => {
+    expect(render({ user: 'ada', uid: null, refused: 'no user named ada on this host' })).toMatch(
+      /^Runs as: +no one, its runs fail: no user named ada on this host$/m,
+    );
+  });
+
+  it('given no answer (an HTTP job, or a read from the local copy), shows no such row', () => {
+    expect(render(null)).not.toMatch(/^Runs as:/m);
+    expect(render(undefined)).not.toMatch(/^Runs as:/m);
+  });
+});
+
 describe('httpTargetFields', () => {
   it('given a target without headers, shows a dash', () => {
     const rows = httpTargetFields({ ...target, headers: {} }, null, viewer);

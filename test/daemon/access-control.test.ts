@@ -3,11 +3,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { isRoot, onlyRootMakesOtherUsers, rawRequestsAs, schedAs, uidOf } from '../support/os-users.js';
-import { useMultiUserDaemon } from '../support/multi-user-daemon.js';
-import { sched, useDaemons, waitFor } from '../support/sched-harness.js';
+import { encodeFrame, REQUEST_LIMITS } from '../../src/ipc/frame-codec.js';
+import { isRoot, onlyRootMakesOtherUsers, runAs, schedAs, testAccounts, uidOf } from '../support/os-users.js';
+import { sched, useDaemons, waitFor, type CliResult } from '../support/sched-harness.js';
+import { useSharedDaemon } from '../support/shared-daemon.js';
 
-/** A daemon run by root for other real users (see os-users.ts), under names of this file's own. */
+/**
+ * A daemon run by root for other real users (see os-users.ts); clients run as them with runuser, which gives
+ * them their supplementary groups (the socket group) as a login would.
+ */
 const SOCKET_GROUP = 'sched-t-socket';
 /** Named in [access] as `@sched-t-ops`: its members are operators through it. */
 const OPERATORS_GROUP = 'sched-t-ops';
@@ -23,7 +27,7 @@ const USERS = {
   stranger: 'sched-t-stranger',
 } as const;
 
-const ACCOUNTS = {
+const accounts = testAccounts({
   groups: [SOCKET_GROUP, OPERATORS_GROUP],
   users: {
     [USERS.viewer]: [SOCKET_GROUP],
@@ -33,33 +37,54 @@ const ACCOUNTS = {
     [USERS.outsider]: [SOCKET_GROUP],
     [USERS.stranger]: [],
   },
-};
+});
+
+/** Sends one request frame as `user`, with whatever extra fields a lying client adds, and prints the reply. */
+async function rawRequestAs(
+  user: string,
+  socketPath: string,
+  message: Record<string, unknown>,
+): Promise<CliResult> {
+  const script = `
+    const socket = require('node:net').connect(process.argv[1]);
+    let reply = '';
+    socket.on('connect', () => socket.write(process.argv[2]));
+    socket.on('data', (chunk) => {
+      reply += chunk;
+      const end = reply.indexOf('\\f');
+      if (end !== -1) { process.stdout.write(reply.slice(0, end)); socket.destroy(); }
+    });`;
+  const frame = encodeFrame(message, REQUEST_LIMITS).toString('utf8');
+  const sent = await runAs(user, [process.execPath, '-e', script, socketPath, frame], socketPath);
+  return { ...sent, json: sent.json?.data };
+}
 
 describe('who may do what on a daemon run by root for several users', () => {
-  const shared = useMultiUserDaemon({
-    accounts: ACCOUNTS,
+  const daemon = useSharedDaemon({
+    accounts,
     socketGroup: SOCKET_GROUP,
-    config: [
-      '[access]',
+    socketOwner: null,
+    access: [
       `viewers = ["${USERS.viewer}"]`,
       `operators = ["${USERS.operator}", "@${OPERATORS_GROUP}"]`,
       `admins = ["${USERS.admin}"]`,
     ],
+    start: (home, daemons) => daemons.start(home),
   });
 
   const audit = async (): Promise<
     Array<{ actor: string; action: string; jobId: string | null; after: unknown }>
   > =>
     (
-      await sched(shared.home, ['audit', '--json', '--limit', '100'], {
-        env: { SCHED_SOCKET: shared.socketPath },
+      await sched(daemon.daemonHome, ['audit', '--json', '--limit', '100'], {
+        env: { SCHED_SOCKET: daemon.socketPath },
       })
     ).json.items;
 
   it('gives the socket the mode and group of the config, and makes its folder passable by that group only', () => {
     if (!isRoot) return onlyRootMakesOtherUsers();
-    const socket = fs.lstatSync(shared.socketPath);
-    const folder = fs.statSync(path.dirname(shared.socketPath));
+    const socket = fs.lstatSync(daemon.socketPath);
+    const folder = fs.statSync(path.dirname(daemon.socketPath));
     const gid = Number(execFileSync('getent', ['group', SOCKET_GROUP], { encoding: 'utf8' }).split(':')[2]);
     expect(socket.isSocket()).toBe(true);
     expect(socket.mode & 0o777).toBe(0o660);
@@ -70,17 +95,17 @@ describe('who may do what on a daemon run by root for several users', () => {
 
   it('keeps a user outside the socket group out of the socket altogether', async () => {
     if (!isRoot) return onlyRootMakesOtherUsers();
-    const result = await schedAs(USERS.stranger, shared.socketPath, ['ls', '--json']);
+    const result = await schedAs(USERS.stranger, daemon.socketPath, ['ls', '--json']);
     expect(result.code).toBe(7);
     expect(result.json.error.code).toBe('DAEMON_UNAVAILABLE');
   });
 
   it('given a viewer, they list jobs but cannot add one: exit 5 naming the operator role, nothing stored, the refusal audited', async () => {
     if (!isRoot) return onlyRootMakesOtherUsers();
-    const listed = await schedAs(USERS.viewer, shared.socketPath, ['ls', '--json']);
+    const listed = await schedAs(USERS.viewer, daemon.socketPath, ['ls', '--json']);
     expect(listed.code).toBe(0);
 
-    const added = await schedAs(USERS.viewer, shared.socketPath, [
+    const added = await schedAs(USERS.viewer, daemon.socketPath, [
       'add',
       'viewer-job',
       '--every',
@@ -93,7 +118,9 @@ describe('who may do what on a daemon run by root for several users', () => {
     expect(added.code).toBe(5);
     expect(added.json.error.code).toBe('UNAUTHORIZED');
     expect(added.json.error.message).toMatch(/needs the operator role/);
-    const all = await sched(shared.home, ['ls', '--json'], { env: { SCHED_SOCKET: shared.socketPath } });
+    const all = await sched(daemon.daemonHome, ['ls', '--json'], {
+      env: { SCHED_SOCKET: daemon.socketPath },
+    });
     expect(all.json.items.map((job: { name: string }) => job.name)).not.toContain('viewer-job');
     const refusal = (await audit()).find(
       (entry) =>
@@ -105,14 +132,14 @@ describe('who may do what on a daemon run by root for several users', () => {
 
   it('given a user in no [access] list, even reading is refused', async () => {
     if (!isRoot) return onlyRootMakesOtherUsers();
-    const result = await schedAs(USERS.outsider, shared.socketPath, ['ls', '--json']);
+    const result = await schedAs(USERS.outsider, daemon.socketPath, ['ls', '--json']);
     expect(result.code).toBe(5);
     expect(result.json.error.message).toMatch(/needs the viewer role/);
   });
 
   it('given an operator, the job they add is theirs, they trigger it, and the audit log names them with uid and pid', async () => {
     if (!isRoot) return onlyRootMakesOtherUsers();
-    const added = await schedAs(USERS.operator, shared.socketPath, [
+    const added = await schedAs(USERS.operator, daemon.socketPath, [
       'add',
       'op-job',
       '--every',
@@ -124,7 +151,7 @@ describe('who may do what on a daemon run by root for several users', () => {
     expect(added.code).toBe(0);
     expect(added.json.owner).toBe(USERS.operator);
 
-    const triggered = await schedAs(USERS.operator, shared.socketPath, ['trigger', 'op-job', '--json']);
+    const triggered = await schedAs(USERS.operator, daemon.socketPath, ['trigger', 'op-job', '--json']);
     expect(triggered.code).toBe(0);
 
     const entries = await audit();
@@ -140,13 +167,15 @@ describe('who may do what on a daemon run by root for several users', () => {
     if (!isRoot) return onlyRootMakesOtherUsers();
     const before = await showJob('op-job');
 
-    const cancelled = await schedAs(USERS.otherOperator, shared.socketPath, ['cancel', 'op-job', '--json']);
-    const paused = await schedAs(USERS.otherOperator, shared.socketPath, ['pause', 'op-job', '--json']);
+    const cancelled = await schedAs(USERS.otherOperator, daemon.socketPath, ['cancel', 'op-job', '--json']);
+    const paused = await schedAs(USERS.otherOperator, daemon.socketPath, ['pause', 'op-job', '--json']);
     const [run] = (
-      await sched(shared.home, ['history', 'op-job', '--json'], { env: { SCHED_SOCKET: shared.socketPath } })
+      await sched(daemon.daemonHome, ['history', 'op-job', '--json'], {
+        env: { SCHED_SOCKET: daemon.socketPath },
+      })
     ).json.items;
     // A run named by a prefix of its id is its job's too.
-    const retried = await schedAs(USERS.otherOperator, shared.socketPath, [
+    const retried = await schedAs(USERS.otherOperator, daemon.socketPath, [
       'retry',
       run.id.slice(0, 12),
       '--json',
@@ -175,35 +204,28 @@ describe('who may do what on a daemon run by root for several users', () => {
 
   it('given a client that claims to be root in its message, it gains nothing', async () => {
     if (!isRoot) return onlyRootMakesOtherUsers();
-    const [forged] = await rawRequestsAs(USERS.otherOperator, shared.socketPath, [
-      {
-        kind: 'request',
-        id: 1,
-        method: 'job.cancel',
-        params: { ref: 'op-job', uid: 0, user: 'root', caller: { uid: 0, user: 'root' } },
-        uid: 0,
-        gid: 0,
-        user: 'root',
-        caller: { uid: 0, gid: 0, pid: 1, user: 'root', groups: ['root'] },
-      },
-    ]);
-    const [forgedAdd] = await rawRequestsAs(USERS.otherOperator, shared.socketPath, [
-      {
-        kind: 'request',
-        id: 2,
-        method: 'job.add',
-        params: {
-          input: { name: 'forged-owner', every: '1h', argv: ['true'], owner: 'root' },
-          owner: 'root',
-        },
-        uid: 0,
-        caller: { uid: 0, user: 'root' },
-      },
-    ]);
+    const forged = await rawRequestAs(USERS.otherOperator, daemon.socketPath, {
+      kind: 'request',
+      id: 1,
+      method: 'job.cancel',
+      params: { ref: 'op-job', uid: 0, user: 'root', caller: { uid: 0, user: 'root' } },
+      uid: 0,
+      gid: 0,
+      user: 'root',
+      caller: { uid: 0, gid: 0, pid: 1, user: 'root', groups: ['root'] },
+    });
+    const forgedAdd = await rawRequestAs(USERS.otherOperator, daemon.socketPath, {
+      kind: 'request',
+      id: 2,
+      method: 'job.add',
+      params: { input: { name: 'forged-owner', every: '1h', argv: ['true'], owner: 'root' }, owner: 'root' },
+      uid: 0,
+      caller: { uid: 0, user: 'root' },
+    });
 
-    expect(forged).toMatchObject({ id: 1, ok: false, error: { code: 'UNAUTHORIZED' } });
+    expect(forged.json).toMatchObject({ id: 1, ok: false, error: { code: 'UNAUTHORIZED' } });
     expect((await showJob('op-job')).state).toBe('active');
-    expect(forgedAdd).toMatchObject({ id: 2, ok: true, result: { owner: USERS.otherOperator } });
+    expect(forgedAdd.json).toMatchObject({ id: 2, ok: true, result: { owner: USERS.otherOperator } });
     const refusal = (await audit()).find(
       (entry) =>
         entry.action === 'access.denied' && (entry.after as { method: string }).method === 'job.cancel',
@@ -215,14 +237,14 @@ describe('who may do what on a daemon run by root for several users', () => {
 
   it('lists jobs and runs by owner', async () => {
     if (!isRoot) return onlyRootMakesOtherUsers();
-    const jobs = await schedAs(USERS.viewer, shared.socketPath, ['ls', '--owner', USERS.operator, '--json']);
-    const runs = await schedAs(USERS.viewer, shared.socketPath, [
+    const jobs = await schedAs(USERS.viewer, daemon.socketPath, ['ls', '--owner', USERS.operator, '--json']);
+    const runs = await schedAs(USERS.viewer, daemon.socketPath, [
       'history',
       '--owner',
       USERS.operator,
       '--json',
     ]);
-    const noneOfRoot = await schedAs(USERS.viewer, shared.socketPath, [
+    const noneOfRoot = await schedAs(USERS.viewer, daemon.socketPath, [
       'history',
       '--owner',
       'root',
@@ -237,14 +259,14 @@ describe('who may do what on a daemon run by root for several users', () => {
 
   it('given an operator, stopping the daemon is refused as needing admin', async () => {
     if (!isRoot) return onlyRootMakesOtherUsers();
-    const stopped = await schedAs(USERS.operator, shared.socketPath, ['daemon', 'stop', '--json']);
+    const stopped = await schedAs(USERS.operator, daemon.socketPath, ['daemon', 'stop', '--json']);
     expect(stopped.code).toBe(5);
     expect(stopped.json.error.message).toMatch(/needs the admin role/);
   });
 
   it('given an admin, they cancel an operator’s job', async () => {
     if (!isRoot) return onlyRootMakesOtherUsers();
-    const cancelled = await schedAs(USERS.admin, shared.socketPath, ['cancel', 'op-job', '--json']);
+    const cancelled = await schedAs(USERS.admin, daemon.socketPath, ['cancel', 'op-job', '--json']);
     expect(cancelled.code).toBe(0);
     await waitFor(async () => (await showJob('op-job')).state === 'cancelled');
   });
@@ -252,8 +274,8 @@ describe('who may do what on a daemon run by root for several users', () => {
   async function showJob(
     name: string,
   ): Promise<{ id: string; state: string; version: number; owner: string }> {
-    const shown = await sched(shared.home, ['show', name, '--json'], {
-      env: { SCHED_SOCKET: shared.socketPath },
+    const shown = await sched(daemon.daemonHome, ['show', name, '--json'], {
+      env: { SCHED_SOCKET: daemon.socketPath },
     });
     return shown.json.job;
   }

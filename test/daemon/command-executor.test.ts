@@ -1,10 +1,11 @@
-import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunOutcome } from '../../src/core/run.js';
 import { CommandExecutor, type CommandExecution } from '../../src/daemon/executor/command-executor.js';
+import { isRoot, onlyRootMakesOtherUsers } from '../support/os-users.js';
 
 const BASE_ENV = { PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin' };
 const executors: CommandExecutor[] = [];
@@ -25,6 +26,7 @@ function execution(fields: Partial<CommandExecution>): CommandExecution {
     shell: null,
     cwd: null,
     env: BASE_ENV,
+    runAs: null,
     stdin: null,
     timeoutMs: null,
     ...fields,
@@ -44,6 +46,16 @@ async function runToEnd(executor: CommandExecutor, fields: Partial<CommandExecut
   const finished = nextFinished(executor, run.runId);
   executor.run(run);
   return finished;
+}
+
+/** `use` given a new empty directory (its real path), removed afterwards. */
+async function inTempDirectory(prefix: string, use: (directory: string) => Promise<void>): Promise<void> {
+  const directory = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  try {
+    await use(directory);
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
 }
 
 /** Every started event's pid by run, in order: a run that never got a child shows `[null]`. */
@@ -218,16 +230,13 @@ describe('CommandExecutor', () => {
 
   it('Given a relative program missing from the cwd, when it runs, then the error names the directory it looked in', async () => {
     const executor = await startExecutor();
-    const directory = realpathSync(mkdtempSync(join(tmpdir(), 'sched-cwd-')));
-    try {
+    await inTempDirectory('sched-cwd-', async (directory) => {
       const outcome = await runToEnd(executor, { argv: ['./backup.sh'], cwd: directory });
       expect(outcome).toMatchObject({
         state: 'failed',
         error: `./backup.sh: not found in ${directory} (cwd) (ENOENT)`,
       });
-    } finally {
-      rmSync(directory, { recursive: true, force: true });
-    }
+    });
   });
 
   it('Given a missing cwd, when the command runs, then the run fails naming the directory', async () => {
@@ -366,5 +375,74 @@ describe('CommandExecutor', () => {
     );
     expect(queued.map((run) => starts.get(run.runId))).toEqual(Array(5).fill([null]));
     expect(executor.runningCount()).toBe(0);
+  });
+});
+
+describe('CommandExecutor, starting a run as another user through sched-run-as', () => {
+  it('Given runAs nobody, when the command runs, then it runs with nobody’s uid and identity', async () => {
+    if (!isRoot) return onlyRootMakesOtherUsers();
+    const executor = await startExecutor();
+    const outcome = await runToEnd(executor, {
+      shell: 'id -u; echo "$USER $LOGNAME"',
+      runAs: 'nobody',
+    });
+    const uid = readFileSync('/etc/passwd', 'utf8')
+      .split('\n')
+      .find((line) => line.startsWith('nobody:'))!
+      .split(':')[2];
+    expect(outcome).toMatchObject({ state: 'succeeded', stdoutTail: `${uid}\nnobody nobody\n` });
+  });
+
+  it('Given a program that does not exist, when it runs as another user, then the run fails as not found', async () => {
+    if (!isRoot) return onlyRootMakesOtherUsers();
+    const executor = await startExecutor();
+    const outcome = await runToEnd(executor, {
+      argv: ['/nonexistent/sched-test-program'],
+      runAs: 'nobody',
+    });
+    expect(outcome).toMatchObject({
+      state: 'failed',
+      exitCode: null,
+      stdoutTail: '',
+      stderrTail: '',
+      error: expect.stringMatching(/^\/nonexistent\/sched-test-program: not found .*\(ENOENT\)$/),
+      cause: { kind: 'not-found' },
+    });
+  });
+
+  it('Given a working directory the user may not enter, when the run starts as them, then it fails saying so', async () => {
+    if (!isRoot) return onlyRootMakesOtherUsers();
+    const executor = await startExecutor();
+    await inTempDirectory('sched-private-', async (directory) => {
+      chmodSync(directory, 0o700);
+      const outcome = await runToEnd(executor, { argv: ['pwd'], cwd: directory, runAs: 'nobody' });
+      expect(outcome).toMatchObject({
+        state: 'failed',
+        stdoutTail: '',
+        error: `working directory ${directory} cannot be entered by nobody (EACCES)`,
+      });
+    });
+  });
+
+  it('Given a user this host does not know, when the run starts, then it fails naming the user and nothing runs', async () => {
+    const executor = await startExecutor();
+    const outcome = await runToEnd(executor, { argv: ['true'], runAs: 'sched-test-no-such-user' });
+    expect(outcome).toMatchObject({
+      state: 'failed',
+      exitCode: null,
+      error:
+        'cannot start it as sched-test-no-such-user: no user of that name on this host (its owner is gone?)',
+    });
+  });
+
+  it('Given a run as another user, when it times out, then its whole group is killed', async () => {
+    if (!isRoot) return onlyRootMakesOtherUsers();
+    const executor = await startExecutor({ killGraceMs: 500 });
+    const outcome = await runToEnd(executor, {
+      shell: 'sleep 100 & sleep 100',
+      runAs: 'nobody',
+      timeoutMs: 500,
+    });
+    expect(outcome.state).toBe('timed_out');
   });
 });

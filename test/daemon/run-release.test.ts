@@ -73,6 +73,7 @@ describe('a run ending here gives back what counted it', () => {
       commands: commands as unknown as CommandExecutor,
       http: new ScriptedExecutor() as unknown as HttpExecutor,
       baseEnv: {},
+      daemonAccount: { user: os.userInfo().username, isRoot: process.getuid?.() === 0 },
       waitForRetry: () => undefined,
       liveOutput: new LiveOutput(),
     });

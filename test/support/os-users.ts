@@ -153,3 +153,14 @@ export async function rawRequestsAs(
 export function onlyRootMakesOtherUsers(): void {
   expect(process.getuid!()).not.toBe(0);
 }
+
+/** The accounts of `spec`, made by `make` (in a beforeAll) and removed by `remove` when `make` made them. */
+export function testAccounts(spec: TestAccounts): { make(): void; remove(): void } {
+  let removeMade = (): void => {};
+  return {
+    make: () => {
+      removeMade = makeTestAccounts(spec);
+    },
+    remove: () => removeMade(),
+  };
+}

@@ -1,6 +1,6 @@
 import { formatDuration } from '../../core/duration.js';
 import { jobStatus } from '../../core/job-status.js';
-import type { JobDetail } from '../../ipc/protocol.js';
+import type { JobDetail, RunsAs } from '../../ipc/protocol.js';
 import { describeCommand } from './command-line.js';
 import { httpTargetFields } from './http-target.js';
 import { formatLabels } from './labels.js';
@@ -43,6 +43,7 @@ export function renderJobDetail(
     ['State', colourJobState(jobStatus(job))],
     ['Version', String(job.version)],
     ['Owner', job.owner],
+    ...(detail.runsAs ? [['Runs as', describeRunsAs(detail.runsAs)] as [string, string]] : []),
     [
       'Schedule',
       job.schedule.kind === 'none'
@@ -85,4 +86,10 @@ function indent(block: string): string {
     .split('\n')
     .map((line) => `  ${line}`)
     .join('\n');
+}
+
+/** `alice (uid 1001)`, or why its runs fail. */
+function describeRunsAs(runsAs: RunsAs): string {
+  if (runsAs.refused !== null) return `no one, its runs fail: ${runsAs.refused}`;
+  return runsAs.uid === null ? runsAs.user : `${runsAs.user} (uid ${runsAs.uid})`;
 }

@@ -3,6 +3,7 @@ import { statSync } from 'node:fs';
 import type { FailureCause, RunOutcome } from '../../core/run.js';
 import { systemClock, type CancelTimer } from '../clock.js';
 import type { ChildJournal } from '../orphans/child-journal.js';
+import { launchAsOwner, runAsFailure, type Launch } from './owner-launch.js';
 import { OutputTail } from './output-tail.js';
 import { signalProcessGroup } from './process-group.js';
 import type {
@@ -42,6 +43,8 @@ export class ChildRun {
   private readonly pendingOutput: { stdout: Buffer[]; stderr: Buffer[] } = { stdout: [], stderr: [] };
   private cancelOutputFlush: CancelTimer | null = null;
   private journaled = false;
+  /** What sched-run-as said on its status pipe: empty unless it failed before the command ran. */
+  private runAsStatus = '';
 
   constructor(
     private readonly execution: CommandExecution,
@@ -75,21 +78,34 @@ export class ChildRun {
   }
 
   start(): void {
-    const { runId, argv, shell, cwd, env, stdin } = this.execution;
+    const { runId, argv, shell, cwd, env, stdin, runAs } = this.execution;
     const [file, ...args] = shell !== null ? [SHELL, '-c', shell] : (argv ?? []);
     if (file === undefined) return this.failBeforeStart('nothing to run: neither argv nor shell was given');
     const cwdProblem = checkWorkingDirectory(cwd);
     if (cwdProblem !== null) return this.failBeforeStart(cwdProblem);
+    const launch: Launch =
+      runAs === null
+        ? { file, args, cwd, env, statusPipe: false }
+        : launchAsOwner(runAs, { file, args, cwd }, env);
+    if ('problem' in launch) return this.failBeforeStart(launch.problem);
     let child: ChildProcess;
     try {
-      child = spawn(file, args, {
-        cwd: cwd ?? undefined,
-        env,
+      child = spawn(launch.file, launch.args, {
+        cwd: launch.cwd ?? undefined,
+        env: launch.env,
         detached: true,
-        stdio: [stdin === null ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+        stdio: [
+          stdin === null ? 'ignore' : 'pipe',
+          'pipe',
+          'pipe',
+          ...(launch.statusPipe ? ['pipe' as const] : []),
+        ],
       });
     } catch (error) {
-      return this.failBeforeStart(describeSpawnError(file, error, this.execution), spawnFailureCause(error));
+      return this.failBeforeStart(
+        describeSpawnError(launch.file, error, this.execution),
+        spawnFailureCause(error),
+      );
     }
     this.child = child;
     if (child.pid !== undefined) this.journalChild(child.pid);
@@ -97,10 +113,11 @@ export class ChildRun {
     // A failed spawn emits 'error' and never 'exit'; later errors of a live child are not the run's end.
     child.on('error', (error) => {
       if (child.pid === undefined)
-        this.finishFailed(describeSpawnError(file, error, this.execution), spawnFailureCause(error));
+        this.finishFailed(describeSpawnError(launch.file, error, this.execution), spawnFailureCause(error));
     });
     child.stdout?.on('data', (chunk: Buffer) => this.onOutput('stdout', chunk)).on('error', ignore);
     child.stderr?.on('data', (chunk: Buffer) => this.onOutput('stderr', chunk)).on('error', ignore);
+    child.stdio[3]?.on('data', (chunk: Buffer) => (this.runAsStatus += chunk.toString('utf8')));
     if (stdin !== null && child.stdin) {
       child.stdin.on('error', ignore); // EPIPE: a child that doesn't read its payload has not failed
       child.stdin.end(stdin);
@@ -154,11 +171,29 @@ export class ChildRun {
   private finishExited(): void {
     if (this.exit === null) return;
     const { code, signal } = this.exit;
+    if (this.runAsStatus !== '') return this.failRunAs(this.runAsStatus);
     if (this.termination !== null)
       return this.finish(this.termination.state, this.termination.error, code, signal);
     if (code === 0) return this.finish('succeeded', null, code, signal);
     if (code !== null) return this.finish('failed', `exited with code ${code}`, code, signal);
     this.finish('failed', `killed by signal ${signal ?? 'unknown'}`, code, signal);
+  }
+
+  /** sched-run-as exited before it could exec the command: why, as a spawn of the command would say it. */
+  private failRunAs(status: string): void {
+    const failure = runAsFailure(status);
+    const { runAs, shell, argv } = this.execution;
+    const command = shell !== null ? SHELL : (argv?.[0] ?? '');
+    if (failure?.step === 'exec') {
+      const error = { code: failure.code };
+      return this.finishFailed(describeSpawnError(command, error, this.execution), spawnFailureCause(error));
+    }
+    if (failure?.step === 'chdir')
+      return this.finishFailed(
+        `working directory ${this.execution.cwd} cannot be entered by ${runAs} (${failure.code})`,
+      );
+    const why = failure === null ? status.trim() : `${failure.step} failed (${failure.code})`;
+    this.finishFailed(`could not start it as ${runAs ?? 'its owner'}: ${why}`);
   }
 
   /** For a run killed while it waited for a free slot: it ends without a child ever existing. */

@@ -9,6 +9,11 @@ export interface CommandExecution {
   shell: string | null;
   cwd: string | null;
   env: Record<string, string>;
+  /**
+   * The user to start it as, through sched-run-as, with their groups and identity added to `env`; null
+   * starts it as the daemon's own user, directly.
+   */
+  runAs: string | null;
   /** Written to the child's stdin, which is then closed; null gives the child /dev/null. */
   stdin: string | null;
   timeoutMs: number | null;
