@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { RunInFlight } from '../../core/policy/fire-overlap.js';
 import type { Run } from '../../core/run.js';
 import type { NextRunAdvance, RunsKey } from '../sql/session.js';
-import type { EventRow } from '../sql/tables.js';
+import { EVENT_COLUMNS, NEW_RUN_COLUMNS, type EventRow } from '../sql/tables.js';
 
 // The rows of fires due together, each kind in one statement: every column goes as one array parameter
 // and unnest() makes the rows, so a batch of any size is one named statement, parsed and planned once per
@@ -29,6 +29,7 @@ const RUNS_IN_FLIGHT_OF = {
     WHERE runs.state IN ('scheduled', 'running')`,
 };
 
+// The columns in NEW_RUN_COLUMNS' order, which the parameters follow.
 const INSERT_RUNS = {
   name: 'sched_insert_runs',
   text: `INSERT INTO runs (id, job_id, scheduled_for, attempt, trigger, state, node, fence, created_at, started_at,
@@ -37,7 +38,7 @@ const INSERT_RUNS = {
       $8::bigint[], $9::bigint[], $10::bigint[], $11::bigint[], $12::text[])`,
 };
 
-// Ordered by position, so the serial ids are drawn in the rows' order and, sorted, fall to them in turn.
+// The columns in EVENT_COLUMNS' order. Ordered by position, so the serial ids are drawn in the rows' order and, sorted, fall to them in turn.
 const INSERT_EVENTS = {
   name: 'sched_insert_events',
   text: `INSERT INTO events (type, node, at, job_id, run_id, data)
@@ -69,34 +70,18 @@ export async function runsInFlightOf(
 }
 
 export async function insertRuns(client: Client, runs: readonly Run[]): Promise<void> {
-  const column = <K extends keyof Run>(key: K) => runs.map((run) => run[key]);
-  const values = [
-    column('id'),
-    column('jobId'),
-    column('scheduledFor'),
-    column('attempt'),
-    column('trigger'),
-    column('state'),
-    column('node'),
-    column('fence'),
-    column('createdAt'),
-    column('startedAt'),
-    column('dueAt'),
-    runs.map((run) => run.host ?? ''),
-  ];
+  const rows = runs.map((run) => ({ ...run, host: run.host ?? '' }));
+  const values = columnArrays(rows, NEW_RUN_COLUMNS);
   await client.query({ ...INSERT_RUNS, values });
 }
 
 export async function insertEvents(client: Client, rows: readonly EventRow[]): Promise<number[]> {
-  const column = <K extends keyof EventRow>(key: K) => rows.map((row) => row[key]);
-  const values = [
-    column('type'),
-    column('node'),
-    column('at'),
-    column('jobId'),
-    column('runId'),
-    column('data'),
-  ];
+  const values = columnArrays(rows, EVENT_COLUMNS);
   const result = await client.query<{ id: string }>({ ...INSERT_EVENTS, values });
   return result.rows.map((row) => Number(row.id)).sort((a, b) => a - b);
+}
+
+/** One array per column, in the statement's order: the parameters that unnest() makes rows of. */
+function columnArrays<Row>(rows: readonly Row[], columns: readonly (keyof Row)[]): unknown[][] {
+  return columns.map((column) => rows.map((row) => row[column]));
 }
