@@ -38,7 +38,8 @@ const INSERT_RUNS = {
       $8::bigint[], $9::bigint[], $10::bigint[], $11::bigint[], $12::text[])`,
 };
 
-// The columns in EVENT_COLUMNS' order. Ordered by position, so the serial ids are drawn in the rows' order and, sorted, fall to them in turn.
+// The columns in EVENT_COLUMNS' order. Ordered by position, so the serial ids are drawn in the rows'
+// order and, sorted, fall to them in turn.
 const INSERT_EVENTS = {
   name: 'sched_insert_events',
   text: `INSERT INTO events (type, node, at, job_id, run_id, data)
