@@ -19,6 +19,7 @@ const BENCHMARKS = [
   'get-latency',
   'security-cost',
   'firing-lateness',
+  'burst',
   'spawn-lateness',
   'cli-startup',
   'dash-redraw',

@@ -288,6 +288,14 @@ export interface Store {
    * compare-and-set failed or an instant's run already exists (nothing is written then).
    */
   recordFire(fire: Fire): Promise<FiredInstant | null>;
+  /**
+   * Several fires of different jobs (those due together) in one transaction, with one statement per kind of
+   * row rather than per fire: each fire is checked and written as recordFire would, and its result is at
+   * its index (null when its compare-and-set failed: that fire writes nothing, the others go on). When any
+   * fire's run key is taken, or its fence refused, nothing of the batch is written and the error is thrown:
+   * the caller records the fires one by one to learn which.
+   */
+  recordFires(fires: readonly Fire[]): Promise<(FiredInstant | null)[]>;
   /** A run that does not advance the schedule (manual trigger). Unique-key conflicts throw. */
   insertRun(run: NewRun, idempotency?: IdempotencyClaim): Promise<Run>;
   findIdempotencyRecord(key: string): Promise<IdempotencyRecord | null>;

@@ -3,10 +3,14 @@ import { fillPlaceholders } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MIGRATIONS_TABLE } from '../../src/store/postgres/connection.js';
+import type { Job } from '../../src/core/job.js';
+import { assignShards } from '../../src/core/cluster/rendezvous.js';
+import { PostgresClusterStore } from '../../src/store/postgres/cluster-store.js';
+import { MIGRATIONS_TABLE, openPostgresPool } from '../../src/store/postgres/connection.js';
 import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { prepareStatements } from '../../src/store/postgres/statements.js';
 import type { PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import type { Fire, FiredInstant } from '../../src/store/store.js';
 import { usePostgres } from '../support/postgres.js';
 import type { TestDatabase } from '../support/postgres.js';
 import { createJob, newRun, outcome, stamp, T0 } from './conformance/fixtures.js';
@@ -26,6 +30,27 @@ describeStoreConformance('PostgreSQL', async () => {
     },
   };
 });
+
+/** The fire of the job's instant `instant` minutes after T0 from `node`, its run asked to start now. */
+function fireAt(jobId: string, instant: number, node: string, fence?: Fire['fence']): Fire {
+  return {
+    jobId,
+    runs: [newRun(jobId, { scheduledFor: T0 + instant * MINUTE, node, state: 'running' })],
+    occurrences: [],
+    expectedNextRunAt: T0 + instant * MINUTE,
+    nextRunAt: T0 + (instant + 1) * MINUTE,
+    fence,
+  };
+}
+
+/** As the scheduler does: a batch refused as a whole is recorded one fire at a time. */
+async function fireTogether(store: PostgresStore, fires: Fire[]): Promise<(FiredInstant | null)[]> {
+  try {
+    return await store.recordFires(fires);
+  } catch {
+    return Promise.all(fires.map((fire) => store.recordFire(fire)));
+  }
+}
 
 describe('PostgreSQL store on a shared database', () => {
   let database: TestDatabase;
@@ -108,6 +133,66 @@ describe('PostgreSQL store on a shared database', () => {
     expect(new Set(runs.items.map((run) => run.scheduledFor)).size).toBe(20);
     expect(runs.items).toHaveLength(20);
     expect((await daemons[1]!.findJob(job.id))?.nextRunAt).toBe(T0 + 21 * MINUTE);
+  });
+
+  it('Given two daemons racing to fire the same instants of ten jobs in batches, when both fire each one, then each instant has exactly one run', async () => {
+    database = await postgres.migratedDatabase();
+    const daemons = [await open(database.url), await open(database.url)];
+    const jobs: Job[] = [];
+    for (let index = 0; index < 10; index += 1)
+      jobs.push(await createJob(daemons[0]!, `job-${index}`, { nextRunAt: T0 + MINUTE }));
+
+    for (let instant = 1; instant <= 10; instant += 1) {
+      // Each daemon takes the jobs in another order, so their row locks cross.
+      const fired = await Promise.all(
+        daemons.map((store, node) => {
+          const order = node === 0 ? jobs : [...jobs].reverse();
+          return fireTogether(
+            store,
+            order.map((job) => fireAt(job.id, instant, `node-${node}`)),
+          );
+        }),
+      );
+
+      expect(fired.flat().filter((one) => one !== null)).toHaveLength(jobs.length);
+    }
+    for (const job of jobs) {
+      const runs = (await daemons[1]!.listRuns({ limit: 100, jobId: job.id })).items;
+      expect(runs.map((run) => run.scheduledFor).sort()).toEqual(
+        Array.from({ length: 10 }, (_, index) => T0 + (index + 1) * MINUTE),
+      );
+      expect((await daemons[0]!.findJob(job.id))?.nextRunAt).toBe(T0 + 11 * MINUTE);
+    }
+  });
+
+  it('Given a shard map replaced since the node read it, when the node fires a batch from it, then it is refused as fenced and writes nothing', async () => {
+    database = await postgres.migratedDatabase();
+    const store = await open(database.url);
+    const pool = await openPostgresPool(database.url, { poolSize: 2 });
+    opened.push({ close: () => pool.end() });
+    const cluster = new PostgresClusterStore(pool);
+    const assignment = { nodes: [{ id: 'a', labels: {} }], owners: assignShards(['a']) };
+    const first = await cluster.acquireOrRenewLease('a', 60_000);
+    await cluster.publishMap('a', first.term, assignment);
+    const old = (await cluster.loadMap())!;
+    await cluster.releaseLease('a', first.term);
+    const second = await cluster.acquireOrRenewLease('a', 60_000);
+    await cluster.publishMap('a', second.term, assignment);
+    const current = (await cluster.loadMap())!;
+    const jobs = [
+      await createJob(store, 'a', { nextRunAt: T0 + MINUTE }),
+      await createJob(store, 'b', { nextRunAt: T0 + MINUTE }),
+    ];
+    const fenceOf = (map: typeof old) => ({ term: map.term, publishedAt: map.publishedAt });
+
+    await expect(
+      store.recordFires(jobs.map((job) => fireAt(job.id, 1, 'a', fenceOf(old)))),
+    ).rejects.toMatchObject({ code: 'FENCED' });
+    expect((await store.listRuns({ limit: 10 })).items).toEqual([]);
+    expect((await store.findJob(jobs[0]!.id))?.nextRunAt).toBe(T0 + MINUTE);
+
+    const fired = await store.recordFires(jobs.map((job) => fireAt(job.id, 1, 'a', fenceOf(current))));
+    expect(fired.map((one) => one?.runs.length)).toEqual([1, 1]);
   });
 
   it('Given two daemons changing the same job and finishing the same run at once, when both try, then one wins and the other gets the error SQLite would give', async () => {

@@ -3,6 +3,7 @@ import type { Store } from '../../src/store/store.js';
 import { describeAuditAndFenceCases } from './conformance/audit-and-fence.js';
 import { describeDependencyCases } from './conformance/dependencies.js';
 import { describeEventCases } from './conformance/events.js';
+import { describeFireBatchCases } from './conformance/fire-batches.js';
 import { describeJobListingCases } from './conformance/job-listing.js';
 import { describeJobCases } from './conformance/jobs.js';
 import { describeLedgerCases } from './conformance/ledger.js';
@@ -38,6 +39,7 @@ export function describeStoreConformance(name: string, makeStore: () => Promise<
     describeJobCases(store);
     describeJobListingCases(store);
     describeSchedulingCases(store);
+    describeFireBatchCases(store);
     describeOverlapCases(store);
     describeRunCases(store);
     describeAuditAndFenceCases(store);

@@ -7,7 +7,8 @@ import { replacedReason } from '../../core/policy/overlap.js';
 import { plannedStart } from '../../core/policy/spread.js';
 import type { RunTrigger } from '../../core/run.js';
 import { nextOccurrence, occurrencesBetween, type Occurrence } from '../../core/schedule/occurrences.js';
-import type { FiredInstant, NewOccurrence, NewRun, Store } from '../../store/store.js';
+import type { Fire, FiredInstant, NewOccurrence, NewRun, Store } from '../../store/store.js';
+import { isStoreUnreachable } from '../../store/unreachable.js';
 import type { Clock } from '../clock.js';
 import type { DaemonEvents } from '../events.js';
 import type { RunGate } from '../run-gate.js';
@@ -39,12 +40,24 @@ export const MISFIRE_THRESHOLD_MS = 2_000;
 /** At most this many missed instants of one job are looked at (and recorded) when it can fire again. */
 const MAX_MISSED_LISTED = 10_000;
 
+/** At most this many fires due together are written in one transaction; more go in several, side by side. */
+const FIRES_PER_TRANSACTION = 1_000;
+
 /** An instant that is to run, and why. */
 interface PlannedRun {
   instant: number;
   trigger: RunTrigger;
   /** What the ledger records as the reason it ran, once it has a run (a caught-up instant says so). */
   ledgerReason?: string;
+}
+
+/** A job's fire as planned: what its transaction is to write. */
+interface PlannedFire {
+  job: Job;
+  instant: number;
+  nextRunAt: number | null;
+  planned: PlannedRun[];
+  records: NewOccurrence[];
 }
 
 /**
@@ -112,7 +125,7 @@ export class Scheduler {
       this.window.upsert(job);
       return;
     }
-    await this.fire(job, job.nextRunAt, 'paused');
+    await this.commit(this.plan(job, job.nextRunAt, 'paused'));
   }
 
   private dueOf(job: Job): number | null {
@@ -121,13 +134,60 @@ export class Scheduler {
     return plannedStart(job, job.nextRunAt);
   }
 
-  /** Fires each job; those whose fire failed (the store unreachable) are returned, to be tried again. */
+  /**
+   * Fires the jobs that came due together: their fires are written in one transaction per
+   * FIRES_PER_TRANSACTION, then started. Those whose fire failed (the store unreachable) are returned, to
+   * be tried again.
+   */
   private async fireAll(jobs: Job[]): Promise<Job[]> {
-    const results = await Promise.allSettled(jobs.map((job) => this.fire(job, job.nextRunAt!, 'down')));
-    return failedItems(jobs, results, (error) => this.options.events.emit('scheduler:error', { error }));
+    const plans = jobs.map((job) => this.plan(job, job.nextRunAt!, 'down'));
+    if (plans.length === 1) return this.commitEach(plans);
+    const chunks: PlannedFire[][] = [];
+    for (let start = 0; start < plans.length; start += FIRES_PER_TRANSACTION)
+      chunks.push(plans.slice(start, start + FIRES_PER_TRANSACTION));
+    return (await Promise.all(chunks.map((chunk) => this.commitTogether(chunk)))).flat();
   }
 
-  private async fire(job: Job, instant: number, cause: MisfireCause): Promise<void> {
+  /** Each fire in its own transaction; the jobs whose fire failed. */
+  private async commitEach(plans: readonly PlannedFire[]): Promise<Job[]> {
+    const results = await Promise.allSettled(plans.map((plan) => this.commit(plan)));
+    return failedItems(
+      plans.map((plan) => plan.job),
+      results,
+      (error) => this.options.events.emit('scheduler:error', { error }),
+    );
+  }
+
+  /**
+   * The fires in one transaction. When the store refuses the batch as a whole for one fire's sake (a run
+   * key already taken, a deadlock with another node's batch), it wrote nothing, and each fire is written
+   * on its own, as it would have been alone.
+   */
+  private async commitTogether(plans: readonly PlannedFire[]): Promise<Job[]> {
+    const { store, events } = this.options;
+    const prepared = plans.map((plan) => this.prepare(plan));
+    let fired: (FiredInstant | null)[];
+    try {
+      fired = await store.recordFires(prepared.map((fire) => fire.fire));
+    } catch (error) {
+      for (const fire of prepared) this.release(fire.reserved);
+      if (this.fenced(error)) return [];
+      if (!isStoreUnreachable(error)) return this.commitEach(plans);
+      events.emit('scheduler:error', { error: error as Error });
+      return plans.map((plan) => plan.job);
+    }
+    const results = await Promise.allSettled(
+      plans.map((plan, index) => this.started(plan, prepared[index]!.reserved, fired[index] ?? null)),
+    );
+    return failedItems(
+      plans.map((plan) => plan.job),
+      results,
+      (error) => events.emit('scheduler:error', { error }),
+    );
+  }
+
+  /** What firing the job's instant means now: the runs it starts, the ledger records, its next instant. */
+  private plan(job: Job, instant: number, cause: MisfireCause): PlannedFire {
     const { clock, events } = this.options;
     const now = clock.now();
     const late = now - plannedStart(job, instant);
@@ -137,15 +197,20 @@ export class Scheduler {
     if (late <= MISFIRE_THRESHOLD_MS && cause === 'down') {
       const { fire: next, passed } = nextOccurrence(job.schedule, instant, job.timezone, job.policy.dst);
       for (const occurrence of passed) this.recordPassed(job, occurrence, now, records);
-      await this.commit(job, instant, next?.at ?? null, [{ instant, trigger: 'schedule' }], records);
-      return;
+      return {
+        job,
+        instant,
+        nextRunAt: next?.at ?? null,
+        planned: [{ instant, trigger: 'schedule' }],
+        records,
+      };
     }
     // A job fires on one node only with the store: what fell due while it could not be reached was
     // missed for that reason, and its misfire policy decides now.
     const missedWhy =
       cause === 'down' && this.options.storeUnreachableAt?.(instant) ? 'store-unreachable' : cause;
     const { planned, nextRunAt } = this.planMissed(job, instant, now, missedWhy, records);
-    await this.commit(job, instant, nextRunAt, planned, records);
+    return { job, instant, nextRunAt, planned, records };
   }
 
   /**
@@ -229,21 +294,31 @@ export class Scheduler {
    * applies the job's overlap policy to the instant against its runs anywhere; then starts what may start
    * and ends what the new run replaces, on whichever node runs it.
    */
-  private async commit(
-    job: Job,
-    instant: number,
-    nextRunAt: number | null,
-    planned: PlannedRun[],
-    records: NewOccurrence[],
-  ): Promise<void> {
-    const { store, clock, gate, events, node } = this.options;
+  private async commit(plan: PlannedFire): Promise<void> {
+    const { fire, reserved } = this.prepare(plan);
+    let fired: FiredInstant | null;
+    try {
+      fired = await this.options.store.recordFire(fire);
+    } catch (error) {
+      this.release(reserved);
+      if (this.fenced(error)) return;
+      throw error;
+    }
+    await this.started(plan, reserved, fired);
+  }
+
+  /** The fire to write, with the slots it reserved for the runs it asks to start now. */
+  private prepare(plan: PlannedFire): { fire: Fire; reserved: number } {
+    const { clock, gate } = this.options;
+    const { job, instant, nextRunAt, planned } = plan;
     const now = clock.now();
     const runs: NewRun[] = [];
+    const occurrences = [...plan.records];
     let reserved = 0;
     planned.forEach((item, index) => {
       // The instant's `ran` record; the store swaps it for `skipped-overlap` if the overlap rule skips it.
       if (item.ledgerReason !== undefined)
-        records.push(this.record(job, item.instant, 'ran', item.ledgerReason, now));
+        occurrences.push(this.record(job, item.instant, 'ran', item.ledgerReason, now));
       // Caught-up instants after the first wait their turn; the first starts now if the store lets it.
       if (index === 0 && gate.reserve()) {
         reserved += 1;
@@ -252,28 +327,35 @@ export class Scheduler {
         runs.push(this.newRun(job, item, now, 'scheduled'));
       }
     });
-    let fired: FiredInstant | null;
-    try {
-      fired = await store.recordFire({
-        jobId: job.id,
-        runs,
-        occurrences: records,
-        expectedNextRunAt: instant,
-        nextRunAt,
-        fence: this.options.fence?.(),
-        concurrency: job.policy.concurrency,
-      });
-    } catch (error) {
-      for (let i = 0; i < reserved; i++) gate.release();
-      if (error instanceof SchedError && error.code === 'FENCED') {
-        // A newer map is in force: its owner fires this job; this node waits for the map and reloads.
-        this.options.onFenced?.();
-        return;
-      }
-      throw error;
-    }
-    const started = fired?.runs.filter((run) => run.state === 'running').length ?? 0;
-    for (let i = started; i < reserved; i++) gate.release();
+    const fire: Fire = {
+      jobId: job.id,
+      runs,
+      occurrences,
+      expectedNextRunAt: instant,
+      nextRunAt,
+      fence: this.options.fence?.(),
+      concurrency: job.policy.concurrency,
+    };
+    return { fire, reserved };
+  }
+
+  private release(reserved: number): void {
+    for (let i = 0; i < reserved; i++) this.options.gate.release();
+  }
+
+  /** A newer map is in force: its owner fires these jobs; this node waits for the map and reloads. */
+  private fenced(error: unknown): boolean {
+    if (!(error instanceof SchedError) || error.code !== 'FENCED') return false;
+    this.options.onFenced?.();
+    return true;
+  }
+
+  /** Starts what the written fire lets start, ends what its run replaces, and moves on to the next instant. */
+  private async started(plan: PlannedFire, reserved: number, fired: FiredInstant | null): Promise<void> {
+    const { store, gate, events, node } = this.options;
+    const { job, instant, nextRunAt } = plan;
+    const startedRuns = fired?.runs.filter((run) => run.state === 'running').length ?? 0;
+    this.release(reserved - Math.min(startedRuns, reserved));
     if (fired === null) {
       // The job changed under us; take its stored state.
       const current = await store.findJob(job.id);

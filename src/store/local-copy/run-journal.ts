@@ -27,32 +27,47 @@ interface JournalRow {
  * between the write and the journal's update, say) writes nothing twice.
  */
 export class RunJournal {
+  /** Prepared once each: the launcher asks the journal about every run it starts and ends. */
+  private readonly statements = new Map<string, Database.Statement>();
+
   constructor(private readonly db: Database.Database) {}
 
+  private statement(sql: string): Database.Statement {
+    let prepared = this.statements.get(sql);
+    if (prepared === undefined) {
+      prepared = this.db.prepare(sql);
+      this.statements.set(sql, prepared);
+    }
+    return prepared;
+  }
+
   add(run: NewRun, jobName: string): void {
-    this.db
-      .prepare('INSERT INTO journaled_runs (id, job_name, new_run) VALUES (?, ?, ?)')
-      .run(run.id, jobName, JSON.stringify(run));
+    this.statement('INSERT INTO journaled_runs (id, job_name, new_run) VALUES (?, ?, ?)').run(
+      run.id,
+      jobName,
+      JSON.stringify(run),
+    );
   }
 
   /** Records how a journaled run ended; false when the store holds the run already (its end goes there). */
   finish(runId: string, outcome: RunOutcome): boolean {
-    const changed = this.db
-      .prepare('UPDATE journaled_runs SET outcome = ? WHERE id = ? AND in_store = 0')
-      .run(storedOutcome(outcome), runId).changes;
+    const changed = this.statement('UPDATE journaled_runs SET outcome = ? WHERE id = ? AND in_store = 0').run(
+      storedOutcome(outcome),
+      runId,
+    ).changes;
     return changed > 0;
   }
 
   /** How a run the store holds ended, while the store could not be reached to record it. */
   addEnd(runId: string, outcome: RunOutcome): void {
-    this.db
-      .prepare('INSERT INTO journaled_ends (run_id, outcome) VALUES (?, ?) ON CONFLICT (run_id) DO NOTHING')
-      .run(runId, storedOutcome(outcome));
+    this.statement(
+      'INSERT INTO journaled_ends (run_id, outcome) VALUES (?, ?) ON CONFLICT (run_id) DO NOTHING',
+    ).run(runId, storedOutcome(outcome));
   }
 
   /** The journaled ends of runs the store holds, oldest run first. */
   pendingEnds(): { runId: string; outcome: RunOutcome }[] {
-    const rows = this.db.prepare('SELECT run_id, outcome FROM journaled_ends ORDER BY run_id').all() as {
+    const rows = this.statement('SELECT run_id, outcome FROM journaled_ends ORDER BY run_id').all() as {
       run_id: string;
       outcome: string;
     }[];
@@ -60,21 +75,21 @@ export class RunJournal {
   }
 
   removeEnd(runId: string): void {
-    this.db.prepare('DELETE FROM journaled_ends WHERE run_id = ?').run(runId);
+    this.statement('DELETE FROM journaled_ends WHERE run_id = ?').run(runId);
   }
 
   /** The store now holds the run, still running: its end is written there. */
   markInStore(runId: string): void {
-    this.db.prepare('UPDATE journaled_runs SET in_store = 1 WHERE id = ?').run(runId);
+    this.statement('UPDATE journaled_runs SET in_store = 1 WHERE id = ?').run(runId);
   }
 
   /** The store holds the run with its end: the journal is done with it. */
   remove(runId: string): void {
-    this.db.prepare('DELETE FROM journaled_runs WHERE id = ?').run(runId);
+    this.statement('DELETE FROM journaled_runs WHERE id = ?').run(runId);
   }
 
   get(runId: string): JournaledRun | null {
-    const row = this.db.prepare('SELECT * FROM journaled_runs WHERE id = ?').get(runId) as
+    const row = this.statement('SELECT * FROM journaled_runs WHERE id = ?').get(runId) as
       JournalRow | undefined;
     return row === undefined ? null : fromRow(row);
   }
@@ -91,9 +106,9 @@ export class RunJournal {
 
   /** Journaled runs the store does not hold yet, oldest first (ids are time-ordered). */
   pending(): JournaledRun[] {
-    const rows = this.db
-      .prepare('SELECT * FROM journaled_runs WHERE in_store = 0 ORDER BY id')
-      .all() as JournalRow[];
+    const rows = this.statement(
+      'SELECT * FROM journaled_runs WHERE in_store = 0 ORDER BY id',
+    ).all() as JournalRow[];
     return rows.map(fromRow);
   }
 
@@ -101,7 +116,7 @@ export class RunJournal {
   hasPending(): boolean {
     const query =
       'SELECT 1 FROM journaled_runs WHERE in_store = 0 UNION ALL SELECT 1 FROM journaled_ends LIMIT 1';
-    return this.db.prepare(query).get() !== undefined;
+    return this.statement(query).get() !== undefined;
   }
 }
 

@@ -7,6 +7,7 @@ import type { JobRecord, RunRecord } from '../sql/records.js';
 import type { Params, Session } from '../sql/session.js';
 import { assertMapInForce, notifyJobChanged, notifyRunWaiting } from './job-changes.js';
 import { insertEventAndAnnounce, startRunAndAnnounce } from './event-outbox.js';
+import { advanceNextRuns, insertEvents, insertRuns, runsInFlightOf } from './fire-rows.js';
 import { occurrences } from './schema.js';
 import { prepareStatements } from './statements.js';
 
@@ -53,6 +54,10 @@ export function openSession(client: pg.Pool | pg.PoolClient): PgSession {
     announceJobChange: (jobId) => notifyJobChanged(db, jobId),
     announceWaitingRun: (runId) => notifyRunWaiting(db, runId),
     assertMapInForce: (fence) => assertMapInForce(db, fence),
+    advanceNextRuns: (advances) => advanceNextRuns(client, advances),
+    runsInFlightOf: (keys) => runsInFlightOf(client, keys),
+    insertRuns: (runs) => insertRuns(client, runs),
+    insertEvents: (rows) => insertEvents(client, rows),
     insertEvent: (row) => insertEventAndAnnounce(client, row),
     startRun: (runId, pid, event) => startRunAndAnnounce(client, runId, pid, event),
   };

@@ -1,7 +1,6 @@
 import type { NewDelivery } from '../../core/notify/delivery.js';
-import { decideFireOverlap, type RunInFlight } from '../../core/policy/fire-overlap.js';
+import type { RunInFlight } from '../../core/policy/fire-overlap.js';
 import type { Run, RunOutcome } from '../../core/run.js';
-import { occurrenceToRow } from '../ledger-rows.js';
 import {
   jobNotFound,
   runAlreadyRetried,
@@ -9,15 +8,7 @@ import {
   runKeyTaken,
   runNotFound,
 } from '../store-errors.js';
-import type {
-  AloneClaim,
-  Fire,
-  FinishedRun,
-  FiredInstant,
-  IdempotencyClaim,
-  NewOccurrence,
-  NewRun,
-} from '../store.js';
+import type { AloneClaim, FinishedRun, IdempotencyClaim, NewRun } from '../store.js';
 import { insertDeliveries } from './delivery-queries.js';
 import { RETRYABLE_STATES } from '../../core/retry/decision.js';
 import type { ScriptDialect } from './dialect.js';
@@ -30,73 +21,14 @@ import type { Session } from './session.js';
 // Transaction scripts: they run inside a transaction the store opened, and a SchedError thrown here rolls
 // it back.
 
-/**
- * Inserts the fire's runs and ledger records and advances the job's `nextRunAt`; null when the
- * compare-and-set on `nextRunAt` failed. The advance takes the job's row lock, so the overlap rule then
- * sees every run of the job that any daemon started before. A taken run key throws the raw unique violation.
- */
-export function* recordFire(
-  dialect: ScriptDialect,
-  session: Session,
-  batch: EventBatch,
-  fire: Fire,
-): Script<FiredInstant | null> {
-  if (fire.fence) yield* step(session.assertMapInForce(fire.fence));
-  const advanced = yield* step(
-    session.first(session.statements.advanceNextRun, {
-      id: fire.jobId,
-      expectedNextRunAt: fire.expectedNextRunAt,
-      nextRunAt: fire.nextRunAt,
-    }),
-  );
-  if (!advanced) return null;
-  const { runs, occurrences, replaced } = yield* applyConcurrency(session, fire);
-  const rows = occurrences.map((entry) => occurrenceToRow(entry, dialect.encoding));
-  if (rows.length > 0) yield* step(session.insertOccurrences(rows));
-  const inserted: Run[] = [];
-  for (const run of runs) inserted.push(yield* insertRunRow(session, run, advanced.name));
-  for (const run of inserted) yield* recordRunEvent(session, batch, 'run:fired', run, run.createdAt);
-  return { runs: inserted, occurrences, replaced };
-}
-
-/** The fire as the job's `--concurrency` leaves it, decided on the runs in flight now (one read). */
-function* applyConcurrency(
-  session: Session,
-  fire: Fire,
-): Script<Omit<FiredInstant, 'runs'> & { runs: NewRun[] }> {
-  const [due, ...rest] = fire.runs;
-  if (fire.concurrency === undefined || due === undefined)
-    return { runs: fire.runs, occurrences: fire.occurrences, replaced: [] };
-  const inFlight = yield* runsInFlight(session, { jobId: fire.jobId, host: due.host ?? '' });
-  const overlap = decideFireOverlap(fire.concurrency, due.state, inFlight, due.node);
-  if (overlap.action === 'run') {
-    return {
-      runs: [{ ...due, state: overlap.state }, ...rest],
-      occurrences: fire.occurrences,
-      replaced: overlap.replaced,
-    };
-  }
-  // The instant gets no run: its `ran` record (a caught-up instant has one) gives way to the skip.
-  const others = fire.occurrences.filter(
-    (entry) => !(entry.scheduledFor === due.scheduledFor && entry.outcome === 'ran'),
-  );
-  const skipped: NewOccurrence = {
-    jobId: fire.jobId,
-    scheduledFor: due.scheduledFor,
-    wall: null,
-    outcome: 'skipped-overlap',
-    reason: overlap.reason,
-    node: due.node,
-    decidedAt: due.now,
-  };
-  return { runs: rest, occurrences: [...others, skipped], replaced: [] };
-}
-
 /** The job's runs in flight on its host, oldest first (the overlap rule names the first). */
-function* runsInFlight(session: Session, key: { jobId: string; host: string }): Script<RunInFlight[]> {
+export function* runsInFlight(session: Session, key: { jobId: string; host: string }): Script<RunInFlight[]> {
   const runs = yield* step(session.all(session.statements.runsInFlight, key));
-  return runs.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return runs.sort(byId);
 }
+
+export const byId = (a: { id: string }, b: { id: string }): number =>
+  a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 
 /**
  * Starts a waiting run that must run alone: under its job's row lock, only while no other run of the job
@@ -193,7 +125,7 @@ export function* finishRun(
   return { run: finished, retry: retried };
 }
 
-function* recordRunEvent(
+export function* recordRunEvent(
   session: Session,
   batch: EventBatch,
   type: 'run:fired' | 'run:finished' | 'run:lost' | 'run:dead' | 'run:retry-scheduled',
@@ -235,7 +167,7 @@ export function* insertRetry(
   return yield* insertRunRowOrExplain(dialect, session, retry, yield* jobNameOf(session, retry.jobId));
 }
 
-function* insertRunRow(session: Session, run: NewRun, jobName: string): Script<Run> {
+export function* insertRunRow(session: Session, run: NewRun, jobName: string): Script<Run> {
   const inserted = newRunToRun(run, jobName);
   yield* step(session.run(session.statements.insertRun, inserted));
   return inserted;

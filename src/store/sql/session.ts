@@ -1,9 +1,24 @@
+import type { RunInFlight } from '../../core/policy/fire-overlap.js';
+import type { Run } from '../../core/run.js';
 import type { StoredOccurrence } from '../ledger-rows.js';
 import type { QueryBuilder, QueryChain, Statement } from './query-builder.js';
 import type { JobRecord, RunRecord } from './records.js';
 import type { Awaitable } from './script.js';
 import type { Statements } from './statements.js';
 import type { EventRow } from './tables.js';
+
+/** A fire's compare-and-set on its job's next instant. */
+export interface NextRunAdvance {
+  id: string;
+  expectedNextRunAt: number;
+  nextRunAt: number | null;
+}
+
+/** The runs of one job on one host (every-host runs have their node's; others ''). */
+export interface RunsKey {
+  jobId: string;
+  host: string;
+}
 
 // Interfaces such as Run have no index signature, and drizzle only reads the placeholders' names from them.
 export type Params = object;
@@ -39,6 +54,17 @@ export interface Session {
   insertEvent(row: EventRow): Awaitable<number>;
   /** Stores a run's pid, when it has one, and the event that says it started, in one statement where it can. */
   startRun(runId: string, pid: number | null, event: EventRow): Awaitable<number>;
+  /**
+   * The `advanceNextRun` compare-and-set of many jobs in one statement where the dialect can: the jobs
+   * whose next instant moved, with their names (each keeps its row lock until the commit).
+   */
+  advanceNextRuns(advances: readonly NextRunAdvance[]): Awaitable<{ id: string; name: string }[]>;
+  /** `runsInFlight` of many (job, host) keys in one statement where the dialect can, each run with its key. */
+  runsInFlightOf(keys: readonly RunsKey[]): Awaitable<(RunInFlight & RunsKey)[]>;
+  /** New runs, as the `insertRun` statement writes one, in one statement where the dialect can. */
+  insertRuns(runs: readonly Run[]): Awaitable<void>;
+  /** Outbox rows, as insertEvent writes one, in one statement where the dialect can; their ids in order. */
+  insertEvents(rows: readonly EventRow[]): Awaitable<number[]>;
   /** Refuses (FENCED) a fire from a shard map that is no longer in force; nothing where there is no map. */
   assertMapInForce(fence: { term: number; publishedAt: number }): Awaitable<void>;
 }

@@ -40,14 +40,8 @@ import { listAudit, listJobs, listRuns } from './list-queries.js';
 import { auditToRow, jobToRow, newJobToJob, rowToJob, rowToRun } from './row-mapping.js';
 import { EventBatch, eventRow, runOutputEvent, runStartedEvent, type NewEvent } from './event-scripts.js';
 import { readEvents, readRunOutput } from './event-queries.js';
-import {
-  cancelWaitingRun,
-  claimRunAlone,
-  finishRun,
-  insertRun,
-  recordFire,
-  retryRun,
-} from './run-scripts.js';
+import { cancelWaitingRun, claimRunAlone, finishRun, insertRun, retryRun } from './run-scripts.js';
+import { recordFire, recordFires } from './fire-scripts.js';
 import { step, type Awaitable, type Script } from './script.js';
 import type { EventRow } from './tables.js';
 import type { Session } from './session.js';
@@ -220,6 +214,11 @@ export class SqlStore implements Store {
       if (this.dialect.isUniqueViolation(error, 'runKey')) return null;
       throw error;
     }
+  }
+
+  async recordFires(fires: readonly Fire[]): Promise<(FiredInstant | null)[]> {
+    if (fires.length === 0) return [];
+    return this.withEvents((session, batch) => recordFires(this.dialect, session, batch, fires));
   }
 
   async insertRun(run: NewRun, idempotency?: IdempotencyClaim): Promise<Run> {

@@ -1,4 +1,5 @@
 import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import type { RunInFlight } from '../../core/policy/fire-overlap.js';
 import type { QueryBuilder } from '../sql/query-builder.js';
 import type { JobRecord, RunRecord } from '../sql/records.js';
 import type { Params, Session } from '../sql/session.js';
@@ -41,6 +42,20 @@ export function openSqliteSession(db: BetterSQLite3Database): Session {
     insertOccurrences: (rows) => {
       for (const row of rows) sqlite(statements.insertOccurrence).run(row);
     },
+    // One statement per row: SQLite answers at once, so a statement per row costs no round trip.
+    advanceNextRuns: (advances) =>
+      advances.flatMap((advance) => {
+        const job = sqlite(statements.advanceNextRun).get(advance) as { name: string } | undefined;
+        return job ? [{ id: advance.id, name: job.name }] : [];
+      }),
+    runsInFlightOf: (keys) =>
+      keys.flatMap((key) =>
+        (sqlite(statements.runsInFlight).all(key) as RunInFlight[]).map((run) => ({ ...run, ...key })),
+      ),
+    insertRuns: (runs) => {
+      for (const run of runs) sqlite(statements.insertRun).run(run);
+    },
+    insertEvents: (rows) => rows.map((row) => (insertEvent.get(row as never) as { id: number }).id),
     insertEvent: (row) => (insertEvent.get(row as never) as { id: number }).id,
     // Inside one group-commit write: the pid and the event are stored together or not at all.
     startRun: (runId, pid, event) => {

@@ -1,0 +1,166 @@
+import { decideFireOverlap, type RunInFlight } from '../../core/policy/fire-overlap.js';
+import type { Run } from '../../core/run.js';
+import { occurrenceToRow } from '../ledger-rows.js';
+import type { Fire, FiredInstant, NewOccurrence, NewRun } from '../store.js';
+import type { ScriptDialect } from './dialect.js';
+import { eventRow, type EventBatch, type NewEvent } from './event-scripts.js';
+import { newRunToRun } from './row-mapping.js';
+import { byId, insertRunRow, recordRunEvent, runsInFlight } from './run-scripts.js';
+import { step, type Script } from './script.js';
+import type { RunsKey, Session } from './session.js';
+
+// Transaction scripts of fires: they run inside a transaction the store opened, and a SchedError thrown
+// here rolls it back.
+
+/**
+ * Inserts the fire's runs and ledger records and advances the job's `nextRunAt`; null when the
+ * compare-and-set on `nextRunAt` failed. The advance takes the job's row lock, so the overlap rule then
+ * sees every run of the job that any daemon started before. A taken run key throws the raw unique violation.
+ */
+export function* recordFire(
+  dialect: ScriptDialect,
+  session: Session,
+  batch: EventBatch,
+  fire: Fire,
+): Script<FiredInstant | null> {
+  if (fire.fence) yield* step(session.assertMapInForce(fire.fence));
+  const advanced = yield* step(
+    session.first(session.statements.advanceNextRun, {
+      id: fire.jobId,
+      expectedNextRunAt: fire.expectedNextRunAt,
+      nextRunAt: fire.nextRunAt,
+    }),
+  );
+  if (!advanced) return null;
+  const due = overlapKey(fire);
+  const inFlight = due ? yield* runsInFlight(session, due) : [];
+  const { runs, occurrences, replaced } = underOverlapRule(fire, inFlight);
+  const rows = occurrences.map((entry) => occurrenceToRow(entry, dialect.encoding));
+  if (rows.length > 0) yield* step(session.insertOccurrences(rows));
+  const inserted: Run[] = [];
+  for (const run of runs) inserted.push(yield* insertRunRow(session, run, advanced.name));
+  for (const run of inserted) yield* recordRunEvent(session, batch, 'run:fired', run, run.createdAt);
+  return { runs: inserted, occurrences, replaced };
+}
+
+/**
+ * recordFire for fires of different jobs due together, with one statement per step for all of them: the
+ * fences, the advances (each job's row lock taken before its runs in flight are read, as a single fire
+ * takes it), the runs in flight of the jobs with an overlap rule, the ledger records, the runs and their
+ * events. A fire whose compare-and-set failed gets null and writes nothing; a taken run key throws.
+ */
+export function* recordFires(
+  dialect: ScriptDialect,
+  session: Session,
+  batch: EventBatch,
+  fires: readonly Fire[],
+): Script<(FiredInstant | null)[]> {
+  assertOneFirePerJob(fires);
+  for (const fence of distinctFences(fires)) yield* step(session.assertMapInForce(fence));
+  const advances = fires.map(({ jobId, expectedNextRunAt, nextRunAt }) => ({
+    id: jobId,
+    expectedNextRunAt,
+    nextRunAt,
+  }));
+  const advanced = yield* step(session.advanceNextRuns(advances));
+  const names = new Map(advanced.map((job) => [job.id, job.name]));
+  const firing = fires.filter((fire) => names.has(fire.jobId));
+  const keys = firing.map(overlapKey).filter((key) => key !== null);
+  const inFlight = keys.length > 0 ? yield* step(session.runsInFlightOf(keys)) : [];
+  const decided = new Map(
+    firing.map((fire) => [fire.jobId, underOverlapRule(fire, inFlightOf(inFlight, overlapKey(fire)))]),
+  );
+  const decisions = [...decided.values()];
+  const rows = decisions.flatMap((fired) =>
+    fired.occurrences.map((entry) => occurrenceToRow(entry, dialect.encoding)),
+  );
+  if (rows.length > 0) yield* step(session.insertOccurrences(rows));
+  const inserted = new Map(
+    firing.map((fire) => {
+      const fired = decided.get(fire.jobId)!;
+      return [fire.jobId, fired.runs.map((run) => newRunToRun(run, names.get(fire.jobId)!))];
+    }),
+  );
+  const runs = [...inserted.values()].flat();
+  if (runs.length > 0) yield* step(session.insertRuns(runs));
+  yield* recordFiredEvents(session, batch, runs);
+  return fires.map((fire) => {
+    const fired = decided.get(fire.jobId);
+    return fired ? { ...fired, runs: inserted.get(fire.jobId)! } : null;
+  });
+}
+
+/** The `run:fired` events of the runs, in one statement. */
+function* recordFiredEvents(session: Session, batch: EventBatch, runs: readonly Run[]): Script<void> {
+  if (runs.length === 0) return;
+  const events: NewEvent[] = runs.map((run) => ({
+    type: 'run:fired',
+    at: run.createdAt,
+    jobId: run.jobId,
+    runId: run.id,
+    data: run,
+  }));
+  const ids = yield* step(session.insertEvents(events.map((event) => eventRow(event, batch.node))));
+  events.forEach((event, index) => batch.stored.push({ ...event, id: ids[index]!, node: batch.node }));
+}
+
+/** The key whose runs in flight the fire's overlap rule looks at; null when it has no rule or no run. */
+function overlapKey(fire: Fire): RunsKey | null {
+  const due = fire.runs[0];
+  if (fire.concurrency === undefined || due === undefined) return null;
+  return { jobId: fire.jobId, host: due.host ?? '' };
+}
+
+function inFlightOf(runs: readonly (RunInFlight & RunsKey)[], key: RunsKey | null): RunInFlight[] {
+  if (key === null) return [];
+  return runs
+    .filter((run) => run.jobId === key.jobId && run.host === key.host)
+    .map(({ id, node, state, trigger }) => ({ id, node, state, trigger }))
+    .sort(byId);
+}
+
+/** The fire as the job's `--concurrency` leaves it, decided on its runs in flight now. */
+function underOverlapRule(
+  fire: Fire,
+  inFlight: readonly RunInFlight[],
+): Omit<FiredInstant, 'runs'> & { runs: NewRun[] } {
+  const [due, ...rest] = fire.runs;
+  if (fire.concurrency === undefined || due === undefined)
+    return { runs: fire.runs, occurrences: fire.occurrences, replaced: [] };
+  const overlap = decideFireOverlap(fire.concurrency, due.state, inFlight, due.node);
+  if (overlap.action === 'run') {
+    return {
+      runs: [{ ...due, state: overlap.state }, ...rest],
+      occurrences: fire.occurrences,
+      replaced: overlap.replaced,
+    };
+  }
+  // The instant gets no run: its `ran` record (a caught-up instant has one) gives way to the skip.
+  const others = fire.occurrences.filter(
+    (entry) => !(entry.scheduledFor === due.scheduledFor && entry.outcome === 'ran'),
+  );
+  const skipped: NewOccurrence = {
+    jobId: fire.jobId,
+    scheduledFor: due.scheduledFor,
+    wall: null,
+    outcome: 'skipped-overlap',
+    reason: overlap.reason,
+    node: due.node,
+    decidedAt: due.now,
+  };
+  return { runs: rest, occurrences: [...others, skipped], replaced: [] };
+}
+
+function assertOneFirePerJob(fires: readonly Fire[]): void {
+  const seen = new Set<string>();
+  for (const { jobId } of fires) {
+    if (seen.has(jobId)) throw new Error(`a batch of fires names job ${jobId} twice`);
+    seen.add(jobId);
+  }
+}
+
+function distinctFences(fires: readonly Fire[]): { term: number; publishedAt: number }[] {
+  const fences = new Map<string, { term: number; publishedAt: number }>();
+  for (const { fence } of fires) if (fence) fences.set(`${fence.term}:${fence.publishedAt}`, fence);
+  return [...fences.values()];
+}
