@@ -3,8 +3,8 @@
 // alternating in the same run so the machine's noise falls on both alike.
 //   off: the single-user default (socket 0600, no [access] lists) and jobs with nothing secret.
 //   on:  a multi-user daemon (socket 0660, [access] lists of users and @groups, whose callers the kernel
-//        names), every job carrying two --env values and a payload sealed with AES-256-GCM at rest, which
-//        each get opens again and masks in its reply.
+//        names; [limits] generous, admins not exempt, so each request is counted), every job carrying two
+//        --env values and a payload sealed with AES-256-GCM at rest, which each get opens and masks.
 // Knobs: BENCH_SECURITY_CREATES (creates per rep and mode), BENCH_SECURITY_GETS (gets per rep and mode).
 import fs from 'node:fs';
 import path from 'node:path';
@@ -28,6 +28,12 @@ const SECURE_CONFIG = `socket_mode = "0660"
 [access]
 operators = ["@users", "alice", "bob"]
 viewers = ["@adm", "carol"]
+
+# Generous, and the benchmark (an admin) held to them, so every request pays for its bucket.
+[limits]
+exempt_admins = false
+create = 1000000
+get = 1000000
 `;
 
 const MODES = [
