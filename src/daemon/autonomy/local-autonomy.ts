@@ -49,6 +49,8 @@ export class LocalAutonomy implements Service {
   private timer: CancelTimer | null = null;
   private nextRefreshAt = 0;
   private ticking: Promise<void> | null = null;
+  /** Asked for while a round ran: the store came back during it, so the journal is replayed at once. */
+  private tickAgain = false;
   private stopped = false;
 
   constructor(private readonly options: LocalAutonomyOptions) {}
@@ -131,14 +133,21 @@ export class LocalAutonomy implements Service {
 
   /** One round: replay what the journal holds, try the store while it is unreachable, refresh the copy. */
   private tick(): Promise<void> {
-    this.ticking ??= this.round()
+    if (this.ticking !== null) {
+      this.tickAgain = true;
+      return this.ticking;
+    }
+    this.ticking = this.round()
       .catch((error: Error) => {
         // The tracker has noted it; an outage is not an error to report every second.
         if (!isStoreUnreachable(error)) this.options.events.emit('scheduler:error', { error });
       })
       .finally(() => {
         this.ticking = null;
-        this.arm();
+        if (this.tickAgain && !this.stopped) {
+          this.tickAgain = false;
+          void this.tick();
+        } else this.arm();
       });
     return this.ticking;
   }
