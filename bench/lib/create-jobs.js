@@ -1,7 +1,7 @@
 import { pipelined } from './pipeline.js';
 
 /** Two env values and a payload: what the daemon seals at rest (AES-256-GCM, one nonce per value). */
-const SECRET_VALUES = {
+export const SECRET_VALUES = {
   env: { TOKEN: 'bench-token-0123456789abcdef', PASSWORD: 'bench-password' },
   payload: '{"key":"bench"}',
 };

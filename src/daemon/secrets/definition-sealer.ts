@@ -1,6 +1,6 @@
-import type { Job, JobDefinition } from '../../core/job.js';
+import type { JobDefinition } from '../../core/job.js';
 import { hasSecrets, mapSecrets, secretValues } from '../../core/secrets/secret-fields.js';
-import { isSealed, keyIdOf, type SecretBox } from './secret-box.js';
+import { isSealed, isSealedTogether, keyIdOf, type PlacedValue, type SecretBox } from './secret-box.js';
 
 type SecretBearing = Pick<JobDefinition, 'target' | 'payload'>;
 
@@ -8,27 +8,39 @@ type SecretBearing = Pick<JobDefinition, 'target' | 'payload'>;
 export class DefinitionSealer {
   constructor(readonly box: SecretBox) {}
 
-  /** The definition with each secret value sealed under the current key (the payload as its JSON text). */
+  /** The definition with its secret values sealed together under the current key (the payload as its JSON text). */
   seal<D extends SecretBearing>(definition: D, jobId: string): D {
     if (!hasSecrets(definition)) return definition;
-    return mapSecrets(definition, {
-      value: (text) => this.box.seal(text, jobId),
-      payload: (payload) => this.box.seal(JSON.stringify(payload), jobId),
-    });
+    const values = secretValues(definition).map(({ where, value }) => ({
+      where,
+      text: where === 'payload' ? JSON.stringify(value) : (value as string),
+    }));
+    return replaceSecrets(definition, this.box.sealTogether(values, jobId));
   }
 
-  /** The job with its secret values opened; values stored before sealing existed are plain and kept. */
+  /**
+   * The job with its secret values opened: those sealed together in one operation, those sealed one by one
+   * (v1) each alone; values stored before sealing existed are plain and kept.
+   */
   open<J extends SecretBearing & { id: string }>(job: J): J {
     if (!hasSecrets(job)) return job;
-    return mapSecrets(job, {
-      value: (text) => (isSealed(text) ? this.box.open(text, job.id) : text),
-      payload: (payload) =>
-        isSealed(payload) ? (JSON.parse(this.box.open(payload, job.id)) as unknown) : payload,
+    const stored = secretValues(job);
+    const together: PlacedValue[] = [];
+    for (const { where, value } of stored) {
+      if (isSealed(value) && isSealedTogether(value)) together.push({ where, text: value });
+    }
+    const opened = this.box.openTogether(together, job.id);
+    let next = 0;
+    const values = stored.map(({ where, value }) => {
+      if (!isSealed(value)) return value;
+      const text = isSealedTogether(value) ? opened[next++]! : this.box.open(value, job.id);
+      return where === 'payload' ? (JSON.parse(text) as unknown) : text;
     });
+    return replaceSecrets(job, values);
   }
 
   /** Whether a stored job has a value that is plain or sealed under another key than the current one. */
-  needsResealing(job: Job): boolean {
+  needsResealing(job: SecretBearing): boolean {
     const { keyIds, plain } = sealingOf(job);
     const current = this.box.keyring.current().id;
     return plain || [...keyIds].some((id) => id !== current);
@@ -45,4 +57,13 @@ export function sealingOf(job: SecretBearing): { keyIds: Set<string>; plain: boo
     else keyIds.add(id);
   }
   return { keyIds, plain };
+}
+
+/** A copy of `definition` with its secret values, in secretValues' order, replaced by `values`. */
+function replaceSecrets<D extends SecretBearing>(definition: D, values: unknown[]): D {
+  let next = 0;
+  return mapSecrets(definition, {
+    value: () => values[next++] as string,
+    payload: () => values[next++],
+  });
 }

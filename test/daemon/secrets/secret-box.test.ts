@@ -81,13 +81,90 @@ describe('sealing secret values', () => {
 
       const stored = (await store.findJob(withEnv.id))!;
       expect(JSON.stringify(stored.target)).not.toContain('s3cr3t');
-      expect(stored.payload).toMatch(/^sealed:v1:/);
+      expect(stored.payload).toMatch(/^sealed:v2:/);
       expect(stored.version).toBe(withEnv.version);
       expect(keys.sealer.open(stored)).toEqual(withEnv);
       expect(await store.findJob(plain.id)).toEqual(plain);
     } finally {
       await store.close();
     }
+  });
+
+  const withSecrets = (name: string) =>
+    definition(name, {
+      target: {
+        kind: 'command',
+        argv: ['true'],
+        shell: null,
+        cwd: null,
+        env: { TOKEN: 't0ken-é', PASSWORD: 'hunter2', EMPTY: '' },
+      },
+      payload: { to: 'ops@example.com', n: 3 },
+    });
+
+  it('Given a job with env values and a payload, when sealed, then every value is sealed together under one nonce and the job opens back the same', () => {
+    const sealer = new DefinitionSealer(box());
+    const plain = withSecrets('together');
+
+    const sealed = sealer.seal(plain, 'job-1');
+
+    const values = [
+      ...Object.values((sealed.target as { env: Record<string, string> }).env),
+      sealed.payload as string,
+    ];
+    expect(values.every((value) => value.startsWith('sealed:v2:'))).toBe(true);
+    expect(new Set(values.map((value) => value.split(':')[3])).size).toBe(1);
+    expect(JSON.stringify(sealed)).not.toMatch(/t0ken|hunter2|ops@example/);
+    expect(sealer.open({ ...sealed, id: 'job-1' })).toEqual({ ...plain, id: 'job-1' });
+  });
+
+  it('Given values sealed together, when two are swapped, bytes moved between them, or the job is another, then they do not open', () => {
+    const sealer = new DefinitionSealer(box());
+    const sealed = sealer.seal(withSecrets('tampered'), 'job-1');
+    const env = (sealed.target as { env: Record<string, string> }).env;
+    const withEnv = (changed: Record<string, string>) => ({
+      ...sealed,
+      id: 'job-1',
+      target: { ...sealed.target, env: changed },
+    });
+    const head = (value: string) => value.slice(0, value.lastIndexOf(':') + 1);
+    const slice = (value: string) => Buffer.from(value.slice(value.lastIndexOf(':') + 1), 'base64url');
+    const moved = Buffer.concat([slice(env.TOKEN!), slice(env.PASSWORD!)]);
+    const shifted = {
+      ...env,
+      TOKEN: head(env.TOKEN!) + moved.subarray(0, 3).toString('base64url'),
+      PASSWORD: head(env.PASSWORD!) + moved.subarray(3).toString('base64url'),
+    };
+
+    const mismatch = expect.objectContaining({ code: 'SECRET_KEY_MISMATCH' });
+    expect(() => sealer.open(withEnv({ ...env, TOKEN: env.PASSWORD!, PASSWORD: env.TOKEN! }))).toThrow(
+      mismatch,
+    );
+    expect(() => sealer.open(withEnv(shifted))).toThrow(mismatch);
+    expect(() => sealer.open({ ...sealed, id: 'job-2' })).toThrow(mismatch);
+  });
+
+  it('Given a job holding values sealed one by one (v1) and plain ones, when opened, then each opens as before', () => {
+    const secrets = box();
+    const sealer = new DefinitionSealer(secrets);
+    const stored = {
+      ...withSecrets('legacy-v1'),
+      id: 'job-1',
+      target: {
+        kind: 'command' as const,
+        argv: ['true'],
+        shell: null,
+        cwd: null,
+        env: { TOKEN: secrets.seal('t0ken-é', 'job-1'), PLAIN: 'as stored' },
+      },
+      payload: secrets.seal(JSON.stringify({ n: 1 }), 'job-1'),
+    };
+
+    const opened = sealer.open(stored);
+
+    expect(opened.target).toMatchObject({ env: { TOKEN: 't0ken-é', PLAIN: 'as stored' } });
+    expect(opened.payload).toEqual({ n: 1 });
+    expect(sealer.needsResealing(stored)).toBe(true);
   });
 
   it('Given a definition with no secret, when sealed, then it is the very same object (nothing to do on the hot path)', () => {
