@@ -1,10 +1,5 @@
-import { RaftNode } from '../../../src/core/consensus/raft-node.js';
-import type {
-  HardState,
-  LogEntry,
-  RaftMessage,
-  Snapshot,
-} from '../../../src/core/consensus/raft-messages.js';
+import { RaftNode, type RaftDurableState, type RaftReady } from '../../../src/core/consensus/raft-node.js';
+import type { LogEntry, RaftMessage, Snapshot } from '../../../src/core/consensus/raft-messages.js';
 import { randomInt, seededRandom } from './seeded-random.js';
 
 export interface RaftSimulationOptions {
@@ -34,6 +29,52 @@ export interface RaftSimulationOptions {
   compactEvery?: number;
   /** A broken host, for checking that the simulator catches it: votedFor is not persisted. */
   forgetVoteOnRestart?: boolean;
+  /** Where each host keeps its durable state (default: in memory); e.g. a RaftDisk on a real file. */
+  openDisk?: (hostId: string) => SimulatedDisk;
+}
+
+type Entry = LogEntry<string | null>;
+/** The simulated state machine is the list of entries applied, so a snapshot is that list. */
+type Message = RaftMessage<string | null, Entry[]>;
+
+/** A host's durable state, as RaftDisk keeps it: what survives a crash. */
+export interface SimulatedDisk {
+  load(): RaftDurableState<string, Entry[]>;
+  persist(changes: Pick<RaftReady<string, Entry[]>, 'hardState' | 'snapshot' | 'logChanges'>): void;
+  saveSnapshot(snapshot: Snapshot<Entry[]>): void;
+}
+
+/** The durable state kept in memory, with RaftDisk's semantics. */
+export class MemoryDisk implements SimulatedDisk {
+  private state: RaftDurableState<string, Entry[]> = {
+    hardState: { term: 0, votedFor: null },
+    snapshot: null,
+    entries: [],
+  };
+
+  load(): RaftDurableState<string, Entry[]> {
+    return this.state;
+  }
+
+  persist({ hardState, snapshot, logChanges }: Parameters<SimulatedDisk['persist']>[0]): void {
+    if (hardState) this.state = { ...this.state, hardState: { ...hardState } };
+    if (snapshot) this.saveSnapshot(snapshot);
+    if (logChanges) {
+      const { from, entries } = logChanges;
+      this.state = {
+        ...this.state,
+        entries: [...this.state.entries.filter((entry) => entry.index < from), ...entries],
+      };
+    }
+  }
+
+  saveSnapshot(snapshot: Snapshot<Entry[]>): void {
+    this.state = {
+      ...this.state,
+      snapshot,
+      entries: this.state.entries.filter((entry) => entry.index > snapshot.index),
+    };
+  }
 }
 
 export interface RaftSimulationResult {
@@ -47,14 +88,10 @@ export interface RaftSimulationResult {
   votersChanged: number;
 }
 
-type Entry = LogEntry<string | null>;
-/** The simulated state machine is the list of entries applied, so a snapshot is that list. */
-type Message = RaftMessage<string | null, Entry[]>;
-
 interface SimulatedHost {
   id: string;
   node: RaftNode<string, Entry[]> | null;
-  disk: { hardState: HardState; snapshot: Snapshot<Entry[]> | null; entries: Entry[] };
+  disk: SimulatedDisk;
   /** The state machine: what this host applied since it last started (it re-applies after a restart). */
   applied: Entry[];
   wasLeader: boolean;
@@ -102,7 +139,7 @@ class RaftSimulation {
     this.hosts = this.ids.map((id) => ({
       id,
       node: null,
-      disk: { hardState: { term: 0, votedFor: null }, snapshot: null, entries: [] },
+      disk: options.openDisk?.(id) ?? new MemoryDisk(),
       applied: [],
       wasLeader: false,
     }));
@@ -200,13 +237,7 @@ class RaftSimulation {
   private handleReady(host: SimulatedHost, faulty: boolean): void {
     const node = host.node!;
     const ready = node.takeReady();
-    const { disk } = host;
-    if (ready.hardState) disk.hardState = { ...ready.hardState };
-    if (ready.snapshot) this.storeSnapshot(host, ready.snapshot);
-    if (ready.logChanges) {
-      const { from, entries } = ready.logChanges;
-      disk.entries = [...disk.entries.filter((entry) => entry.index < from), ...entries];
-    }
+    host.disk.persist(ready);
     for (const message of ready.messages) this.send(message, faulty);
     if (ready.snapshot) {
       this.snapshotsInstalled += 1;
@@ -215,11 +246,6 @@ class RaftSimulation {
     for (const entry of ready.committed) this.apply(host, entry);
     this.compactIfDue(host);
     this.checkLeadership(host);
-  }
-
-  private storeSnapshot(host: SimulatedHost, snapshot: Snapshot<Entry[]>): void {
-    host.disk.snapshot = snapshot;
-    host.disk.entries = host.disk.entries.filter((entry) => entry.index > snapshot.index);
   }
 
   /** The state machine starts over from a snapshot: every entry in it is checked as if applied now. */
@@ -232,7 +258,7 @@ class RaftSimulation {
     const every = this.options.compactEvery ?? 16;
     const node = host.node!;
     if (every === 0 || host.applied.length - node.snapshotIndex < every) return;
-    this.storeSnapshot(host, node.compact(host.applied.length, [...host.applied]));
+    host.disk.saveSnapshot(node.compact(host.applied.length, [...host.applied]));
   }
 
   private send(message: Message, faulty: boolean): void {
@@ -286,7 +312,7 @@ class RaftSimulation {
   private checkLogMatching(): void {
     const logs = this.hosts.map((host) => ({
       id: host.id,
-      byIndex: new Map(host.disk.entries.map((entry) => [entry.index, entry])),
+      byIndex: new Map(host.disk.load().entries.map((entry) => [entry.index, entry])),
     }));
     for (let a = 0; a < logs.length; a++)
       for (let b = a + 1; b < logs.length; b++) {
@@ -349,10 +375,11 @@ class RaftSimulation {
   }
 
   private boot(host: SimulatedHost): void {
+    const durable = host.disk.load();
     const hardState = this.options.forgetVoteOnRestart
-      ? { ...host.disk.hardState, votedFor: null }
-      : host.disk.hardState;
-    host.applied = host.disk.snapshot ? [...host.disk.snapshot.state] : [];
+      ? { ...durable.hardState, votedFor: null }
+      : durable.hardState;
+    host.applied = durable.snapshot ? [...durable.snapshot.state] : [];
     host.node = new RaftNode<string, Entry[]>(
       {
         id: host.id,
@@ -364,7 +391,7 @@ class RaftSimulation {
         preVote: this.options.preVote ?? true,
         checkQuorum: this.options.checkQuorum ?? true,
       },
-      { hardState, snapshot: host.disk.snapshot, entries: [...host.disk.entries] },
+      { hardState, snapshot: durable.snapshot, entries: [...durable.entries] },
     );
   }
 
