@@ -1,0 +1,193 @@
+import { randomInt } from 'node:crypto';
+import type { CancelTimer, Clock } from '../../core/clock.js';
+import type { LogEntry, RaftMessage } from '../../core/consensus/raft-messages.js';
+import { RaftNode, type RaftRole } from '../../core/consensus/raft-node.js';
+import type { RaftDisk } from './raft-disk.js';
+
+/** How a host's Raft messages reach the other members (sealed and framed by the peer transport). */
+export interface RaftChannel<Data, State> {
+  send(message: RaftMessage<Data | null, State>): void;
+  /** Messages addressed to this member; a malformed one never gets this far. */
+  onMessage(handler: (message: RaftMessage<Data | null, State>) => void): void;
+}
+
+/** The replicated state machine: what the committed entries are applied to, on every member alike. */
+export interface RaftStateMachine<Data, State> {
+  apply(entry: LogEntry<Data | null>): void;
+  /** Starts over from a snapshot (after a restart, or one the leader sent). */
+  restore(state: State): void;
+  /** The state as of the last entry applied, for a snapshot. */
+  snapshot(): State;
+}
+
+export interface RaftHostOptions<Data, State> {
+  id: string;
+  voters: readonly string[];
+  disk: RaftDisk<Data, State>;
+  channel: RaftChannel<Data, State>;
+  machine: RaftStateMachine<Data, State>;
+  clock: Clock;
+  /** One Raft tick; elections time out after electionTicks to twice that. */
+  tickMs: number;
+  electionTicks: number;
+  heartbeatTicks: number;
+  /** A snapshot is taken once this many applied entries follow the last one. */
+  compactEvery: number;
+}
+
+/** Where a proposal went: applied here at `index`, or refused with the leader to ask instead. */
+export type ProposalOutcome =
+  { applied: true; index: number; term: number } | { applied: false; leader: string | null; reason: string };
+
+interface Waiter {
+  term: number;
+  settle: (outcome: ProposalOutcome) => void;
+}
+
+/**
+ * Runs one RaftNode for real: ticks from a timer, messages from the channel, each step's changes made
+ * durable on disk before its messages leave, committed entries applied to the state machine in order.
+ * A proposal settles once its entry is applied on this member, so a write is read back here at once.
+ * A write to the disk that fails is thrown, not retried: a member that cannot keep what it acknowledges
+ * must stop (fail-stop is what Raft's safety rests on).
+ */
+export class RaftHost<Data, State> {
+  private node: RaftNode<Data, State> | null = null;
+  private cancelTick: CancelTimer | null = null;
+  private appliedIndex = 0;
+  private readonly waiters = new Map<number, Waiter>();
+  private flushing = false;
+  private flushAgain = false;
+
+  constructor(private readonly options: RaftHostOptions<Data, State>) {}
+
+  get role(): RaftRole | null {
+    return this.node?.currentRole ?? null;
+  }
+
+  get term(): number {
+    return this.node?.currentTerm ?? 0;
+  }
+
+  get leader(): string | null {
+    return this.node?.currentLeader ?? null;
+  }
+
+  get applied(): number {
+    return this.appliedIndex;
+  }
+
+  start(): void {
+    const { id, voters, disk, channel, machine, electionTicks, heartbeatTicks } = this.options;
+    const durable = disk.load();
+    if (durable.snapshot) machine.restore(durable.snapshot.state);
+    this.appliedIndex = durable.snapshot?.index ?? 0;
+    this.node = new RaftNode<Data, State>(
+      { id, voters, electionTicks, heartbeatTicks, random: () => randomInt(2 ** 47) / 2 ** 47 },
+      durable,
+    );
+    channel.onMessage((message) => {
+      if (this.node === null) return;
+      this.node.step(message);
+      this.flush();
+    });
+    this.armTick();
+  }
+
+  private armTick(): void {
+    this.cancelTick = this.options.clock.setTimer(this.options.tickMs, () => {
+      if (this.node === null) return;
+      this.node.tick();
+      this.flush();
+      this.armTick();
+    });
+  }
+
+  /** Appends `data` through the leader's log; settles once applied here, or refused at once when not the leader. */
+  propose(data: Data): Promise<ProposalOutcome> {
+    if (this.node === null) return Promise.resolve({ applied: false, leader: null, reason: 'stopped' });
+    const proposal = this.node.propose(data);
+    if (!proposal.accepted)
+      return Promise.resolve({
+        applied: false,
+        leader: proposal.leader,
+        reason: proposal.reason ?? 'not the leader',
+      });
+    const outcome = new Promise<ProposalOutcome>((settle) =>
+      this.waiters.set(proposal.index, { term: proposal.term, settle }),
+    );
+    this.flush();
+    return outcome;
+  }
+
+  stop(): void {
+    this.cancelTick?.();
+    this.cancelTick = null;
+    this.node = null;
+    for (const [index, waiter] of this.waiters) {
+      this.waiters.delete(index);
+      waiter.settle({ applied: false, leader: null, reason: 'stopped before it was committed' });
+    }
+  }
+
+  /**
+   * Persist, then send, then apply: the order RaftReady asks for. A message that arrives while a step is
+   * being carried out (a channel may deliver at once) waits for it, so entries are applied in order.
+   */
+  private flush(): void {
+    if (this.flushing) {
+      this.flushAgain = true;
+      return;
+    }
+    this.flushing = true;
+    try {
+      do {
+        this.flushAgain = false;
+        this.carryOutStep();
+      } while (this.flushAgain);
+    } finally {
+      this.flushing = false;
+    }
+  }
+
+  private carryOutStep(): void {
+    const node = this.node;
+    if (node === null) return;
+    const ready = node.takeReady();
+    this.options.disk.persist(ready);
+    for (const message of ready.messages) this.options.channel.send(message);
+    if (ready.snapshot) {
+      this.options.machine.restore(ready.snapshot.state);
+      this.appliedIndex = ready.snapshot.index;
+      this.settleUpTo(ready.snapshot.index, null);
+    }
+    for (const entry of ready.committed) {
+      this.options.machine.apply(entry);
+      this.appliedIndex = entry.index;
+      this.settleUpTo(entry.index, entry.term);
+    }
+    if (this.appliedIndex - node.snapshotIndex >= this.options.compactEvery) {
+      this.options.disk.saveSnapshot(node.compact(this.appliedIndex, this.options.machine.snapshot()));
+    }
+  }
+
+  /**
+   * Settles the proposals up to `index`: applied when the entry at their index is theirs (same term),
+   * lost when another leader's entry took its place (or a snapshot covered it unseen).
+   */
+  private settleUpTo(index: number, termAtIndex: number | null): void {
+    for (const [waiting, waiter] of this.waiters) {
+      if (waiting > index) continue;
+      this.waiters.delete(waiting);
+      if (waiting === index && termAtIndex === waiter.term) {
+        waiter.settle({ applied: true, index, term: waiter.term });
+      } else {
+        waiter.settle({
+          applied: false,
+          leader: this.leader,
+          reason: 'lost to another leader; propose it again',
+        });
+      }
+    }
+  }
+}
