@@ -16,6 +16,7 @@ const result = spawnSync(
     'run',
     'test/core/consensus/raft-simulation.test.ts',
     'test/core/membership/swim-simulation.test.ts',
+    'test/core/consensus/shard-lease-simulation.test.ts',
     '--testTimeout=0',
   ],
   {
