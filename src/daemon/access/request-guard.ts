@@ -43,6 +43,11 @@ export class RequestGuard {
         hint: 'Connect over the daemon’s Unix socket on this host; `sched doctor` checks the socket.',
       });
     }
+    return this.admitCaller(method, params, caller);
+  }
+
+  /** As `admit`, for a caller another edge has already verified (an API token). */
+  async admitCaller(method: Method, params: Record<string, unknown>, caller: Caller): Promise<Caller> {
     const verb = METHOD_ACCESS[method];
     const target = actedOn(method, params);
     const job = target === null ? null : await this.jobActedOn(target);

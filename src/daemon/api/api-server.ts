@@ -1,0 +1,190 @@
+import fs from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import fastifySwagger from '@fastify/swagger';
+import Fastify, {
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
+import {
+  hasZodFastifySchemaValidationErrors,
+  jsonSchemaTransform,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from 'fastify-type-provider-zod';
+import type { ApiListenPlan } from '../../core/api-listen.js';
+import type { Caller } from '../../core/access/roles.js';
+import { SchedError, type ErrorShape } from '../../core/errors.js';
+import type { Method } from '../../ipc/protocol.js';
+import type { Reply } from '../request-router.js';
+import { API_ROUTES, type ApiRoute } from './api-routes.js';
+import { ERROR_STATUS, errorHeaders } from './error-status.js';
+
+/** What the API needs of the daemon: one way to make a request for a verified caller, and to verify one. */
+export interface ApiDeps {
+  call(method: Method, params: unknown, caller: Caller): Promise<Reply>;
+  /** The caller behind an `Authorization` header from `remoteAddress`; throws UNAUTHENTICATED or RATE_LIMITED. */
+  authenticate(authorization: string | undefined, remoteAddress: string): Promise<Caller>;
+  version: string;
+  /** A bug (not a refusal) met while answering. */
+  onBug(error: Error): void;
+}
+
+export const API_BODY_LIMIT_BYTES = 1024 * 1024;
+export const OPENAPI_PATH = '/v1/openapi.json';
+// A request must have arrived whole within this; a slow client holds a connection no longer.
+const REQUEST_TIMEOUT_MS = 30_000;
+const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    caller?: Caller;
+  }
+}
+
+/** The fastify instance of the API, ready to listen: TLS per `plan`, every route of API_ROUTES. */
+export async function buildApiServer(plan: ApiListenPlan, deps: ApiDeps): Promise<FastifyInstance> {
+  const common = {
+    logger: false,
+    bodyLimit: API_BODY_LIMIT_BYTES,
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    connectionTimeout: REQUEST_TIMEOUT_MS,
+    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+    routerOptions: { maxParamLength: 500 },
+    return503OnClosing: true,
+  };
+  const app = (plan.tls === null
+    ? Fastify(common)
+    : Fastify({
+        ...common,
+        https: {
+          cert: readPem(plan.tls.certFile, 'certificate', '--tls-cert'),
+          key: readPem(plan.tls.keyFile, 'key', '--tls-key'),
+          minVersion: 'TLSv1.2',
+        },
+      })) as unknown as FastifyInstance;
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'sched', version: deps.version, description: 'The sched daemon’s HTTPS API.' },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearer: [] }],
+    },
+    transform: jsonSchemaTransform,
+  });
+
+  app.addHook('onRequest', async (request) => {
+    if (request.routeOptions.url === OPENAPI_PATH) return;
+    request.caller = await deps.authenticate(request.headers.authorization, request.ip);
+  });
+  app.setErrorHandler((error: FastifyError, _request, reply) => sendError(reply, shapeOf(error, deps.onBug)));
+  app.setNotFoundHandler((request, reply) =>
+    sendError(
+      reply,
+      {
+        code: 'VALIDATION_FAILED',
+        message: `No such API route: ${request.method} ${request.url.split('?')[0]}.`,
+        hint: `The routes are listed in ${OPENAPI_PATH}.`,
+      },
+      404,
+    ),
+  );
+
+  const typed = app.withTypeProvider<ZodTypeProvider>();
+  for (const spec of API_ROUTES) typed.route(routeOf(spec, deps));
+  typed.get(OPENAPI_PATH, { schema: { hide: true } }, async () => app.swagger());
+  await app.ready();
+  return app;
+}
+
+function routeOf(spec: ApiRoute, deps: ApiDeps) {
+  return {
+    method: spec.method,
+    url: spec.url,
+    schema: { ...spec.schema, summary: spec.summary, operationId: spec.request },
+    handler: async (request: FastifyRequest, reply: FastifyReply) => {
+      const params = spec.toParams({
+        params: request.params,
+        query: request.query,
+        body: request.body,
+        headers: request.headers,
+      });
+      const answer = await deps.call(spec.request, params, request.caller!);
+      if (!answer.ok) return sendError(reply, answer.error);
+      const result = spec.fromResult ? spec.fromResult(answer.result) : answer.result;
+      return reply
+        .code(spec.status ?? 200)
+        .header('cache-control', 'no-store')
+        .send(result);
+    },
+  };
+}
+
+function sendError(reply: FastifyReply, shape: ErrorShape, status = ERROR_STATUS[shape.code] ?? 500) {
+  return reply
+    .code(status)
+    .headers({ 'cache-control': 'no-store', ...errorHeaders(shape) })
+    .send({ error: shape });
+}
+
+/** What fastify or a hook threw, as the envelope says it: never a stack, and a bug reported as one. */
+function shapeOf(error: FastifyError, onBug: (error: Error) => void): ErrorShape {
+  if (error instanceof SchedError) return error.toShape();
+  if (hasZodFastifySchemaValidationErrors(error)) {
+    const issues = error.validation.map((issue) => ({
+      path: `${error.validationContext ?? 'request'}${issue.instancePath.replaceAll('/', '.')}`,
+      message: issue.message ?? 'invalid',
+    }));
+    return {
+      code: 'VALIDATION_FAILED',
+      message: `Invalid ${issues[0]!.path}: ${issues[0]!.message}.`,
+      hint: `The request's shape is in ${OPENAPI_PATH}.`,
+      details: { issues },
+    };
+  }
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+    return {
+      code: 'PAYLOAD_TOO_LARGE',
+      message: `The request body is larger than ${API_BODY_LIMIT_BYTES} bytes.`,
+      hint: 'Send a smaller body; a job’s payload may be at most 1 MiB.',
+    };
+  }
+  if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
+    // fastify's own refusals of malformed requests: bad JSON, an unsupported content type, and the like.
+    return {
+      code: 'VALIDATION_FAILED',
+      message: `Malformed request: ${error.message}.`,
+      hint: `See ${OPENAPI_PATH}.`,
+    };
+  }
+  onBug(error);
+  return {
+    code: 'INTERNAL',
+    message: `Internal error in the daemon: ${error.message}`,
+    hint: 'This is a bug in sched; the daemon log has the details.',
+  };
+}
+
+function readPem(file: string, what: string, flag: string): Buffer {
+  try {
+    return fs.readFileSync(file);
+  } catch (error) {
+    throw new SchedError(
+      'VALIDATION_FAILED',
+      `The API's TLS ${what} ${file} cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`,
+      {
+        hint: `Give a readable PEM file with ${flag} (config: [api] tls_${what === 'key' ? 'key' : 'cert'}_file).`,
+      },
+    );
+  }
+}
+
+/** `host:port` as bound. */
+export function boundAddress(app: FastifyInstance): string {
+  const bound = app.server.address() as AddressInfo;
+  return `${bound.family === 'IPv6' ? `[${bound.address}]` : bound.address}:${bound.port}`;
+}
