@@ -1,0 +1,85 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Agent, fetch } from 'undici';
+import { sched, waitFor, type RunningDaemon } from './sched-harness.js';
+
+/** A self-signed certificate for 127.0.0.1, made by openssl in `dir`. */
+export function makeCertificate(dir: string): { certFile: string; keyFile: string; ca: string } {
+  const certFile = path.join(dir, 'api.crt');
+  const keyFile = path.join(dir, 'api.key');
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      keyFile,
+      '-out',
+      certFile,
+      '-days',
+      '2',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+    ],
+    { stdio: 'ignore' },
+  );
+  return { certFile, keyFile, ca: fs.readFileSync(certFile, 'utf8') };
+}
+
+/** The API's address, as the daemon logged it once listening. */
+export async function apiAddress(daemon: RunningDaemon): Promise<string> {
+  return waitFor(async () => /"api:listening","address":"([^"]+)"/.exec(daemon.output())?.[1]);
+}
+
+/** A token made with `sched token create --json`. */
+export async function createToken(home: string, args: string[]): Promise<string> {
+  const created = await sched(home, ['token', 'create', ...args, '--json']);
+  if (created.code !== 0) throw new Error(`token create failed: ${created.stdout}${created.stderr}`);
+  return created.json.token as string;
+}
+
+export interface ApiAnswer {
+  status: number;
+  headers: Headers;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  body: any;
+}
+
+/** A client of the API at `base` that trusts `ca`, sending `token` unless a request says otherwise. */
+export function apiClient(base: string, ca: string) {
+  const dispatcher = new Agent({ connect: { ca } });
+  const request = async (
+    method: string,
+    url: string,
+    options: {
+      token?: string | null;
+      body?: unknown;
+      rawBody?: string;
+      headers?: Record<string, string>;
+    } = {},
+  ): Promise<ApiAnswer> => {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.token) headers['authorization'] = `Bearer ${options.token}`;
+    let body: string | undefined = options.rawBody;
+    if (options.body !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(options.body);
+    }
+    const response = await fetch(`${base}${url}`, { method, headers, body, dispatcher });
+    const text = await response.text();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      // not JSON: the text as it came
+    }
+    return { status: response.status, headers: response.headers as unknown as Headers, body: parsed };
+  };
+  return { request, close: () => dispatcher.close() };
+}
