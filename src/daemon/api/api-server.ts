@@ -44,8 +44,14 @@ declare module 'fastify' {
   }
 }
 
+export interface ApiServer {
+  app: FastifyInstance;
+  /** Every route fastify registered (HEAD routes it adds for GET included), as its router has them. */
+  routes: { method: string; url: string }[];
+}
+
 /** The fastify instance of the API, ready to listen: TLS per `plan`, every route of API_ROUTES. */
-export async function buildApiServer(plan: ApiListenPlan, deps: ApiDeps): Promise<FastifyInstance> {
+export async function buildApiServer(plan: ApiListenPlan, deps: ApiDeps): Promise<ApiServer> {
   const common = {
     logger: false,
     bodyLimit: API_BODY_LIMIT_BYTES,
@@ -65,6 +71,10 @@ export async function buildApiServer(plan: ApiListenPlan, deps: ApiDeps): Promis
           minVersion: 'TLSv1.2',
         },
       })) as unknown as FastifyInstance;
+  const routes: ApiServer['routes'] = [];
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) routes.push({ method, url: route.url });
+  });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   await app.register(fastifySwagger, {
@@ -98,7 +108,7 @@ export async function buildApiServer(plan: ApiListenPlan, deps: ApiDeps): Promis
   for (const spec of API_ROUTES) typed.route(routeOf(spec, deps));
   typed.get(OPENAPI_PATH, { schema: { hide: true } }, async () => app.swagger());
   await app.ready();
-  return app;
+  return { app, routes };
 }
 
 function routeOf(spec: ApiRoute, deps: ApiDeps) {

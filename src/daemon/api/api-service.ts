@@ -16,7 +16,7 @@ export class ApiService implements Service {
   ) {}
 
   async start(): Promise<void> {
-    this.app = await buildApiServer(this.plan, this.deps);
+    this.app = (await buildApiServer(this.plan, this.deps)).app;
     await this.app.listen({ host: this.plan.host, port: this.plan.port });
     this.events.emit('api:listening', { address: boundAddress(this.app), tls: this.plan.tls !== null });
   }
