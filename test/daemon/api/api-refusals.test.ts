@@ -1,0 +1,80 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { fetch } from 'undici';
+import { apiAddress, apiClient, createToken, makeCertificate } from '../../support/api-harness.js';
+import { sched, startDaemon, useDaemons } from '../../support/sched-harness.js';
+
+describe('where the API refuses to listen', () => {
+  const daemons = useDaemons(afterEach);
+
+  it('Given plain HTTP asked for on 0.0.0.0, when the daemon starts, then it refuses to start and says plain HTTP is for loopback only', async () => {
+    const home = daemons.home();
+
+    const started = startDaemon(home, ['--api', '0.0.0.0:0'], { SCHED_API_ALLOW_PLAIN_HTTP: 'true' });
+
+    await expect(started).rejects.toThrow(/Plain HTTP is allowed on a loopback address only/);
+  });
+
+  it('Given an API address without a certificate, when the daemon starts, then it refuses to start and names the flags', async () => {
+    const home = daemons.home();
+
+    await expect(startDaemon(home, ['--api', '127.0.0.1:0'])).rejects.toThrow(
+      /--tls-cert FILE and --tls-key FILE/,
+    );
+  });
+
+  it('Given plain HTTP asked for on loopback, when a token reads over http, then it answers', async () => {
+    const home = daemons.home();
+    const daemon = await daemons.start(home, ['--api', '127.0.0.1:0'], {
+      SCHED_API_ALLOW_PLAIN_HTTP: 'true',
+    });
+    const token = await createToken(home, ['--name', 'local', '--role', 'viewer']);
+
+    const answer = await fetch(`http://${await apiAddress(daemon)}/v1/health`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+
+    expect(answer.status).toBe(200);
+    expect(daemon.output()).toContain('"tls":false');
+  });
+});
+
+describe('tokens guessed from one address', () => {
+  const daemons = useDaemons(afterEach);
+
+  it('Given 20 bad tokens from one address, when a 21st request comes, then it is refused with 429 and Retry-After, and the 20 are audited by address', async () => {
+    const home = daemons.home();
+    const { certFile, keyFile, ca } = makeCertificate(home);
+    const daemon = await daemons.start(home, [
+      '--api',
+      '127.0.0.1:0',
+      '--tls-cert',
+      certFile,
+      '--tls-key',
+      keyFile,
+    ]);
+    const api = apiClient(`https://${await apiAddress(daemon)}`, ca);
+    const good = await createToken(home, ['--name', 'good', '--role', 'viewer']);
+    try {
+      for (let guess = 0; guess < 20; guess++) {
+        const refused = await api.request('GET', '/v1/jobs', { token: `sched_guess${guess}` });
+        expect(refused.status).toBe(401);
+      }
+
+      const slowed = await api.request('GET', '/v1/jobs', { token: good });
+
+      expect(slowed.status).toBe(429);
+      expect(slowed.body.error.code).toBe('RATE_LIMITED');
+      expect(Number(slowed.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      const audit = await sched(home, ['audit', '--json', '--limit', '100']);
+      const failures = (audit.json.items as { actor: string; action: string }[]).filter(
+        (entry) => entry.action === 'auth.failed',
+      );
+      expect(failures).toHaveLength(20);
+      expect(new Set(failures.map((entry) => entry.actor))).toEqual(new Set(['address:127.0.0.1']));
+      expect(audit.stdout).not.toContain('sched_guess');
+      expect(daemon.output()).not.toContain('sched_guess');
+    } finally {
+      await api.close();
+    }
+  });
+});
