@@ -504,7 +504,9 @@ export class Daemon {
         newId,
       });
       const onBug = (error: Error) => events.emit('scheduler:error', { error });
-      await stack.start(new ApiService(apiPlan, { call: router.call, authenticate, version, onBug }, events));
+      await stack.start(
+        new ApiService(apiPlan, { call: router.call, authenticate, version, clock, onBug }, events),
+      );
     }
 
     const metricsAddress = this.options.metricsAddress;

@@ -50,8 +50,11 @@ export type Reply = { ok: true; result: unknown } | { ok: false; error: ErrorSha
 export interface RequestRouter {
   /** A socket request, from the caller the kernel names for its connection. */
   route(message: RequestMessage, connection: ServerConnection): Promise<ResponseMessage>;
-  /** A request from another edge (the HTTPS API) for a caller that edge verified (a token's). */
-  call(method: Method, params: unknown, caller: Caller): Promise<Reply>;
+  /**
+   * A request from another edge (the HTTPS API) for a caller that edge verified (a token's); `connection`
+   * is where a stream of events goes (Server-Sent Events), for the requests that start one.
+   */
+  call(method: Method, params: unknown, caller: Caller, connection?: ServerConnection): Promise<Reply>;
 }
 
 type Handlers = { [M in Method]: (params: never, context: RequestContext) => Promise<unknown> };
@@ -156,8 +159,11 @@ export function createRequestRouter(
       );
       return { kind: 'response', id: message.id, ...reply } as ResponseMessage;
     },
-    call: (method, params, caller) =>
-      answer(method, params, (m, p) => guard.admitCaller(m, p, caller), { requestId: 0, connection: null }),
+    call: (method, params, caller, connection) =>
+      answer(method, params, (m, p) => guard.admitCaller(m, p, caller), {
+        requestId: connection?.id ?? 0,
+        connection: connection ?? null,
+      }),
   };
 }
 

@@ -81,5 +81,42 @@ export function apiClient(base: string, ca: string) {
     }
     return { status: response.status, headers: response.headers as unknown as Headers, body: parsed };
   };
-  return { request, close: () => dispatcher.close() };
+  /** An SSE stream: `next` waits for the first event (after those already read) that `matches`. */
+  const events = async (url: string, token: string, headers: Record<string, string> = {}) => {
+    const abort = new AbortController();
+    const response = await fetch(`${base}${url}`, {
+      headers: { authorization: `Bearer ${token}`, ...headers },
+      dispatcher,
+      signal: abort.signal,
+    });
+    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let buffered = '';
+    const received: { id: string | null; type: string; data: any }[] = []; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const next = async (matches: (event: (typeof received)[number]) => boolean) => {
+      for (;;) {
+        const index = received.findIndex(matches);
+        if (index !== -1) return received.splice(0, index + 1).at(-1)!;
+        const { value, done } = await reader.read();
+        if (done) throw new Error(`the stream ended; it held: ${buffered}`);
+        buffered += value;
+        let end: number;
+        while ((end = buffered.indexOf('\n\n')) !== -1) {
+          const block = buffered.slice(0, end);
+          buffered = buffered.slice(end + 2);
+          const field = (name: string) =>
+            [...block.matchAll(/^(\w+): ?(.*)$/gm)].find((m) => m[1] === name)?.[2];
+          const data = field('data');
+          if (data)
+            received.push({ id: field('id') ?? null, type: field('event') ?? '', data: JSON.parse(data) });
+        }
+      }
+    };
+    return {
+      status: response.status,
+      contentType: response.headers.get('content-type'),
+      next,
+      close: () => abort.abort(),
+    };
+  };
+  return { request, events, close: () => dispatcher.close() };
 }

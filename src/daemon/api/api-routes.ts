@@ -27,6 +27,8 @@ export interface ApiRoute {
   toParams(parts: RequestParts<unknown, unknown, unknown, unknown>): Record<string, unknown>;
   /** What the reply shows of the request's result; the result itself unless said. */
   fromResult?(result: unknown): unknown;
+  /** The reply is a Server-Sent Events stream that the request starts, not one JSON body. */
+  stream?: true;
 }
 
 function route<
@@ -43,6 +45,7 @@ function route<
   schema: { params?: P; querystring?: Q; body?: B; headers?: H };
   toParams(parts: RequestParts<z.output<P>, z.output<Q>, z.output<B>, z.output<H>>): Record<string, unknown>;
   fromResult?(result: unknown): unknown;
+  stream?: true;
 }): ApiRoute {
   return spec as unknown as ApiRoute;
 }
@@ -245,6 +248,32 @@ export const API_ROUTES: readonly ApiRoute[] = [
       const run = result as Run;
       return { id: run.id, state: run.state, stdout: run.stdoutTail, stderr: run.stderrTail };
     },
+  }),
+  route({
+    method: 'GET',
+    url: '/v1/events',
+    request: 'events.subscribe',
+    summary:
+      'The daemon’s events as Server-Sent Events; with Last-Event-ID, the retained events after that id come first.',
+    stream: true,
+    schema: {
+      querystring: z.object({
+        types: list.optional(),
+        runId: requestSchemas['events.subscribe'].shape.runId,
+      }),
+      headers: z.object({
+        'last-event-id': z
+          .string()
+          .regex(/^\d{1,15}$/, 'the id of the last event received')
+          .transform(Number)
+          .optional(),
+      }),
+    },
+    toParams: ({ query, headers }) => ({
+      types: query.types,
+      runId: query.runId,
+      since: headers['last-event-id'],
+    }),
   }),
   route({
     method: 'GET',

@@ -18,16 +18,20 @@ import type { ApiListenPlan } from '../../core/api-listen.js';
 import type { Caller } from '../../core/access/roles.js';
 import { SchedError, type ErrorShape } from '../../core/errors.js';
 import type { Method } from '../../ipc/protocol.js';
+import type { Clock } from '../clock.js';
 import type { Reply } from '../request-router.js';
+import type { ServerConnection } from '../../ipc/transport.js';
 import { API_ROUTES, type ApiRoute } from './api-routes.js';
+import { SseConnection } from './sse-connection.js';
 import { ERROR_STATUS, errorHeaders } from './error-status.js';
 
 /** What the API needs of the daemon: one way to make a request for a verified caller, and to verify one. */
 export interface ApiDeps {
-  call(method: Method, params: unknown, caller: Caller): Promise<Reply>;
+  call(method: Method, params: unknown, caller: Caller, connection?: ServerConnection): Promise<Reply>;
   /** The caller behind an `Authorization` header from `remoteAddress`; throws UNAUTHENTICATED or RATE_LIMITED. */
   authenticate(authorization: string | undefined, remoteAddress: string): Promise<Caller>;
   version: string;
+  clock: Clock;
   /** A bug (not a refusal) met while answering. */
   onBug(error: Error): void;
 }
@@ -60,6 +64,8 @@ export async function buildApiServer(plan: ApiListenPlan, deps: ApiDeps): Promis
     keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
     routerOptions: { maxParamLength: 500 },
     return503OnClosing: true,
+    // Event streams never go idle: a stopping daemon must not wait for their clients to leave.
+    forceCloseConnections: true,
   };
   const app = (plan.tls === null
     ? Fastify(common)
@@ -123,6 +129,7 @@ function routeOf(spec: ApiRoute, deps: ApiDeps) {
         body: request.body,
         headers: request.headers,
       });
+      if (spec.stream) return streamEvents(spec, params, request, reply, deps);
       const answer = await deps.call(spec.request, params, request.caller!);
       if (!answer.ok) return sendError(reply, answer.error);
       const result = spec.fromResult ? spec.fromResult(answer.result) : answer.result;
@@ -132,6 +139,31 @@ function routeOf(spec: ApiRoute, deps: ApiDeps) {
         .send(result);
     },
   };
+}
+
+let streams = 0;
+
+/**
+ * Starts a stream on a connection of its own: the daemon's event stream writes to the held response until
+ * the client goes away. A refusal (access, bad params) still comes as an error envelope, before any event.
+ */
+async function streamEvents(
+  spec: ApiRoute,
+  params: Record<string, unknown>,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  deps: ApiDeps,
+) {
+  reply.hijack();
+  const connection = new SseConnection((streams += 1), reply.raw, deps.clock);
+  const answer = await deps.call(spec.request, params, request.caller!, connection);
+  if (answer.ok) return connection.open();
+  reply.raw.writeHead(ERROR_STATUS[answer.error.code] ?? 500, {
+    'content-type': 'application/json; charset=utf-8',
+    'cache-control': 'no-store',
+    ...errorHeaders(answer.error),
+  });
+  reply.raw.end(JSON.stringify({ error: answer.error }));
 }
 
 function sendError(reply: FastifyReply, shape: ErrorShape, status = ERROR_STATUS[shape.code] ?? 500) {

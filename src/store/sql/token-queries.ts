@@ -55,7 +55,11 @@ export async function findApiTokenByHash(dialect: StoreDialect, hash: string): P
   return rows[0] ?? null;
 }
 
-export async function revokeApiToken(dialect: StoreDialect, name: string, at: number): Promise<ApiToken | null> {
+export async function revokeApiToken(
+  dialect: StoreDialect,
+  name: string,
+  at: number,
+): Promise<ApiToken | null> {
   const { apiTokens } = dialect.tables;
   const rows = await dialect.write((session) =>
     session.query<ApiToken>((db) =>

@@ -130,6 +130,23 @@ describe('the HTTPS API of a running daemon', () => {
     expect(health).toMatchObject({ status: 200, body: { pid: daemon.pid } });
   });
 
+  it('Given an event stream, when jobs are added, then they arrive as Server-Sent Events, and Last-Event-ID resumes after the last one read', async () => {
+    const first = await api.events('/v1/events?types=job:created', viewer);
+    expect(first.status).toBe(200);
+    expect(first.contentType).toMatch(/^text\/event-stream/);
+    await addJob('api-sse-1');
+    const seen = await first.next((event) => event.data.data?.name === 'api-sse-1');
+    first.close();
+    expect(seen).toMatchObject({ type: 'job:created', id: expect.stringMatching(/^\d+$/) });
+
+    await addJob('api-sse-2');
+    const resumed = await api.events('/v1/events?types=job:created', viewer, { 'last-event-id': seen.id! });
+    const replayed = await resumed.next(() => true);
+    resumed.close();
+
+    expect(replayed.data.data.name).toBe('api-sse-2');
+  });
+
   it('Given a job at version 2, when it is patched with If-Match 1, then 412 says the version is stale and nothing changes', async () => {
     await addJob('api-stale');
     await api.request('PATCH', '/v1/jobs/api-stale', { token: operator, body: { every: '3h' } });

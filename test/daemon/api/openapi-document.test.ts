@@ -1,6 +1,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SchedError } from '../../../src/core/errors.js';
+import { systemClock } from '../../../src/daemon/clock.js';
 import { API_ROUTES } from '../../../src/daemon/api/api-routes.js';
 import { buildApiServer, OPENAPI_PATH, type ApiServer } from '../../../src/daemon/api/api-server.js';
 
@@ -19,6 +20,7 @@ describe('the OpenAPI document', () => {
           throw new SchedError('UNAUTHENTICATED', 'no token here');
         },
         version: '9.9.9',
+        clock: systemClock,
         onBug: (error) => {
           throw error;
         },
