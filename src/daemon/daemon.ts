@@ -43,7 +43,7 @@ import { ChildJournal } from './orphans/child-journal.js';
 import { createRequestRouter, type DaemonControl } from './request-router.js';
 import { ApiTokens } from './access/api-tokens.js';
 import { apiAuthentication } from './api/api-authentication.js';
-import { ApiService } from './api/api-service.js';
+import { apiService } from './api/api-service.js';
 import { FailedAuthLimits } from './api/failed-auth-limits.js';
 import { apiListenPlan, type ApiSettings } from '../core/api-listen.js';
 import { Retention, type RetentionPolicy } from './retention.js';
@@ -505,7 +505,7 @@ export class Daemon {
       });
       const onBug = (error: Error) => events.emit('scheduler:error', { error });
       await stack.start(
-        new ApiService(apiPlan, { call: router.call, authenticate, version, clock, onBug }, events),
+        apiService(apiPlan, { call: router.call, authenticate, version, clock, onBug }, events),
       );
     }
 

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Agent, fetch } from 'undici';
-import { sched, waitFor, type RunningDaemon } from './sched-harness.js';
+import { sched, useDaemons, waitFor, type RunningDaemon } from './sched-harness.js';
 
 /** A self-signed certificate for 127.0.0.1, made by openssl in `dir`. */
 export function makeCertificate(dir: string): { certFile: string; keyFile: string; ca: string } {
@@ -119,4 +119,19 @@ export function apiClient(base: string, ca: string) {
     };
   };
   return { request, events, close: () => dispatcher.close() };
+}
+
+/** A daemon in a new home serving the API over HTTPS on a free loopback port, and a client that trusts it. */
+export async function startApiDaemon(daemons: ReturnType<typeof useDaemons>) {
+  const home = daemons.home();
+  const { certFile, keyFile, ca } = makeCertificate(home);
+  const daemon = await daemons.start(home, [
+    '--api',
+    '127.0.0.1:0',
+    '--tls-cert',
+    certFile,
+    '--tls-key',
+    keyFile,
+  ]);
+  return { home, daemon, api: apiClient(`https://${await apiAddress(daemon)}`, ca) };
 }

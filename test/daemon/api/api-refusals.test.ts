@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { fetch } from 'undici';
-import { apiAddress, apiClient, createToken, makeCertificate } from '../../support/api-harness.js';
+import { apiAddress, createToken, startApiDaemon } from '../../support/api-harness.js';
 import { sched, startDaemon, useDaemons } from '../../support/sched-harness.js';
 
 describe('where the API refuses to listen', () => {
@@ -42,17 +42,7 @@ describe('tokens guessed from one address', () => {
   const daemons = useDaemons(afterEach);
 
   it('Given 20 bad tokens from one address, when a 21st request comes, then it is refused with 429 and Retry-After, and the 20 are audited by address', async () => {
-    const home = daemons.home();
-    const { certFile, keyFile, ca } = makeCertificate(home);
-    const daemon = await daemons.start(home, [
-      '--api',
-      '127.0.0.1:0',
-      '--tls-cert',
-      certFile,
-      '--tls-key',
-      keyFile,
-    ]);
-    const api = apiClient(`https://${await apiAddress(daemon)}`, ca);
+    const { home, daemon, api } = await startApiDaemon(daemons);
     const good = await createToken(home, ['--name', 'good', '--role', 'viewer']);
     try {
       for (let guess = 0; guess < 20; guess++) {

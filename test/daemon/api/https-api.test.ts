@@ -1,13 +1,7 @@
 import Database from 'better-sqlite3';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  apiAddress,
-  apiClient,
-  createToken,
-  makeCertificate,
-  type ApiAnswer,
-} from '../../support/api-harness.js';
+import { apiClient, createToken, startApiDaemon, type ApiAnswer } from '../../support/api-harness.js';
 import { sched, useDaemons, waitFor, type RunningDaemon } from '../../support/sched-harness.js';
 
 // One daemon serves every test here (each uses jobs of its own names): starting one per test would
@@ -22,17 +16,7 @@ describe('the HTTPS API of a running daemon', () => {
   let admin: string;
 
   beforeAll(async () => {
-    home = daemons.home();
-    const { certFile, keyFile, ca } = makeCertificate(home);
-    daemon = await daemons.start(home, [
-      '--api',
-      '127.0.0.1:0',
-      '--tls-cert',
-      certFile,
-      '--tls-key',
-      keyFile,
-    ]);
-    api = apiClient(`https://${await apiAddress(daemon)}`, ca);
+    ({ home, daemon, api } = await startApiDaemon(daemons));
     operator = await createToken(home, ['--name', 'ci', '--role', 'operator', '--owner', 'root']);
     viewer = await createToken(home, ['--name', 'dashboard', '--role', 'viewer']);
     admin = await createToken(home, ['--name', 'ops', '--role', 'admin', '--ttl', '1d']);
