@@ -44,6 +44,7 @@ import { createRequestRouter, type DaemonControl } from './request-router.js';
 import { ApiTokens } from './access/api-tokens.js';
 import { apiAuthentication } from './api/api-authentication.js';
 import { apiService } from './api/api-service.js';
+import { readApiTls } from './api/api-tls.js';
 import { FailedAuthLimits } from './api/failed-auth-limits.js';
 import { apiListenPlan, type ApiSettings } from '../core/api-listen.js';
 import { Retention, type RetentionPolicy } from './retention.js';
@@ -185,6 +186,7 @@ export class Daemon {
       : null;
     if (this.options.metricsAddress) checkExposure(this.options.metricsAddress, metricsToken);
     const apiPlan = this.options.api ? apiListenPlan(this.options.api) : null;
+    const apiTls = apiPlan?.tls ? readApiTls(apiPlan.tls) : null;
     const target = storeTarget(this.options.storeUrl, locations.databasePath, this.options.postgresTls);
     const leaseTtlMs = this.options.cluster?.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
     // A node stalled past its lease has lost its shards: its open transaction must not hold up theirs.
@@ -505,7 +507,7 @@ export class Daemon {
       });
       const onBug = (error: Error) => events.emit('scheduler:error', { error });
       await stack.start(
-        apiService(apiPlan, { call: router.call, authenticate, version, clock, onBug }, events),
+        apiService(apiPlan, apiTls, { call: router.call, authenticate, version, clock, onBug }, events),
       );
     }
 

@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import fastifySwagger from '@fastify/swagger';
 import Fastify, {
@@ -14,7 +13,6 @@ import {
   validatorCompiler,
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
-import type { ApiListenPlan } from '../../core/api-listen.js';
 import type { Caller } from '../../core/access/roles.js';
 import { SchedError, type ErrorShape } from '../../core/errors.js';
 import type { Method } from '../../ipc/protocol.js';
@@ -22,6 +20,7 @@ import type { Clock } from '../clock.js';
 import type { Reply } from '../request-router.js';
 import type { ServerConnection } from '../../ipc/transport.js';
 import { API_ROUTES, type ApiRoute } from './api-routes.js';
+import type { ApiTls } from './api-tls.js';
 import { SseConnection } from './sse-connection.js';
 import { ERROR_STATUS, errorHeaders } from './error-status.js';
 
@@ -54,8 +53,11 @@ export interface ApiServer {
   routes: { method: string; url: string }[];
 }
 
-/** The fastify instance of the API, ready to listen: TLS per `plan`, every route of API_ROUTES. */
-export async function buildApiServer(plan: ApiListenPlan, deps: ApiDeps): Promise<ApiServer> {
+/**
+ * The fastify instance of the API, ready to listen: with `tls` (as readApiTls read it) when the plan has
+ * TLS, every route of API_ROUTES.
+ */
+export async function buildApiServer(tls: ApiTls | null, deps: ApiDeps): Promise<ApiServer> {
   const common = {
     logger: false,
     bodyLimit: API_BODY_LIMIT_BYTES,
@@ -67,16 +69,9 @@ export async function buildApiServer(plan: ApiListenPlan, deps: ApiDeps): Promis
     // Event streams never go idle: a stopping daemon must not wait for their clients to leave.
     forceCloseConnections: true,
   };
-  const app = (plan.tls === null
+  const app = (tls === null
     ? Fastify(common)
-    : Fastify({
-        ...common,
-        https: {
-          cert: readPem(plan.tls.certFile, 'certificate', '--tls-cert'),
-          key: readPem(plan.tls.keyFile, 'key', '--tls-key'),
-          minVersion: 'TLSv1.2',
-        },
-      })) as unknown as FastifyInstance;
+    : Fastify({ ...common, https: { ...tls, minVersion: 'TLSv1.2' } })) as unknown as FastifyInstance;
   const routes: ApiServer['routes'] = [];
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) routes.push({ method, url: route.url });
@@ -209,20 +204,6 @@ function shapeOf(error: FastifyError, onBug: (error: Error) => void): ErrorShape
     message: `Internal error in the daemon: ${error.message}`,
     hint: 'This is a bug in sched; the daemon log has the details.',
   };
-}
-
-function readPem(file: string, what: string, flag: string): Buffer {
-  try {
-    return fs.readFileSync(file);
-  } catch (error) {
-    throw new SchedError(
-      'VALIDATION_FAILED',
-      `The API's TLS ${what} ${file} cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`,
-      {
-        hint: `Give a readable PEM file with ${flag} (config: [api] tls_${what === 'key' ? 'key' : 'cert'}_file).`,
-      },
-    );
-  }
 }
 
 /** `host:port` as bound. */

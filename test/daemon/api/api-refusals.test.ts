@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fetch } from 'undici';
 import { apiAddress, createToken, startApiDaemon } from '../../support/api-harness.js';
@@ -20,6 +22,19 @@ describe('where the API refuses to listen', () => {
     await expect(startDaemon(home, ['--api', '127.0.0.1:0'])).rejects.toThrow(
       /--tls-cert FILE and --tls-key FILE/,
     );
+  });
+
+  it('Given a certificate file that is not PEM, when the daemon starts, then it refuses to start with one clear sentence and no stack', async () => {
+    const home = daemons.home();
+    const junk = path.join(home, 'junk.pem');
+    fs.writeFileSync(junk, 'not a certificate\n');
+
+    const started = startDaemon(home, ['--api', '127.0.0.1:0', '--tls-cert', junk, '--tls-key', junk]);
+
+    await expect(started).rejects.toThrow(
+      /The API's TLS certificate .*junk\.pem and key .*junk\.pem cannot be used/,
+    );
+    await expect(started).rejects.not.toThrow(/bug in sched/);
   });
 
   it('Given plain HTTP asked for on loopback, when a token reads over http, then it answers', async () => {

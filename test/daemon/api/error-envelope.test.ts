@@ -23,17 +23,14 @@ describe('the error envelope of each error class', () => {
   let refusal: ErrorShape;
 
   beforeAll(async () => {
-    server = await buildApiServer(
-      { host: '127.0.0.1', port: 0, tls: null },
-      {
-        // What the daemon's request router answers: here, whichever refusal the test set.
-        call: async () => ({ ok: false, error: refusal }),
-        authenticate: async () => ({ user: 'alice', uid: -1, gid: -1, pid: -1, groups: [] }),
-        version: '0.0.0',
-        clock: systemClock,
-        onBug: () => undefined,
-      },
-    );
+    server = await buildApiServer(null, {
+      // What the daemon's request router answers: here, whichever refusal the test set.
+      call: async () => ({ ok: false, error: refusal }),
+      authenticate: async () => ({ user: 'alice', uid: -1, gid: -1, pid: -1, groups: [] }),
+      version: '0.0.0',
+      clock: systemClock,
+      onBug: () => undefined,
+    });
   });
 
   afterAll(async () => {
