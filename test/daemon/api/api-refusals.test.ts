@@ -37,11 +37,11 @@ describe('where the API refuses to listen', () => {
     await expect(started).rejects.not.toThrow(/bug in sched/);
   });
 
-  it('Given plain HTTP asked for on loopback, when a token reads over http, then it answers', async () => {
+  it('Given [api] in config.toml asking for plain HTTP on loopback, when a token reads over http, then it answers', async () => {
     const home = daemons.home();
-    const daemon = await daemons.start(home, ['--api', '127.0.0.1:0'], {
-      SCHED_API_ALLOW_PLAIN_HTTP: 'true',
-    });
+    const config = path.join(home, 'config.toml');
+    fs.writeFileSync(config, '[api]\nlisten = "127.0.0.1:0"\nallow_plain_http = true\n');
+    const daemon = await daemons.start(home, [], { SCHED_CONFIG: config });
     const token = await createToken(home, ['--name', 'local', '--role', 'viewer']);
 
     const answer = await fetch(`http://${await apiAddress(daemon)}/v1/health`, {
