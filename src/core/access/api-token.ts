@@ -25,7 +25,7 @@ export interface ApiToken {
   createdBy: string;
 }
 
-export type TokenRefusal = 'revoked' | 'expired';
+type TokenRefusal = 'revoked' | 'expired';
 
 /** Why a stored token is refused at `now`, or null when it may be used. */
 export function tokenRefusal(token: ApiToken, now: number): TokenRefusal | null {

@@ -35,7 +35,7 @@ export interface ApiDeps {
   onBug(error: Error): void;
 }
 
-export const API_BODY_LIMIT_BYTES = 1024 * 1024;
+const API_BODY_LIMIT_BYTES = 1024 * 1024;
 export const OPENAPI_PATH = '/v1/openapi.json';
 // A request must have arrived whole within this; a slow client holds a connection no longer.
 const REQUEST_TIMEOUT_MS = 30_000;

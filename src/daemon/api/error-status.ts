@@ -30,11 +30,6 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   INTERNAL: 500,
 };
 
-/** The API's error body: the socket's error shape under `error`. */
-export interface ErrorEnvelope {
-  error: ErrorShape;
-}
-
 /** Headers an error's status calls for: when to come back, or how to authenticate. */
 export function errorHeaders(shape: ErrorShape): Record<string, string> {
   if (shape.code === 'UNAUTHENTICATED') return { 'www-authenticate': 'Bearer' };

@@ -3,7 +3,7 @@ import { SchedError } from '../../core/errors.js';
 import type { Clock } from '../clock.js';
 
 /** Failed authentications one address may have a minute before its requests are refused unread. */
-export const FAILED_AUTH_PER_MINUTE = 20;
+const FAILED_AUTH_PER_MINUTE = 20;
 
 /**
  * A token bucket per remote address, spent by each failed authentication: once an address has failed
