@@ -23,6 +23,18 @@ export const configFlags = {
       'Serve /metrics and /health on host:port, or "off" (config: metrics_address, env: SCHED_METRICS_ADDRESS).',
     helpValue: 'ADDRESS',
   }),
+  api: Flags.string({
+    summary: 'Serve the HTTPS API on host:port, or "off" (config: [api] listen, env: SCHED_API_LISTEN).',
+    helpValue: 'ADDRESS',
+  }),
+  'tls-cert': Flags.string({
+    summary: 'The API’s TLS certificate, PEM (config: [api] tls_cert_file).',
+    helpValue: 'FILE',
+  }),
+  'tls-key': Flags.string({
+    summary: 'The API’s TLS private key, PEM (config: [api] tls_key_file).',
+    helpValue: 'FILE',
+  }),
   'log-level': Flags.string({
     summary: 'Log level (config: log_level, env: SCHED_LOG_LEVEL).',
     options: [...LOG_LEVELS],
@@ -39,6 +51,9 @@ export interface ConfigFlagInput {
   socket?: string;
   'max-concurrent'?: string;
   metrics?: string;
+  api?: string;
+  'tls-cert'?: string;
+  'tls-key'?: string;
   'log-level'?: string;
   tz?: string;
 }
@@ -49,6 +64,9 @@ export function configFlagValues(flags: ConfigFlagInput): FlagValues {
     socket: flags.socket,
     max_concurrent: flags['max-concurrent'],
     metrics_address: flags.metrics,
+    'api.listen': flags.api,
+    'api.tls_cert_file': flags['tls-cert'],
+    'api.tls_key_file': flags['tls-key'],
     log_level: flags['log-level'],
     timezone: flags.tz,
   };

@@ -6,6 +6,7 @@ import { parseNotifyOn } from '../core/notify/normalize-alerts.js';
 import { parseNotifyTarget } from '../core/notify/notify-target.js';
 import { assertTimezone, isValidTimezone } from '../core/schedule/timezone.js';
 import { ACCESS_KEYS } from './access-keys.js';
+import { API_KEYS } from './api-keys.js';
 import { commaList } from './comma-list.js';
 import { LIMITS_KEYS } from './limits-keys.js';
 
@@ -341,6 +342,7 @@ export const KEY_SPECS: readonly KeySpec[] = [
   ...NOTIFY_KEYS,
   ...ACCESS_KEYS,
   ...LIMITS_KEYS,
+  ...API_KEYS,
 ];
 
 export type ConfigKey =
@@ -382,7 +384,11 @@ export type ConfigKey =
   | 'limits.list'
   | 'limits.trigger'
   | 'limits.history'
-  | 'limits.exempt_admins';
+  | 'limits.exempt_admins'
+  | 'api.listen'
+  | 'api.tls_cert_file'
+  | 'api.tls_key_file'
+  | 'api.allow_plain_http';
 
 /** The keys that a flag can set, by flag name without dashes (`max-concurrent`). */
 export type FlagValues = Partial<Record<ConfigKey, string | undefined>>;

@@ -2,6 +2,7 @@ import { parse as parseToml, TomlError } from 'smol-toml';
 import { z } from 'zod';
 import { editDistance } from '../core/edit-distance.js';
 import type { RateLimits } from '../core/access/rate-limits.js';
+import type { ApiSettings } from '../core/api-listen.js';
 import { SchedError } from '../core/errors.js';
 import {
   backupEveryMs,
@@ -48,6 +49,8 @@ export interface ResolvedConfig {
   readonly socketGroup: string | number | null;
   /** `[limits]`: requests a minute per caller and verb; admins exempt unless `exempt_admins = false`. */
   readonly limits: Readonly<RateLimits>;
+  /** `[api]`: the HTTPS API's address (null: off), its certificate and key, and plain HTTP on loopback. */
+  readonly api: Readonly<ApiSettings>;
   /** The config file that was read, if any. */
   readonly file: string | null;
   readonly values: Readonly<Record<ConfigKey, unknown>>;
@@ -156,6 +159,12 @@ export function resolveConfig(inputs: ConfigInputs): ResolvedConfig {
         history: values['limits.history'] as number | null,
       },
       exemptAdmins: values['limits.exempt_admins'] as boolean,
+    },
+    api: {
+      listen: values['api.listen'] as string | null,
+      tlsCertFile: values['api.tls_cert_file'] as string | null,
+      tlsKeyFile: values['api.tls_key_file'] as string | null,
+      allowPlainHttp: values['api.allow_plain_http'] as boolean,
     },
     file: inputs.file?.path ?? null,
     values,

@@ -28,6 +28,8 @@ export const ERROR_CODES = {
   NO_MATCHING_NODE: 4,
   /** Stored secrets are sealed under a key the daemon's key file does not hold (or were altered). */
   SECRET_KEY_MISMATCH: 4,
+  /** An API request without a valid token (missing, unknown, revoked or expired). */
+  UNAUTHENTICATED: 5,
   UNAUTHORIZED: 5,
   RATE_LIMITED: 6,
   DAEMON_UNAVAILABLE: 7,

@@ -41,6 +41,12 @@ import { DaemonMetrics } from './observability/metrics.js';
 import { OccurrenceService } from './occurrence-service.js';
 import { ChildJournal } from './orphans/child-journal.js';
 import { createRequestRouter, type DaemonControl } from './request-router.js';
+import { ApiTokens } from './access/api-tokens.js';
+import { apiAuthentication } from './api/api-authentication.js';
+import { apiService } from './api/api-service.js';
+import { readApiTls } from './api/api-tls.js';
+import { FailedAuthLimits } from './api/failed-auth-limits.js';
+import { apiListenPlan, type ApiSettings } from '../core/api-listen.js';
 import { Retention, type RetentionPolicy } from './retention.js';
 import { RunDrain } from './run-drain.js';
 import { RunGate } from './run-gate.js';
@@ -92,6 +98,8 @@ export interface DaemonOptions {
   access?: AccessSettings;
   /** `[limits]`: requests a minute per caller and verb; default: the design's table, admins exempt. */
   limits?: RateLimits;
+  /** `[api]`: the HTTPS API; off when absent or when `listen` is null. */
+  api?: ApiSettings;
   /** The secret key file (`key_file`); default `secret.key` in the home. A federation shares one. */
   keyFile?: string;
   /** This node's place in a federation, used when the store is shared. */
@@ -177,6 +185,8 @@ export class Daemon {
       ? readBearerToken(this.options.metricsTokenFile)
       : null;
     if (this.options.metricsAddress) checkExposure(this.options.metricsAddress, metricsToken);
+    const apiPlan = this.options.api ? apiListenPlan(this.options.api) : null;
+    const apiTls = apiPlan?.tls ? readApiTls(apiPlan.tls) : null;
     const target = storeTarget(this.options.storeUrl, locations.databasePath, this.options.postgresTls);
     const leaseTtlMs = this.options.cluster?.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
     // A node stalled past its lease has lost its shards: its open transaction must not hold up theirs.
@@ -392,7 +402,9 @@ export class Daemon {
       newId,
       appendAudit: (entry) => store.appendAudit(entry),
     });
+    const tokens = new ApiTokens({ store, clock, newId, actor });
     const control: DaemonControl = {
+      tokens,
       // Admins only: the request guard checked the caller's role.
       rotateKey: ({ sharedFile }) => secrets.rotation.rotate(actor().audited, { sharedFile }),
       subscribe: async (requestId, connection, { types, runId, since }) => {
@@ -417,7 +429,7 @@ export class Daemon {
         return { stopping: true, pid: process.pid };
       },
     };
-    const route = createRequestRouter(
+    const router = createRequestRouter(
       jobs,
       runs,
       occurrences,
@@ -434,7 +446,7 @@ export class Daemon {
       replies,
       autonomy ? new LocalReads(autonomy, clock) : null,
     );
-    const answer = answerSocketRequests(this.seams.route?.(route) ?? route, events);
+    const answer = answerSocketRequests(this.seams.route?.(router.route) ?? router.route, events);
     await stack.start(new SocketService(locations.socketPath, answer, access.socket));
     await stack.start(
       new EventRelay({
@@ -484,6 +496,20 @@ export class Daemon {
     if (backups)
       await stack.start(new ScheduledBackups({ store: rawStore, clock, events, schedule: backups }));
     await stack.start(alerting);
+    if (apiPlan) {
+      const authenticate = apiAuthentication({
+        tokens,
+        limits: new FailedAuthLimits(clock),
+        store,
+        clock,
+        events,
+        newId,
+      });
+      const onBug = (error: Error) => events.emit('scheduler:error', { error });
+      await stack.start(
+        apiService(apiPlan, apiTls, { call: router.call, authenticate, version, clock, onBug }, events),
+      );
+    }
 
     const metricsAddress = this.options.metricsAddress;
     if (metricsAddress) {

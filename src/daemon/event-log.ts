@@ -136,6 +136,15 @@ export function logDaemonEvents(
   events.on('socket:refused', (refusal) =>
     log.warn({ event: 'socket:refused', ...refusal }, `refused a malformed message: ${refusal.reason}`),
   );
+  events.on('api:listening', ({ address, tls }) =>
+    log.info(
+      { event: 'api:listening', address, tls },
+      `API listening on ${tls ? 'https' : 'http'}://${address}`,
+    ),
+  );
+  events.on('api:refused', (refusal) =>
+    log.warn({ event: 'api:refused', ...refusal }, `refused an API request: ${refusal.reason}`),
+  );
   events.on('scheduler:error', ({ error }) =>
     log.error({ event: 'scheduler:error', err: error }, error.message),
   );

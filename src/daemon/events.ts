@@ -54,6 +54,10 @@ export interface DaemonEventMap {
   ];
   /** A frame or request from the socket was refused as malformed; `connection` numbers the daemon's connections. */
   'socket:refused': [{ connection: number; reason: string }];
+  /** The HTTPS API listens (`tls` false: plain HTTP on loopback, as `allow_plain_http` asked). */
+  'api:listening': [{ address: string; tls: boolean }];
+  /** An API request was refused before any handler: no valid token (never the token itself), or too many such. */
+  'api:refused': [{ remoteAddress: string; status: number; reason: string }];
   /** A copy of the store was written: asked for with `sched backup`, or on the `[backup]` schedule. */
   'backup:written': [{ file: string; bytes: number; takenAt: number; scheduled: boolean }];
   /** A scheduled backup could not be written; the next is tried an interval later. */

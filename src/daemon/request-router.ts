@@ -1,3 +1,5 @@
+import type { z } from 'zod';
+import type { Caller } from '../core/access/roles.js';
 import { SchedError, type ErrorShape } from '../core/errors.js';
 import {
   isMethod,
@@ -10,6 +12,7 @@ import {
 } from '../ipc/protocol.js';
 import type { ServerConnection } from '../ipc/transport.js';
 import { actingFor } from './access/request-caller.js';
+import type { ApiTokens } from './access/api-tokens.js';
 import type { RequestGuard } from './access/request-guard.js';
 import { isStoreUnreachable, unreachableReason } from '../store/unreachable.js';
 import type { LocalReads } from './autonomy/local-reads.js';
@@ -30,11 +33,28 @@ export interface DaemonControl {
   clusterStatus(): Promise<Results['cluster.status']>;
   backup(params: ParsedParams<'store.backup'>): Promise<Results['store.backup']>;
   rotateKey(params: ParsedParams<'key.rotate'>): Promise<Results['key.rotate']>;
+  tokens: Pick<ApiTokens, 'create' | 'list' | 'revoke'>;
 }
 
+/** A socket request carries its connection; a request from the HTTPS API has none. */
 interface RequestContext {
   requestId: number;
-  connection: ServerConnection;
+  connection: ServerConnection | null;
+}
+
+/** Requests that need a connection of their own to answer on (the API streams events its own way). */
+const CONNECTION_METHODS: ReadonlySet<Method> = new Set(['events.subscribe']);
+
+export type Reply = { ok: true; result: unknown } | { ok: false; error: ErrorShape };
+
+export interface RequestRouter {
+  /** A socket request, from the caller the kernel names for its connection. */
+  route(message: RequestMessage, connection: ServerConnection): Promise<ResponseMessage>;
+  /**
+   * A request from another edge (the HTTPS API) for a caller that edge verified (a token's); `connection`
+   * is where a stream of events goes (Server-Sent Events), for the requests that start one.
+   */
+  call(method: Method, params: unknown, caller: Caller, connection?: ServerConnection): Promise<Reply>;
 }
 
 type Handlers = { [M in Method]: (params: never, context: RequestContext) => Promise<unknown> };
@@ -53,7 +73,7 @@ export function createRequestRouter(
   guard: RequestGuard,
   replies: ReplySecrets,
   localReads: LocalReads | null = null,
-) {
+): RequestRouter {
   // While the store cannot be reached, `ls` and `show` read this node's local copy (and say it may be stale).
   const orLocalCopy = async <T>(read: () => Promise<T>, local: (reads: LocalReads) => T): Promise<T> => {
     try {
@@ -69,7 +89,10 @@ export function createRequestRouter(
     'store.backup': (params) => control.backup(params),
     'key.rotate': (params) => control.rotateKey(params),
     'events.subscribe': (params, { requestId, connection }) =>
-      control.subscribe(requestId, connection, params),
+      control.subscribe(requestId, connection!, params),
+    'token.create': (params) => control.tokens.create(params),
+    'token.list': () => control.tokens.list(),
+    'token.revoke': (params) => control.tokens.revoke(params),
     'daemon.status': () => jobs.status(),
     'job.add': (params) => jobs.add(params),
     'job.list': (params: ParsedParams<'job.list'>) =>
@@ -101,44 +124,58 @@ export function createRequestRouter(
     'notify.list': (params) => alerts.list(params),
   };
 
-  return async function route(
-    message: RequestMessage,
-    connection: ServerConnection,
-  ): Promise<ResponseMessage> {
+  const answer = async (
+    method: string,
+    params: unknown,
+    admit: (method: Method, params: Record<string, unknown>) => Promise<Caller>,
+    context: RequestContext,
+  ): Promise<Reply> => {
     try {
-      if (!isMethod(message.method)) {
-        throw new SchedError('VALIDATION_FAILED', `Unknown request "${message.method}".`, {
+      if (!isMethod(method) || (context.connection === null && CONNECTION_METHODS.has(method))) {
+        throw new SchedError('VALIDATION_FAILED', `Unknown request "${method}".`, {
           hint: 'The client and daemon versions may differ; restart the daemon.',
         });
       }
-      const parsed = requestSchemas[message.method].safeParse(message.params ?? {});
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0]!;
-        throw new SchedError(
-          'VALIDATION_FAILED',
-          `Invalid ${issue.path.join('.') || 'request'}: ${issue.message}.`,
-          {
-            details: {
-              issues: parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
-            },
-          },
-        );
-      }
-      const caller = await guard.admit(message.method, parsed.data as Record<string, unknown>, connection);
-      const handler = handlers[message.method] as (
-        params: unknown,
-        context: RequestContext,
-      ) => Promise<unknown>;
+      const parsed = requestSchemas[method].safeParse(params ?? {});
+      if (!parsed.success) throw invalidParams(parsed.error);
+      const caller = await admit(method, parsed.data as Record<string, unknown>);
+      const handler = handlers[method] as (params: unknown, context: RequestContext) => Promise<unknown>;
       const result = await actingFor(caller, () =>
-        replies.reply(message.method, parsed.data, () =>
-          handler(parsed.data, { requestId: message.id, connection }),
-        ),
+        replies.reply(method, parsed.data, () => handler(parsed.data, context)),
       );
-      return { kind: 'response', id: message.id, ok: true, result };
+      return { ok: true, result };
     } catch (error) {
-      return { kind: 'response', id: message.id, ok: false, error: toErrorShape(error as Error, onBug) };
+      return { ok: false, error: toErrorShape(error as Error, onBug) };
     }
   };
+
+  return {
+    route: async (message, connection) => {
+      const reply = await answer(
+        message.method,
+        message.params,
+        (method, params) => guard.admit(method, params, connection),
+        { requestId: message.id, connection },
+      );
+      return { kind: 'response', id: message.id, ...reply } as ResponseMessage;
+    },
+    call: (method, params, caller, connection) =>
+      answer(method, params, (m, p) => guard.admitCaller(m, p, caller), {
+        requestId: connection?.id ?? 0,
+        connection: connection ?? null,
+      }),
+  };
+}
+
+function invalidParams(error: z.ZodError): SchedError {
+  const issue = error.issues[0]!;
+  return new SchedError(
+    'VALIDATION_FAILED',
+    `Invalid ${issue.path.join('.') || 'request'}: ${issue.message}.`,
+    {
+      details: { issues: error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })) },
+    },
+  );
 }
 
 function toErrorShape(error: Error, onBug: (error: Error) => void): ErrorShape {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { jobInputSchema, jobPatchSchema, type Job } from '../core/job.js';
+import { API_TOKEN_ROLES, type ApiToken } from '../core/access/api-token.js';
 import { JOB_STATUSES } from '../core/job-status.js';
 import { RUN_STATES, type Run, type RunSummary } from '../core/run.js';
 import type { ErrorShape } from '../core/errors.js';
@@ -121,6 +122,19 @@ export const requestSchemas = {
     /** Replay the retained events after this id first (`sched watch --since`). */
     since: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).optional(),
   }),
+  /** A new API token (admins only); the reply holds the token itself, the one time it is ever shown. */
+  'token.create': z.object({
+    name: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'a name of letters, digits, ".", "_" and "-" (at most 64)'),
+    role: z.enum(API_TOKEN_ROLES),
+    /** The user the token acts as; default `token:NAME`, a user no host has (so it runs no commands). */
+    owner: z.string().min(1).max(64).optional(),
+    /** Lifetime; default: until revoked. */
+    ttlMs: z.number().int().min(60_000).optional(),
+  }),
+  'token.list': z.object({}),
+  'token.revoke': z.object({ name: z.string().min(1) }),
 } as const;
 
 export type Method = keyof typeof requestSchemas;
@@ -346,6 +360,14 @@ export interface Results {
   'store.backup': BackupResult;
   /** `shared`: other nodes share the store, so events come from several nodes. */
   'events.subscribe': { subscribed: true; types: string[] | null; shared?: boolean };
+  'token.create': CreatedToken;
+  'token.list': { items: ApiToken[] };
+  'token.revoke': ApiToken;
+}
+
+/** A token just created: `token` is shown this once and stored only as its hash. */
+export interface CreatedToken extends ApiToken {
+  token: string;
 }
 
 /**

@@ -10,6 +10,7 @@ export {
   DELIVERY_KINDS as DELIVERY_KIND_VALUES,
   DELIVERY_STATES as DELIVERY_STATE_VALUES,
 } from '../core/notify/delivery.js';
+export { API_TOKEN_ROLES as API_TOKEN_ROLE_VALUES } from '../core/access/api-token.js';
 /** `success`, `failure`, `always` for `--after`; `all` for `--after-all` (checked in sql/records.ts). */
 export const DEPENDENCY_ON_VALUES = ['success', 'failure', 'always', 'all'] as const;
 

@@ -1,3 +1,4 @@
+import type { ApiToken } from '../core/access/api-token.js';
 import type { Job, JobDefinition, JobState } from '../core/job.js';
 import { JOB_AND_RUN_EVENT_TYPES } from '../core/job-run-event-types.js';
 import type { LedgerEntry } from '../core/ledger/entry.js';
@@ -158,6 +159,9 @@ export interface AuditEntry {
   before: unknown;
   after: unknown;
 }
+
+/** A token to store: its SHA-256 hash (hex) in place of the token. */
+export type NewApiToken = Omit<ApiToken, 'lastUsedAt' | 'revokedAt'> & { hash: string };
 
 /** Who did it and when; the store adds the job and its before/after images. */
 export type AuditStamp = Pick<AuditEntry, 'id' | 'at' | 'actor' | 'action'>;
@@ -374,6 +378,17 @@ export interface Store {
   listRuns(query: RunQuery): Promise<Page<RunSummary>>;
 
   appendAudit(entry: AuditEntry): Promise<void>;
+
+  /** Stores a token by its hash; null (nothing written) when a live token already has its name. */
+  createApiToken(token: NewApiToken): Promise<ApiToken | null>;
+  /** Tokens not revoked (expired ones included), by name. */
+  listApiTokens(): Promise<ApiToken[]>;
+  /** The token with this hash, revoked or expired included (so a refusal can say which); null if none. */
+  findApiTokenByHash(hash: string): Promise<ApiToken | null>;
+  /** Revokes the live token of that name; null when there is none. */
+  revokeApiToken(name: string, at: number): Promise<ApiToken | null>;
+  /** Records that a token was used at `at` (`sched token ls` shows it). */
+  touchApiToken(id: string, at: number): Promise<void>;
   listAudit(query: { limit: number; cursor?: string; jobId?: string }): Promise<Page<AuditEntry>>;
 
   /** Deletes up to `limit` finished runs in `states` that finished before `before`; returns how many. */

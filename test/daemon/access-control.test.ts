@@ -130,6 +130,35 @@ describe('who may do what on a daemon run by root for several users', () => {
     expect(refusal?.after).toMatchObject({ method: 'job.add', role: 'viewer', needed: 'operator' });
   });
 
+  it('given an operator, API tokens cannot be made, listed or revoked; an admin makes one, audited under their name', async () => {
+    if (!isRoot) return onlyRootMakesOtherUsers();
+    for (const args of [
+      ['token', 'create', '--name', 'op-token', '--role', 'admin'],
+      ['token', 'ls'],
+      ['token', 'revoke', 'x'],
+    ]) {
+      const refused = await schedAs(USERS.operator, daemon.socketPath, [...args, '--json']);
+      expect(refused.code).toBe(5);
+      expect(refused.json.error.message).toMatch(/needs the admin role/);
+    }
+
+    const made = await schedAs(USERS.admin, daemon.socketPath, [
+      'token',
+      'create',
+      '--name',
+      'admin-made',
+      '--role',
+      'viewer',
+      '--json',
+    ]);
+
+    expect(made.code).toBe(0);
+    expect(made.json).toMatchObject({ name: 'admin-made', role: 'viewer', owner: 'token:admin-made' });
+    const created = (await audit()).find((entry) => entry.action === 'token.create');
+    expect(created?.actor).toMatch(new RegExp(`^${USERS.admin} \\(uid ${uidOf(USERS.admin)}, pid \\d+\\)$`));
+    expect(JSON.stringify(created)).not.toContain(made.json.token);
+  });
+
   it('given a user in no [access] list, even reading is refused', async () => {
     if (!isRoot) return onlyRootMakesOtherUsers();
     const result = await schedAs(USERS.outsider, daemon.socketPath, ['ls', '--json']);

@@ -54,6 +54,23 @@ describe('request limits', () => {
     expect(() => limits.take('job.trigger', ada, 'operator', 'job-2')).not.toThrow();
   });
 
+  it('counts each API token apart, though tokens share no uid', () => {
+    const { limits } = limitsWith();
+    const ci: Caller = {
+      user: 'deploy',
+      uid: -1,
+      gid: -1,
+      pid: -1,
+      groups: [],
+      token: { name: 'ci', role: 'operator' },
+    };
+    const cd: Caller = { ...ci, token: { name: 'cd', role: 'operator' } };
+    for (let i = 0; i < 25; i += 1) limits.take('job.cancel', ci, 'operator', null);
+
+    expect(() => limits.take('job.cancel', ci, 'operator', null)).toThrow(/by token:ci/);
+    expect(() => limits.take('job.cancel', cd, 'operator', null)).not.toThrow();
+  });
+
   it('counts each caller apart', () => {
     const { limits } = limitsWith();
     for (let i = 0; i < 25; i += 1) limits.take('job.cancel', ada, 'operator', null);

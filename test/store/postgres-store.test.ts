@@ -87,6 +87,7 @@ describe('PostgreSQL store on a shared database', () => {
       `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name`,
     );
     expect(tables.rows.map((row) => row.table_name)).toEqual([
+      'api_tokens',
       'audit_log',
       'cluster_lease',
       'cluster_map',

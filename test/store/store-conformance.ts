@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe } from 'vitest';
 import type { Store } from '../../src/store/store.js';
+import { describeApiTokenCases } from './conformance/api-tokens.js';
 import { describeAuditAndFenceCases } from './conformance/audit-and-fence.js';
 import { describeDependencyCases } from './conformance/dependencies.js';
 import { describeEventCases } from './conformance/events.js';
@@ -47,5 +48,6 @@ export function describeStoreConformance(name: string, makeStore: () => Promise<
     describeDependencyCases(store);
     describeNotificationCases(store);
     describeEventCases(store);
+    describeApiTokenCases(store);
   });
 }

@@ -13,6 +13,7 @@ export default class DaemonRun extends SchedCommand {
     '<%= config.bin %> daemon run',
     'SCHED_HOME=/srv/sched <%= config.bin %> daemon run --grace 2m --tz Europe/Berlin',
     '<%= config.bin %> daemon run --max-concurrent 4 --metrics 127.0.0.1:9464 --log-level debug',
+    '<%= config.bin %> daemon run --api 0.0.0.0:8443 --tls-cert /etc/sched/api.crt --tls-key /etc/sched/api.key',
     '<%= config.bin %> daemon run --store postgres://sched@db.internal/sched --label role=db --label zone=a',
   ];
   static override flags = {
@@ -126,6 +127,7 @@ export default class DaemonRun extends SchedCommand {
       },
       access: { ...config.access, socketMode: config.socketMode, socketGroup: config.socketGroup },
       limits: config.limits,
+      api: config.api,
       onStopped: () => stopped(),
     });
     if (!flags.quiet)

@@ -21,6 +21,8 @@ export interface Caller {
   pid: number;
   /** The names of the caller's primary and supplementary groups. */
   groups: readonly string[];
+  /** An API token's caller: its role is the token's, whatever `[access]` says of `user` (its owner). */
+  token?: { name: string; role: Role };
 }
 
 const ROOT_UID = 0;
@@ -29,6 +31,7 @@ const RANK: Record<Role, number> = { viewer: 1, operator: 2, admin: 3 };
 
 /** The highest role any list gives the caller, or null when none names them or their groups. */
 export function roleOf(caller: Caller, rules: AccessRules): Role | null {
+  if (caller.token) return caller.token.role;
   if (isAdmin(caller, rules)) return 'admin';
   if (names(rules.operators, caller)) return 'operator';
   if (names(rules.viewers, caller)) return 'viewer';
@@ -37,6 +40,7 @@ export function roleOf(caller: Caller, rules: AccessRules): Role | null {
 
 /** Whether the caller may do everything, others' jobs and secrets (`--reveal`) included. */
 export function isAdmin(caller: Caller, rules: AccessRules): boolean {
+  if (caller.token) return caller.token.role === 'admin';
   return caller.uid === ROOT_UID || caller.user === rules.daemonUser || names(rules.admins, caller);
 }
 

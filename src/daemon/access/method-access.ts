@@ -30,6 +30,9 @@ export const METHOD_ACCESS: Record<Method, AccessVerb> = {
   'store.backup': 'administer',
   'daemon.stop': 'administer',
   'key.rotate': 'administer',
+  'token.create': 'administer',
+  'token.list': 'administer',
+  'token.revoke': 'administer',
 };
 
 /** The job or run an `own-job` request acts on, as the client named it. */

@@ -38,4 +38,7 @@ export const METHOD_RATE_VERB: Record<Method, RateVerb | null> = {
   'store.backup': null,
   'daemon.stop': null,
   'key.rotate': null,
+  'token.create': null,
+  'token.list': null,
+  'token.revoke': null,
 };

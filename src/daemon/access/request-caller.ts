@@ -17,8 +17,12 @@ export function currentCaller(): Caller | undefined {
   return current.getStore();
 }
 
-/** How the audit log names a caller: the user, and the uid and process the kernel gave for them. */
+/**
+ * How the audit log names a caller: the user, and the uid and process the kernel gave for them; an API
+ * token by its name and the user it acts as.
+ */
 export function auditName(caller: Caller): string {
+  if (caller.token) return `token:${caller.token.name} (as ${caller.user})`;
   const pid = caller.pid >= 0 ? `, pid ${caller.pid}` : '';
   return `${caller.user} (uid ${caller.uid}${pid})`;
 }

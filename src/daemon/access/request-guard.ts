@@ -43,6 +43,11 @@ export class RequestGuard {
         hint: 'Connect over the daemon’s Unix socket on this host; `sched doctor` checks the socket.',
       });
     }
+    return this.admitCaller(method, params, caller);
+  }
+
+  /** As `admit`, for a caller another edge has already verified (an API token). */
+  async admitCaller(method: Method, params: Record<string, unknown>, caller: Caller): Promise<Caller> {
     const verb = METHOD_ACCESS[method];
     const target = actedOn(method, params);
     const job = target === null ? null : await this.jobActedOn(target);
@@ -53,7 +58,7 @@ export class RequestGuard {
       return caller;
     }
     await this.auditRefusal(caller, method, decision, job);
-    throw refusal(method, decision);
+    throw refusal(method, decision, caller);
   }
 
   private async jobActedOn(target: ActedOn): Promise<Job | null> {
@@ -96,12 +101,18 @@ export class RequestGuard {
   }
 }
 
-function refusal(method: Method, decision: Extract<AccessDecision, { allowed: false }>): SchedError {
+function refusal(
+  method: Method,
+  decision: Extract<AccessDecision, { allowed: false }>,
+  caller: Caller,
+): SchedError {
   return new SchedError(
     'UNAUTHORIZED',
     `Not allowed: ${method} needs the ${decision.needed} role (${decision.reason}).`,
     {
-      hint: 'Roles are given in [access] of the daemon’s config.toml (admins, operators, viewers); ask an admin.',
+      hint: caller.token
+        ? `The API token ${caller.token.name} has the ${caller.token.role} role; an admin can make one with another (sched token create).`
+        : 'Roles are given in [access] of the daemon’s config.toml (admins, operators, viewers); ask an admin.',
       details: { method, needed: decision.needed, role: decision.role },
     },
   );

@@ -14,7 +14,7 @@ export interface RequestLimitsDeps {
 }
 
 /**
- * `[limits]`: a token bucket per caller (their uid) and verb, and per job for manual runs. Only requests
+ * `[limits]`: a token bucket per caller (their uid, or their API token) and verb, and per job for manual runs. Only requests
  * are counted; the scheduler's own firing never passes here. A bucket left alone for a minute is full
  * again, as a new one would be, so it is forgotten: memory holds only the buckets used in the last minute.
  */
@@ -38,7 +38,9 @@ export class RequestLimits {
     // Monotonic: a wall clock set forward must not refill every bucket, nor one set back empty them.
     const now = this.deps.clock.monotonic();
     this.forgetIdle(now);
-    const key = verb === 'trigger' ? `${caller.uid} ${verb} ${jobRef}` : `${caller.uid} ${verb}`;
+    // Each token has buckets of its own: tokens share no uid, and one must not spend another's allowance.
+    const who = caller.token ? `token:${caller.token.name}` : String(caller.uid);
+    const key = verb === 'trigger' ? `${who} ${verb} ${jobRef}` : `${who} ${verb}`;
     const take = takeToken(this.buckets.get(key), perMinute, now);
     this.buckets.delete(key);
     this.buckets.set(key, take.bucket);
@@ -51,7 +53,13 @@ export class RequestLimits {
       verb,
       retryAfterMs,
     });
-    throw rateLimited(method, verb, perMinute, retryAfterMs, caller.user);
+    throw rateLimited(
+      method,
+      verb,
+      perMinute,
+      retryAfterMs,
+      caller.token ? `token:${caller.token.name}` : caller.user,
+    );
   }
 
   private forgetIdle(now: number): void {

@@ -13,6 +13,7 @@ import {
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
 import {
+  API_TOKEN_ROLE_VALUES,
   DELIVERY_KIND_VALUES,
   DELIVERY_STATE_VALUES,
   DEPENDENCY_ON_VALUES,
@@ -285,4 +286,31 @@ export const events = pgTable(
   },
   // A running run's output so far, for a follower on another node.
   (t) => [index('events_run_idx').on(t.runId, t.id)],
+);
+
+/**
+ * API tokens: only the SHA-256 hash of each token is kept. A revoked token stays (its name in the audit
+ * log still means something) and frees its name for a new one.
+ */
+export const apiTokens = pgTable(
+  'api_tokens',
+  {
+    id: id('id').primaryKey(),
+    name: text('name').notNull(),
+    hash: text('hash').notNull(),
+    role: text('role', { enum: API_TOKEN_ROLE_VALUES }).notNull(),
+    owner: text('owner').notNull(),
+    createdAt: instant('created_at').notNull(),
+    expiresAt: instant('expires_at'),
+    lastUsedAt: instant('last_used_at'),
+    revokedAt: instant('revoked_at'),
+    createdBy: text('created_by').notNull(),
+  },
+  (t) => [
+    uniqueIndex('api_tokens_hash_unique').on(t.hash),
+    uniqueIndex('api_tokens_live_name_unique')
+      .on(t.name)
+      .where(sql`revoked_at IS NULL`),
+    check('api_tokens_role_check', sql`role IN (${inList(API_TOKEN_ROLE_VALUES)})`),
+  ],
 );

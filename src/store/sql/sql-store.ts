@@ -1,3 +1,4 @@
+import type { ApiToken } from '../../core/access/api-token.js';
 import type { Job, JobState } from '../../core/job.js';
 import type { LedgerEntry } from '../../core/ledger/entry.js';
 import type { Delivery, DeliveryAttempt, DeliveryState, NewDelivery } from '../../core/notify/delivery.js';
@@ -5,6 +6,7 @@ import type { Run, RunOutcome, RunState, RunSummary } from '../../core/run.js';
 import { idPrefixRange } from '../ids.js';
 import { occurrenceToRow } from '../ledger-rows.js';
 import type {
+  NewApiToken,
   AloneClaim,
   AuditEntry,
   AuditStamp,
@@ -33,6 +35,7 @@ import type {
   StoredEvent,
 } from '../store.js';
 import * as deliveryQueries from './delivery-queries.js';
+import * as tokenQueries from './token-queries.js';
 import type { StoreDialect } from './dialect.js';
 import { changeJob, createJob } from './job-scripts.js';
 import { listOccurrences, listRunsByInstant } from './ledger-queries.js';
@@ -378,6 +381,26 @@ export class SqlStore implements Store {
     return this.dialect.transaction((session) =>
       deliveryQueries.clearOverdue(this.dialect, session, jobId, deliveries),
     );
+  }
+
+  createApiToken(token: NewApiToken): Promise<ApiToken | null> {
+    return tokenQueries.insertApiToken(this.dialect, token);
+  }
+
+  listApiTokens(): Promise<ApiToken[]> {
+    return tokenQueries.listApiTokens(this.dialect);
+  }
+
+  findApiTokenByHash(hash: string): Promise<ApiToken | null> {
+    return tokenQueries.findApiTokenByHash(this.dialect, hash);
+  }
+
+  revokeApiToken(name: string, at: number): Promise<ApiToken | null> {
+    return tokenQueries.revokeApiToken(this.dialect, name, at);
+  }
+
+  touchApiToken(id: string, at: number): Promise<void> {
+    return tokenQueries.touchApiToken(this.dialect, id, at);
   }
 
   async listOverdue(): Promise<{ jobId: string; since: number }[]> {

@@ -1,4 +1,5 @@
 import type { Column, Table } from 'drizzle-orm';
+import type { ApiToken } from '../../core/access/api-token.js';
 import type { StoredOccurrence } from '../ledger-rows.js';
 import type { AuditRecord, IdempotencyRow, JobRecord, RunRecord } from './records.js';
 
@@ -83,6 +84,18 @@ export const DELIVERY_COLUMNS = [
   'lastError',
   'detail',
 ] as const;
+export const API_TOKEN_COLUMNS = [
+  'id',
+  'name',
+  'hash',
+  'role',
+  'owner',
+  'createdAt',
+  'expiresAt',
+  'lastUsedAt',
+  'revokedAt',
+  'createdBy',
+] as const;
 export const EVENT_COLUMNS = ['type', 'node', 'at', 'jobId', 'runId', 'data'] as const;
 export const IDEMPOTENCY_COLUMNS = ['key', 'method', 'fingerprint', 'response', 'createdAt'] as const;
 
@@ -108,6 +121,7 @@ export interface StoreTables {
   deliveries: TableOf<typeof DELIVERY_COLUMNS>;
   overdueJobs: TableOf<readonly ['jobId', 'since']>;
   events: TableOf<readonly ['id', ...typeof EVENT_COLUMNS], EventRow & { id: number }>;
+  apiTokens: TableOf<typeof API_TOKEN_COLUMNS, ApiToken & { hash: string }>;
 }
 
 /** An outbox row as written: the payload is JSON text. */

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import {
+  API_TOKEN_ROLE_VALUES,
   DELIVERY_KIND_VALUES,
   DELIVERY_STATE_VALUES,
   DEPENDENCY_ON_VALUES,
@@ -247,4 +248,31 @@ export const events = sqliteTable(
   },
   // A running run's output so far, for a follower on another node.
   (t) => [index('events_run_idx').on(t.runId, t.id)],
+);
+
+/**
+ * API tokens: only the SHA-256 hash of each token is kept. A revoked token stays (its name in the audit
+ * log still means something) and frees its name for a new one.
+ */
+export const apiTokens = sqliteTable(
+  'api_tokens',
+  {
+    id: text('id').primaryKey(),
+    name: text('name').notNull(),
+    hash: text('hash').notNull(),
+    role: text('role', { enum: API_TOKEN_ROLE_VALUES }).notNull(),
+    owner: text('owner').notNull(),
+    createdAt: integer('created_at').notNull(),
+    expiresAt: integer('expires_at'),
+    lastUsedAt: integer('last_used_at'),
+    revokedAt: integer('revoked_at'),
+    createdBy: text('created_by').notNull(),
+  },
+  (t) => [
+    uniqueIndex('api_tokens_hash_unique').on(t.hash),
+    uniqueIndex('api_tokens_live_name_unique')
+      .on(t.name)
+      .where(sql`revoked_at IS NULL`),
+    check('api_tokens_role_check', sql`role IN (${inList(API_TOKEN_ROLE_VALUES)})`),
+  ],
 );

@@ -86,4 +86,14 @@ describe('roles from [access]', () => {
       ),
     );
   });
+
+  it('given an API token’s caller, its role is the token’s whatever [access] says of its owner', () => {
+    const rules = { ...NOBODY_ELSE, admins: ['alice'] };
+    const viewerToken: Caller = { ...caller('alice', [], -1), token: { name: 'ci', role: 'viewer' } };
+    const adminToken: Caller = { ...caller('nobody', [], -1), token: { name: 'ops', role: 'admin' } };
+
+    expect(roleOf(viewerToken, rules)).toBe('viewer');
+    expect(isAdmin(viewerToken, rules)).toBe(false);
+    expect(roleOf(adminToken, NOBODY_ELSE)).toBe('admin');
+  });
 });
