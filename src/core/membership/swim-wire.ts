@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { decodeWire, wireCount, wireId, type WireResult } from '../peer/wire-fields.js';
+import type { MemberUpdate, SwimMessage } from './swim-messages.js';
+
+/**
+ * The largest SWIM datagram sealed, in bytes: under the 1,500-byte Ethernet MTU less IP and UDP headers,
+ * so a datagram is never fragmented (memberlist's UDPBufferSize is 1,400 for the same reason).
+ */
+export const MAX_SWIM_DATAGRAM = 1_400;
+/** More updates than this on one message is no sender of ours: a member piggybacks a handful. */
+const MAX_UPDATES = 64;
+
+const memberUpdate = z.object({
+  id: wireId,
+  incarnation: wireCount,
+  state: z.enum(['alive', 'suspect', 'dead']),
+});
+const envelope = {
+  from: wireId,
+  to: wireId,
+  seq: wireCount,
+  updates: z.array(memberUpdate).max(MAX_UPDATES),
+};
+
+const swimMessage: z.ZodType<SwimMessage> = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('ping'), ...envelope }),
+  z.object({ type: z.literal('ack'), ...envelope }),
+  z.object({ type: z.literal('ping-req'), ...envelope, target: wireId }),
+]);
+
+const utf8 = new TextEncoder();
+
+/**
+ * The JSON of `message` in at most `maxBytes`, trimming piggybacked updates from the end to fit (the way
+ * memberlist fills a packet with broadcasts until it is full): the node puts its own incarnation and what
+ * it must tell this receiver first, the gossip after it. Trimmed gossip is not resent: each update is
+ * piggybacked on several messages, and one spent on a full datagram is what SWIM's loss tolerance covers.
+ * Null when the message does not fit even without updates.
+ */
+export function encodeSwimMessage(message: SwimMessage, maxBytes: number): string | null {
+  const bare = utf8.encode(JSON.stringify({ ...message, updates: [] })).length;
+  let size = bare;
+  const kept: MemberUpdate[] = [];
+  for (const update of message.updates.slice(0, MAX_UPDATES)) {
+    const more = utf8.encode(JSON.stringify(update)).length + (kept.length > 0 ? 1 : 0);
+    if (size + more > maxBytes) break;
+    size += more;
+    kept.push(update);
+  }
+  if (bare > maxBytes) return null;
+  return JSON.stringify({ ...message, updates: kept });
+}
+
+export function decodeSwimMessage(text: string): WireResult<SwimMessage> {
+  return decodeWire(text, swimMessage, MAX_SWIM_DATAGRAM);
+}
