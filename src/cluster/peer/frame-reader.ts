@@ -1,0 +1,58 @@
+const LENGTH_BYTES = 4;
+
+export type FrameEvent = { frame: Buffer } | { tooLarge: number };
+
+/** A frame on a peer stream: its body's length as 4 bytes, big-endian, then the body. */
+export function frame(body: Uint8Array): Buffer {
+  const prefix = Buffer.allocUnsafe(LENGTH_BYTES);
+  prefix.writeUInt32BE(body.length);
+  return Buffer.concat([prefix, body]);
+}
+
+/**
+ * Cuts a byte stream into length-prefixed frames, holding at most one frame of at most `maxBody` bytes: a
+ * length prefix above it is reported as soon as its 4 bytes are in, before any of its body is kept, so a
+ * peer cannot make this side buffer more than one frame's worth. Chunks are joined once a frame is whole.
+ */
+export class FrameReader {
+  private chunks: Buffer[] = [];
+  private buffered = 0;
+  /** The length of the frame being read, once its prefix is in. */
+  private expected: number | null = null;
+  private failed = false;
+
+  constructor(private readonly maxBody: number) {}
+
+  push(chunk: Buffer): FrameEvent[] {
+    if (this.failed) return [];
+    this.chunks.push(chunk);
+    this.buffered += chunk.length;
+    const events: FrameEvent[] = [];
+    for (;;) {
+      if (this.expected === null) {
+        if (this.buffered < LENGTH_BYTES) break;
+        const length = this.consume(LENGTH_BYTES).readUInt32BE(0);
+        if (length > this.maxBody) {
+          this.failed = true;
+          this.chunks = [];
+          this.buffered = 0;
+          events.push({ tooLarge: length });
+          break;
+        }
+        this.expected = length;
+      }
+      if (this.buffered < this.expected) break;
+      events.push({ frame: this.consume(this.expected) });
+      this.expected = null;
+    }
+    return events;
+  }
+
+  private consume(bytes: number): Buffer {
+    const joined = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks);
+    const rest = joined.subarray(bytes);
+    this.chunks = rest.length > 0 ? [rest] : [];
+    this.buffered = rest.length;
+    return joined.subarray(0, bytes);
+  }
+}

@@ -1,0 +1,136 @@
+import net from 'node:net';
+import type { Clock } from '../../core/clock.js';
+import { MAX_STREAM_FRAME } from '../../core/consensus/raft-wire.js';
+import { FrameReader, frame } from './frame-reader.js';
+import { SEAL_OVERHEAD, type MessageSeal } from './message-seal.js';
+import { PeerLink } from './peer-link.js';
+import type { PeerAddress } from './swim-datagrams.js';
+
+/** Why a frame was not delivered, counted per reason, for a metric. */
+export type StreamDrop = 'too-large' | 'unsealed' | 'queue-full' | 'connection-limit' | 'handler-failed';
+
+export interface PeerStreamsOptions {
+  bind: PeerAddress;
+  seal: MessageSeal;
+  clock: Clock;
+  random: () => number;
+  onFrame: (body: Buffer, from: PeerAddress) => void;
+  onDrop?: (reason: StreamDrop, detail: string) => void;
+  /** Frames waiting per peer while its connection is (re)opened; more are dropped. */
+  maxQueuedFrames?: number;
+  /** Inbound connections held at once; more are closed as they come. */
+  maxConnections?: number;
+}
+
+/**
+ * Raft's messages and push-pull state over TCP: one persistent connection to each peer, opened on the first
+ * send and reopened with backoff when it fails, carrying frames (a 4-byte length, then a message sealed
+ * under the cluster key, at most 4 MB). Delivery is one way and best effort, as Raft expects of its
+ * network: a reply travels on the replier's own connection. What a peer sends that is larger than a
+ * frame may be, or does not open, closes its connection at once.
+ */
+export class PeerStreams {
+  readonly dropped: Record<StreamDrop, number> = {
+    'too-large': 0,
+    unsealed: 0,
+    'queue-full': 0,
+    'connection-limit': 0,
+    'handler-failed': 0,
+  };
+  received = 0;
+  private readonly links = new Map<string, PeerLink>();
+  private readonly inbound = new Set<net.Socket>();
+
+  private constructor(
+    private readonly server: net.Server,
+    private readonly options: PeerStreamsOptions,
+  ) {
+    server.on('connection', (socket) => this.accept(socket));
+    server.on('error', (error) => this.drop('connection-limit', error.message));
+  }
+
+  static open(options: PeerStreamsOptions): Promise<PeerStreams> {
+    const server = net.createServer({ noDelay: true });
+    return new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.bind.port, options.bind.host, () => {
+        server.off('error', reject);
+        resolve(new PeerStreams(server, options));
+      });
+    });
+  }
+
+  address(): PeerAddress {
+    const { address, port } = this.server.address() as net.AddressInfo;
+    return { host: address, port };
+  }
+
+  /** Seals `body` and sends it to `to`; false when it was dropped (its queue is full). */
+  send(to: PeerAddress, body: Uint8Array): boolean {
+    if (body.length > MAX_STREAM_FRAME)
+      throw new RangeError(`a frame holds at most ${MAX_STREAM_FRAME} bytes`);
+    const key = `${to.host}:${to.port}`;
+    let link = this.links.get(key);
+    if (!link) {
+      link = new PeerLink(to, {
+        clock: this.options.clock,
+        random: this.options.random,
+        maxQueuedFrames: this.options.maxQueuedFrames ?? 1_024,
+        attach: (socket) => this.attach(socket, to),
+      });
+      this.links.set(key, link);
+    }
+    if (link.send(frame(this.options.seal.seal(body, 'stream')))) return true;
+    this.drop('queue-full', `to ${key}`);
+    return false;
+  }
+
+  async close(): Promise<void> {
+    for (const link of this.links.values()) link.close();
+    for (const socket of this.inbound) socket.destroy();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private accept(socket: net.Socket): void {
+    if (this.inbound.size >= (this.options.maxConnections ?? 256)) {
+      this.drop('connection-limit', `from ${socket.remoteAddress}`);
+      socket.destroy();
+      return;
+    }
+    this.inbound.add(socket);
+    socket.on('close', () => this.inbound.delete(socket));
+    this.attach(socket, { host: socket.remoteAddress ?? '', port: socket.remotePort ?? 0 });
+  }
+
+  /** Reads frames from either end of a connection; a frame too large or unopenable ends the connection. */
+  private attach(socket: net.Socket, from: PeerAddress): void {
+    const reader = new FrameReader(MAX_STREAM_FRAME + SEAL_OVERHEAD);
+    socket.on('error', () => socket.destroy());
+    socket.on('data', (chunk: Buffer) => {
+      for (const event of reader.push(chunk)) {
+        if ('tooLarge' in event) {
+          this.drop('too-large', `${event.tooLarge} bytes from ${from.host}:${from.port}`);
+          socket.destroy();
+          return;
+        }
+        const plain = this.options.seal.open(event.frame, 'stream');
+        if (plain === null) {
+          this.drop('unsealed', `from ${from.host}:${from.port}`);
+          socket.destroy();
+          return;
+        }
+        this.received += 1;
+        try {
+          this.options.onFrame(plain, from);
+        } catch (error) {
+          this.drop('handler-failed', (error as Error).message);
+        }
+      }
+    });
+  }
+
+  private drop(reason: StreamDrop, detail: string): void {
+    this.dropped[reason] += 1;
+    this.options.onDrop?.(reason, detail);
+  }
+}

@@ -1,0 +1,93 @@
+import dgram from 'node:dgram';
+import net from 'node:net';
+import type { SwimMessage } from '../../core/membership/swim-messages.js';
+import { decodeSwimMessage, encodeSwimMessage, MAX_SWIM_DATAGRAM } from '../../core/membership/swim-wire.js';
+import { SEAL_OVERHEAD, type MessageSeal } from './message-seal.js';
+
+export interface PeerAddress {
+  host: string;
+  port: number;
+}
+
+/** Why a datagram was not delivered: counted per reason, for a metric. */
+export type DatagramDrop = 'oversize' | 'unsealed' | 'malformed' | 'unsendable' | 'send-failed';
+
+export interface SwimDatagramsOptions {
+  bind: PeerAddress;
+  seal: MessageSeal;
+  onMessage: (message: SwimMessage, from: PeerAddress) => void;
+  onDrop?: (reason: DatagramDrop, detail: string) => void;
+}
+
+/**
+ * SWIM's messages over UDP: each one a datagram of at most 1,400 bytes, sealed under the cluster key.
+ * Delivery is best effort, as SWIM expects; whatever arrives that is too large, does not open or does not
+ * decode is dropped and counted, and nothing a peer sends can throw out of the receive path.
+ */
+export class SwimDatagrams {
+  readonly dropped: Record<DatagramDrop, number> = {
+    oversize: 0,
+    unsealed: 0,
+    malformed: 0,
+    unsendable: 0,
+    'send-failed': 0,
+  };
+  received = 0;
+
+  private constructor(
+    private readonly socket: dgram.Socket,
+    private readonly options: SwimDatagramsOptions,
+  ) {
+    socket.on('message', (datagram, remote) =>
+      this.receive(datagram, { host: remote.address, port: remote.port }),
+    );
+    // Errors on a bound UDP socket are per datagram (an ICMP unreachable, a full buffer): counted, not fatal.
+    socket.on('error', (error) => this.drop('send-failed', error.message));
+  }
+
+  static open(options: SwimDatagramsOptions): Promise<SwimDatagrams> {
+    const socket = dgram.createSocket({ type: net.isIPv6(options.bind.host) ? 'udp6' : 'udp4' });
+    return new Promise((resolve, reject) => {
+      socket.once('error', reject);
+      socket.bind(options.bind.port, options.bind.host, () => {
+        socket.off('error', reject);
+        resolve(new SwimDatagrams(socket, options));
+      });
+    });
+  }
+
+  address(): PeerAddress {
+    const { address, port } = this.socket.address();
+    return { host: address, port };
+  }
+
+  send(message: SwimMessage, to: PeerAddress): void {
+    const text = encodeSwimMessage(message, MAX_SWIM_DATAGRAM - SEAL_OVERHEAD);
+    if (text === null)
+      return this.drop('unsendable', `${message.type} to ${message.to} does not fit a datagram`);
+    const sealed = this.options.seal.seal(Buffer.from(text, 'utf8'), 'swim');
+    this.socket.send(sealed, to.port, to.host, (error) => {
+      if (error) this.drop('send-failed', error.message);
+    });
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => this.socket.close(() => resolve()));
+  }
+
+  private receive(datagram: Buffer, from: PeerAddress): void {
+    if (datagram.length > MAX_SWIM_DATAGRAM)
+      return this.drop('oversize', `${datagram.length} bytes from ${from.host}:${from.port}`);
+    const plain = this.options.seal.open(datagram, 'swim');
+    if (plain === null) return this.drop('unsealed', `from ${from.host}:${from.port}`);
+    const decoded = decodeSwimMessage(plain.toString('utf8'));
+    if (!decoded.ok) return this.drop('malformed', `from ${from.host}:${from.port}: ${decoded.reason}`);
+    this.received += 1;
+    this.options.onMessage(decoded.message, from);
+  }
+
+  private drop(reason: DatagramDrop, detail: string): void {
+    this.dropped[reason] += 1;
+    this.options.onDrop?.(reason, detail);
+  }
+}
