@@ -4,7 +4,7 @@ import { MAX_STREAM_FRAME } from '../../core/consensus/raft-wire.js';
 import { FrameReader, frame } from './frame-reader.js';
 import { SEAL_OVERHEAD, type MessageSeal } from './message-seal.js';
 import { PeerLink } from './peer-link.js';
-import type { PeerAddress } from './swim-datagrams.js';
+import type { PeerAddress } from '../../core/peer/peer-address.js';
 
 /** Why a frame was not delivered, counted per reason, for a metric. */
 export type StreamDrop = 'too-large' | 'unsealed' | 'queue-full' | 'connection-limit' | 'handler-failed';

@@ -1,13 +1,9 @@
 import dgram from 'node:dgram';
 import net from 'node:net';
 import type { SwimMessage } from '../../core/membership/swim-messages.js';
+import type { PeerAddress } from '../../core/peer/peer-address.js';
 import { decodeSwimMessage, encodeSwimMessage, MAX_SWIM_DATAGRAM } from '../../core/membership/swim-wire.js';
 import { SEAL_OVERHEAD, type MessageSeal } from './message-seal.js';
-
-export interface PeerAddress {
-  host: string;
-  port: number;
-}
 
 /** Why a datagram was not delivered: counted per reason, for a metric. */
 export type DatagramDrop = 'oversize' | 'unsealed' | 'malformed' | 'unsendable' | 'send-failed';

@@ -7,7 +7,7 @@ import type { ClusterKeyring } from '../../../src/core/peer/cluster-keyring.js';
 import { frame } from '../../../src/cluster/peer/frame-reader.js';
 import { MessageSeal } from '../../../src/cluster/peer/message-seal.js';
 import { PeerStreams } from '../../../src/cluster/peer/peer-streams.js';
-import type { PeerAddress } from '../../../src/cluster/peer/swim-datagrams.js';
+import type { PeerAddress } from '../../../src/core/peer/peer-address.js';
 import { systemClock } from '../../../src/daemon/clock.js';
 import { waitFor } from '../../support/sched-harness.js';
 import { newKey, ring } from './peer-test-kit.js';

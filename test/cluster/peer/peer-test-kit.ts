@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { ClusterKeyring } from '../../../src/core/peer/cluster-keyring.js';
 import type { SwimMessage } from '../../../src/core/membership/swim-messages.js';
 import { MessageSeal } from '../../../src/cluster/peer/message-seal.js';
-import { SwimDatagrams, type PeerAddress } from '../../../src/cluster/peer/swim-datagrams.js';
+import { SwimDatagrams } from '../../../src/cluster/peer/swim-datagrams.js';
+import type { PeerAddress } from '../../../src/core/peer/peer-address.js';
 
 export const newKey = (): string => randomBytes(32).toString('base64');
 export const ring = (...keys: string[]): ClusterKeyring => ({ keys });

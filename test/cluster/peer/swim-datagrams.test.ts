@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { installKey, removeKey, useKey } from '../../../src/core/peer/cluster-keyring.js';
 import { MessageSeal } from '../../../src/cluster/peer/message-seal.js';
-import type { PeerAddress } from '../../../src/cluster/peer/swim-datagrams.js';
+import type { PeerAddress } from '../../../src/core/peer/peer-address.js';
 import { waitFor } from '../../support/sched-harness.js';
 import { datagramNode, newKey, ping, ring } from './peer-test-kit.js';
 

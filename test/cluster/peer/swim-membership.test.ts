@@ -1,0 +1,85 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ClusterKeyring } from '../../../src/core/peer/cluster-keyring.js';
+import type { PeerAddress } from '../../../src/core/peer/peer-address.js';
+import { MessageSeal } from '../../../src/cluster/peer/message-seal.js';
+import { SwimMembership, type SwimTiming } from '../../../src/cluster/peer/swim-membership.js';
+import { systemClock } from '../../../src/daemon/clock.js';
+import { waitFor } from '../../support/sched-harness.js';
+import { newKey, ring } from './peer-test-kit.js';
+
+// A probe every 200 ms and a second of suspicion: a test-sized version of the defaults.
+const FAST: SwimTiming = {
+  tickMs: 50,
+  probeTicks: 4,
+  ackTimeoutTicks: 2,
+  suspicionTicks: 20,
+  indirectProbes: 2,
+};
+const sharedKey = newKey();
+const running: SwimMembership[] = [];
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((member) => member.stop()));
+});
+
+async function member(seeds: PeerAddress[], keys: ClusterKeyring = ring(sharedKey)) {
+  const errors: Error[] = [];
+  const started = await SwimMembership.start({
+    bind: { host: '127.0.0.1', port: 0 },
+    seeds,
+    seal: new MessageSeal(keys),
+    clock: systemClock,
+    timing: FAST,
+    onError: (error) => errors.push(error),
+  });
+  running.push(started);
+  return { member: started, errors, address: addressOf(started) };
+}
+
+function addressOf(started: SwimMembership): PeerAddress {
+  const [host, port] = started.id.split(':');
+  return { host: host!, port: Number(port) };
+}
+
+const alive = (viewer: SwimMembership) =>
+  viewer
+    .view()
+    .filter((update) => update.state === 'alive')
+    .map((update) => update.id)
+    .sort();
+
+describe('SWIM membership on real sockets', () => {
+  it('given three members that know only the first, all see all alive, then see a stopped one dead within seconds', async () => {
+    const a = await member([]);
+    const b = await member([a.address]);
+    const c = await member([a.address]);
+    const everyone = [a, b, c].map(({ member: m }) => m.id).sort();
+    await waitFor(
+      async () => [a, b, c].every(({ member: m }) => alive(m).join() === everyone.join()),
+      15_000,
+      50,
+    );
+
+    await c.member.stop();
+    const stoppedAt = Date.now();
+    await waitFor(
+      async () => a.member.stateOf(c.member.id) === 'dead' && b.member.stateOf(c.member.id) === 'dead',
+      15_000,
+      50,
+    );
+    expect(Date.now() - stoppedAt).toBeLessThan(15_000);
+    expect(alive(a.member)).toEqual([a.member.id, b.member.id].sort());
+    expect([...a.errors, ...b.errors, ...c.errors]).toEqual([]);
+  });
+
+  it('given a member with the wrong key, it never joins, and the others stay alive to each other', async () => {
+    const a = await member([]);
+    const b = await member([a.address]);
+    const stranger = await member([a.address, b.address], ring(newKey()));
+    await waitFor(async () => alive(a.member).length === 2 && alive(b.member).length === 2, 15_000, 50);
+    // Long enough for the stranger to have probed both many times over.
+    await waitFor(async () => stranger.member.stateOf(a.member.id) === 'dead', 15_000, 50);
+    expect(a.member.stateOf(stranger.member.id)).toBeUndefined();
+    expect(b.member.stateOf(stranger.member.id)).toBeUndefined();
+    expect(alive(a.member)).toEqual([a.member.id, b.member.id].sort());
+  });
+});
