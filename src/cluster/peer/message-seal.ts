@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, randomFillSync } from 'node:crypto';
+import { NoncePool } from '../../core/nonce-pool.js';
 import { primaryKey, type ClusterKeyring } from '../../core/peer/cluster-keyring.js';
 
 export const SEAL_VERSION = 1;
@@ -23,8 +24,7 @@ export type RejectReason = 'too-short' | 'unknown-version' | 'no-key-opens';
 export class MessageSeal {
   private keys: Buffer[] = [];
   private ring!: ClusterKeyring;
-  private nonces = Buffer.alloc(0);
-  private nextNonce = 0;
+  private readonly nonces = new NoncePool(randomFillSync);
   /** Messages dropped because they did not open, for a metric. */
   rejected = 0;
 
@@ -51,7 +51,7 @@ export class MessageSeal {
   seal(plain: Uint8Array, channel: SealChannel): Buffer {
     const header = Buffer.allocUnsafe(HEADER_BYTES);
     header[0] = SEAL_VERSION;
-    this.freshNonce().copy(header, 1);
+    header.set(this.nonces.take(), 1);
     const cipher = createCipheriv('aes-256-gcm', this.keys[0]!, header.subarray(1));
     cipher.setAAD(associatedData(header, channel));
     return Buffer.concat([header, cipher.update(plain), cipher.final(), cipher.getAuthTag()]);
@@ -82,17 +82,6 @@ export class MessageSeal {
     this.rejected += 1;
     this.onRejected(reason);
     return null;
-  }
-
-  /** 96 random bits per message, drawn from the system's CSPRNG 1,024 nonces at a time. */
-  private freshNonce(): Buffer {
-    if (this.nextNonce + NONCE_BYTES > this.nonces.length) {
-      this.nonces = randomFillSync(Buffer.allocUnsafe(NONCE_BYTES * 1024));
-      this.nextNonce = 0;
-    }
-    const nonce = this.nonces.subarray(this.nextNonce, this.nextNonce + NONCE_BYTES);
-    this.nextNonce += NONCE_BYTES;
-    return nonce;
   }
 }
 

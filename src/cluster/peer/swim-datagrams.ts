@@ -58,10 +58,10 @@ export class SwimDatagrams {
   }
 
   send(message: SwimMessage, to: PeerAddress): void {
-    const text = encodeSwimMessage(message, MAX_SWIM_DATAGRAM - SEAL_OVERHEAD);
-    if (text === null)
+    const plain = encodeSwimMessage(message, MAX_SWIM_DATAGRAM - SEAL_OVERHEAD);
+    if (plain === null)
       return this.drop('unsendable', `${message.type} to ${message.to} does not fit a datagram`);
-    const sealed = this.options.seal.seal(Buffer.from(text, 'utf8'), 'swim');
+    const sealed = this.options.seal.seal(plain, 'swim');
     this.socket.send(sealed, to.port, to.host, (error) => {
       if (error) this.drop('send-failed', error.message);
     });
@@ -76,7 +76,7 @@ export class SwimDatagrams {
       return this.drop('oversize', `${datagram.length} bytes from ${from.host}:${from.port}`);
     const plain = this.options.seal.open(datagram, 'swim');
     if (plain === null) return this.drop('unsealed', `from ${from.host}:${from.port}`);
-    const decoded = decodeSwimMessage(plain.toString('utf8'));
+    const decoded = decodeSwimMessage(plain);
     if (!decoded.ok) return this.drop('malformed', `from ${from.host}:${from.port}: ${decoded.reason}`);
     this.received += 1;
     this.options.onMessage(decoded.message, from);

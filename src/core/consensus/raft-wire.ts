@@ -6,6 +6,7 @@ import type { RaftMessage } from './raft-messages.js';
 export const MAX_STREAM_FRAME = 4 * 1024 * 1024;
 const MAX_ENTRIES = 4_096;
 const MAX_VOTERS = 64;
+const utf8 = new TextEncoder();
 
 /**
  * Encodes and decodes Raft messages as JSON, validated on the way in. `data` (an entry's payload) and
@@ -40,8 +41,8 @@ export function raftWire<Data, State>(data: z.ZodType<Data>, state: z.ZodType<St
     }),
   ]);
   return {
-    encode: (message: RaftMessage<Data, State>): string => JSON.stringify(message),
-    decode: (text: string): WireResult<RaftMessage<Data, State>> =>
-      decodeWire<RaftMessage<Data, State>>(text, schema, MAX_STREAM_FRAME),
+    encode: (message: RaftMessage<Data, State>): Uint8Array => utf8.encode(JSON.stringify(message)),
+    decode: (bytes: Uint8Array): WireResult<RaftMessage<Data, State>> =>
+      decodeWire<RaftMessage<Data, State>>(bytes, schema, MAX_STREAM_FRAME),
   };
 }

@@ -31,13 +31,13 @@ const swimMessage: z.ZodType<SwimMessage> = z.discriminatedUnion('type', [
 const utf8 = new TextEncoder();
 
 /**
- * The JSON of `message` in at most `maxBytes`, trimming piggybacked updates from the end to fit (the way
+ * The UTF-8 JSON of `message` in at most `maxBytes`, trimming piggybacked updates from the end to fit (the way
  * memberlist fills a packet with broadcasts until it is full): the node puts its own incarnation and what
  * it must tell this receiver first, the gossip after it. Trimmed gossip is not resent: each update is
  * piggybacked on several messages, and one spent on a full datagram is what SWIM's loss tolerance covers.
  * Null when the message does not fit even without updates.
  */
-export function encodeSwimMessage(message: SwimMessage, maxBytes: number): string | null {
+export function encodeSwimMessage(message: SwimMessage, maxBytes: number): Uint8Array | null {
   const bare = utf8.encode(JSON.stringify({ ...message, updates: [] })).length;
   let size = bare;
   const kept: MemberUpdate[] = [];
@@ -48,9 +48,9 @@ export function encodeSwimMessage(message: SwimMessage, maxBytes: number): strin
     kept.push(update);
   }
   if (bare > maxBytes) return null;
-  return JSON.stringify({ ...message, updates: kept });
+  return utf8.encode(JSON.stringify({ ...message, updates: kept }));
 }
 
-export function decodeSwimMessage(text: string): WireResult<SwimMessage> {
-  return decodeWire(text, swimMessage, MAX_SWIM_DATAGRAM);
+export function decodeSwimMessage(bytes: Uint8Array): WireResult<SwimMessage> {
+  return decodeWire(bytes, swimMessage, MAX_SWIM_DATAGRAM);
 }

@@ -15,16 +15,25 @@ const MAX_DEPTH = 32;
 
 export type WireResult<Message> = { ok: true; message: Message } | { ok: false; reason: string };
 
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
 /**
- * Reads one message a peer sent: JSON no longer than `maxChars` nor deeper than 32, then the schema.
- * Anything else is refused with a reason (for a log line and a counter) and never reaches a state machine.
+ * Reads one message a peer sent: UTF-8 JSON of at most `maxBytes`, nested at most 32 deep, then the
+ * schema. Anything else is refused with a reason (for a log line and a counter) and never reaches a state
+ * machine; invalid UTF-8 is refused, not repaired, so what is validated is what was sent.
  */
 export function decodeWire<Message>(
-  text: string,
+  bytes: Uint8Array,
   schema: z.ZodType<Message>,
-  maxChars: number,
+  maxBytes: number,
 ): WireResult<Message> {
-  if (text.length > maxChars) return { ok: false, reason: `longer than ${maxChars} characters` };
+  if (bytes.length > maxBytes) return { ok: false, reason: `longer than ${maxBytes} bytes` };
+  let text: string;
+  try {
+    text = strictUtf8.decode(bytes);
+  } catch {
+    return { ok: false, reason: 'not UTF-8' };
+  }
   if (nestsDeeperThan(text, MAX_DEPTH)) return { ok: false, reason: `nested deeper than ${MAX_DEPTH}` };
   let value: unknown;
   try {

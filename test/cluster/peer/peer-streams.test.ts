@@ -35,7 +35,7 @@ async function node(
     random: Math.random,
     maxQueuedFrames,
     onFrame: (body) => {
-      const decoded = wire.decode(body.toString('utf8'));
+      const decoded = wire.decode(body);
       if (decoded.ok) inbox.push(decoded.message);
       else drops.push(`malformed: ${decoded.reason}`);
     },
@@ -43,7 +43,7 @@ async function node(
   });
   open.push(streams);
   const send = (to: PeerAddress, message: RaftMessage<string | null, null>) =>
-    streams.send(to, Buffer.from(wire.encode(message)));
+    streams.send(to, wire.encode(message));
   return { streams, seal, inbox, drops, send, address: streams.address() };
 }
 

@@ -56,6 +56,7 @@ const raftMessage: fc.Arbitrary<RaftMessage<Command, string[]>> = fc.oneof(
   }),
 );
 
+const utf8 = (text: string) => Buffer.from(text, 'utf8');
 const append = (entries: unknown[]) => ({
   type: 'append',
   from: 'a',
@@ -76,9 +77,10 @@ describe('the Raft wire format', () => {
     );
   });
 
-  it('given arbitrary text or JSON, decodes without throwing', () => {
-    fc.assert(fc.property(fc.string({ maxLength: 2_000 }), (text) => void wire.decode(text)));
-    fc.assert(fc.property(fc.jsonValue(), (value) => void wire.decode(JSON.stringify(value) ?? '')));
+  it('given arbitrary bytes, text or JSON, decodes without throwing', () => {
+    fc.assert(fc.property(fc.uint8Array({ maxLength: 2_000 }), (bytes) => void wire.decode(bytes)));
+    fc.assert(fc.property(fc.string({ maxLength: 2_000 }), (text) => void wire.decode(utf8(text))));
+    fc.assert(fc.property(fc.jsonValue(), (value) => void wire.decode(utf8(JSON.stringify(value) ?? ''))));
   });
 
   it.each([
@@ -100,7 +102,7 @@ describe('the Raft wire format', () => {
       /voters/,
     ],
   ])('given a message with %s, refuses it with a reason', (_, message, reason) => {
-    expect(wire.decode(JSON.stringify(message))).toEqual({
+    expect(wire.decode(utf8(JSON.stringify(message)))).toEqual({
       ok: false,
       reason: expect.stringMatching(reason),
     });
@@ -110,11 +112,11 @@ describe('the Raft wire format', () => {
     const huge = append(
       Array.from({ length: 4_097 }, (_, index) => ({ index: index + 1, term: 1, data: null })),
     );
-    expect(wire.decode(JSON.stringify(huge))).toEqual({
+    expect(wire.decode(utf8(JSON.stringify(huge)))).toEqual({
       ok: false,
       reason: expect.stringMatching(/^entries/),
     });
-    expect(wire.decode(JSON.stringify(append([])).replace('"term":3', '"term":-1e999'))).toMatchObject({
+    expect(wire.decode(utf8(JSON.stringify(append([])).replace('"term":3', '"term":-1e999')))).toMatchObject({
       ok: false,
     });
   });

@@ -21,15 +21,16 @@ const swimMessage: fc.Arbitrary<SwimMessage> = fc.oneof(
   fc.record({ type: fc.constant('ping-req' as const), ...envelope, target: id }),
 );
 
+const utf8 = (text: string) => Buffer.from(text, 'utf8');
 const ping = (updates: unknown[] = []) => ({ type: 'ping', from: 'a:1', to: 'b:2', seq: 7, updates });
 
 describe('the SWIM wire format', () => {
   it('given any valid message, decodes what it encodes, with a prefix of the updates that fits a datagram', () => {
     fc.assert(
       fc.property(swimMessage, (message) => {
-        const text = encodeSwimMessage(message, MAX_SWIM_DATAGRAM)!;
-        expect(Buffer.byteLength(text)).toBeLessThanOrEqual(MAX_SWIM_DATAGRAM);
-        const decoded = decodeSwimMessage(text);
+        const bytes = encodeSwimMessage(message, MAX_SWIM_DATAGRAM)!;
+        expect(bytes.length).toBeLessThanOrEqual(MAX_SWIM_DATAGRAM);
+        const decoded = decodeSwimMessage(bytes);
         expect(decoded.ok).toBe(true);
         if (!decoded.ok) return;
         const { updates, ...rest } = decoded.message;
@@ -46,20 +47,23 @@ describe('the SWIM wire format', () => {
       incarnation: index,
       state: 'alive' as const,
     }));
-    const text = encodeSwimMessage(
+    const bytes = encodeSwimMessage(
       { type: 'ping', from: 'a:1', to: 'b:2', seq: 1, updates },
       MAX_SWIM_DATAGRAM,
     )!;
-    const decoded = decodeSwimMessage(text);
+    const decoded = decodeSwimMessage(bytes);
     if (!decoded.ok) throw new Error(decoded.reason);
     expect(decoded.message.updates.length).toBeGreaterThan(15);
     expect(decoded.message.updates).toEqual(updates.slice(0, decoded.message.updates.length));
-    expect(text.length + 60).toBeGreaterThan(MAX_SWIM_DATAGRAM);
+    expect(bytes.length + 60).toBeGreaterThan(MAX_SWIM_DATAGRAM);
   });
 
-  it('given any text or JSON value, decodes without throwing', () => {
-    fc.assert(fc.property(fc.string({ maxLength: 2_000 }), (text) => void decodeSwimMessage(text)));
-    fc.assert(fc.property(fc.jsonValue(), (value) => void decodeSwimMessage(JSON.stringify(value) ?? '')));
+  it('given any bytes, text or JSON value, decodes without throwing', () => {
+    fc.assert(fc.property(fc.uint8Array({ maxLength: 2_000 }), (bytes) => void decodeSwimMessage(bytes)));
+    fc.assert(fc.property(fc.string({ maxLength: 2_000 }), (text) => void decodeSwimMessage(utf8(text))));
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => void decodeSwimMessage(utf8(JSON.stringify(value) ?? ''))),
+    );
   });
 
   it.each([
@@ -75,21 +79,25 @@ describe('the SWIM wire format', () => {
     ['an unknown type', { ...ping(), type: 'shutdown' }, /type/],
     ['no recipient', { ...ping(), to: undefined }, /to/],
   ])('given a message with %s, refuses it with a reason', (_, message, reason) => {
-    const decoded = decodeSwimMessage(JSON.stringify(message));
+    const decoded = decodeSwimMessage(utf8(JSON.stringify(message)));
     expect(decoded).toEqual({ ok: false, reason: expect.stringMatching(reason) });
   });
 
   it('given an infinite number, a nesting bomb, an oversized message or garbage, refuses it', () => {
-    expect(decodeSwimMessage(JSON.stringify(ping()).replace('"seq":7', '"seq":1e999'))).toMatchObject({
+    expect(decodeSwimMessage(utf8(JSON.stringify(ping()).replace('"seq":7', '"seq":1e999')))).toMatchObject({
       ok: false,
       reason: expect.stringMatching(/seq/),
     });
-    expect(decodeSwimMessage(`${'['.repeat(10_000)}${']'.repeat(10_000)}`)).toMatchObject({ ok: false });
-    expect(decodeSwimMessage('['.repeat(1_000))).toEqual({ ok: false, reason: 'nested deeper than 32' });
-    expect(decodeSwimMessage('NaN')).toEqual({ ok: false, reason: 'not JSON' });
-    expect(decodeSwimMessage(' '.repeat(MAX_SWIM_DATAGRAM + 1))).toEqual({
+    expect(decodeSwimMessage(utf8(`${'['.repeat(1_000)}${']'.repeat(1_000)}`))).toMatchObject({ ok: false });
+    expect(decodeSwimMessage(utf8('['.repeat(1_000)))).toEqual({
       ok: false,
-      reason: `longer than ${MAX_SWIM_DATAGRAM} characters`,
+      reason: 'nested deeper than 32',
+    });
+    expect(decodeSwimMessage(utf8('NaN'))).toEqual({ ok: false, reason: 'not JSON' });
+    expect(decodeSwimMessage(Buffer.from([0x7b, 0xff, 0x7d]))).toEqual({ ok: false, reason: 'not UTF-8' });
+    expect(decodeSwimMessage(utf8(' '.repeat(MAX_SWIM_DATAGRAM + 1)))).toEqual({
+      ok: false,
+      reason: `longer than ${MAX_SWIM_DATAGRAM} bytes`,
     });
   });
 });
