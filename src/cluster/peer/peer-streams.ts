@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import net from 'node:net';
 import type { Clock } from '../../core/clock.js';
 import { MAX_STREAM_FRAME } from '../../core/consensus/raft-wire.js';
@@ -49,15 +50,12 @@ export class PeerStreams {
     server.on('error', (error) => this.drop('connection-limit', error.message));
   }
 
-  static open(options: PeerStreamsOptions): Promise<PeerStreams> {
+  /** Listening on `options.bind`; rejects (an address in use, not local) without leaving a server open. */
+  static async open(options: PeerStreamsOptions): Promise<PeerStreams> {
     const server = net.createServer({ noDelay: true });
-    return new Promise((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(options.bind.port, options.bind.host, () => {
-        server.off('error', reject);
-        resolve(new PeerStreams(server, options));
-      });
-    });
+    server.listen(options.bind.port, options.bind.host);
+    await once(server, 'listening');
+    return new PeerStreams(server, options);
   }
 
   address(): PeerAddress {

@@ -1,4 +1,5 @@
 import dgram from 'node:dgram';
+import { once } from 'node:events';
 import net from 'node:net';
 import type { SwimMessage } from '../../core/membership/swim-messages.js';
 import type { PeerAddress } from '../../core/peer/peer-address.js';
@@ -41,15 +42,17 @@ export class SwimDatagrams {
     socket.on('error', (error) => this.drop('send-failed', error.message));
   }
 
-  static open(options: SwimDatagramsOptions): Promise<SwimDatagrams> {
+  /** Bound to `options.bind`; rejects (an address in use, not local) without leaving a socket open. */
+  static async open(options: SwimDatagramsOptions): Promise<SwimDatagrams> {
     const socket = dgram.createSocket({ type: net.isIPv6(options.bind.host) ? 'udp6' : 'udp4' });
-    return new Promise((resolve, reject) => {
-      socket.once('error', reject);
-      socket.bind(options.bind.port, options.bind.host, () => {
-        socket.off('error', reject);
-        resolve(new SwimDatagrams(socket, options));
-      });
-    });
+    socket.bind(options.bind.port, options.bind.host);
+    try {
+      await once(socket, 'listening');
+    } catch (error) {
+      socket.close();
+      throw error;
+    }
+    return new SwimDatagrams(socket, options);
   }
 
   address(): PeerAddress {

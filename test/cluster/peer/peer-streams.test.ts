@@ -200,4 +200,9 @@ describe('Raft over TCP', () => {
     await both();
     expect([a.seal.rejected, b.seal.rejected]).toEqual([0, 0]);
   });
+
+  it('given a port already taken, refuses to listen with the system error', async () => {
+    const a = await node('127.0.0.1');
+    await expect(node('127.0.0.1', ring(sharedKey), a.address.port)).rejects.toThrow(/EADDRINUSE/);
+  });
 });

@@ -9,12 +9,12 @@ export const newKey = (): string => randomBytes(32).toString('base64');
 export const ring = (...keys: string[]): ClusterKeyring => ({ keys });
 
 /** A UDP endpoint on loopback that keeps what it receives. */
-export async function datagramNode(host: string, keys: ClusterKeyring) {
+export async function datagramNode(host: string, keys: ClusterKeyring, port = 0) {
   const inbox: { message: SwimMessage; from: PeerAddress }[] = [];
   const drops: string[] = [];
   const seal = new MessageSeal(keys);
   const transport = await SwimDatagrams.open({
-    bind: { host, port: 0 },
+    bind: { host, port },
     seal,
     onMessage: (message, from) => inbox.push({ message, from }),
     onDrop: (reason, detail) => drops.push(`${reason}: ${detail}`),

@@ -127,3 +127,10 @@ describe('SWIM over UDP', () => {
     await waitFor(async () => nodes[0]!.seal.rejected === 1, 5_000, 20);
   });
 });
+
+describe('binding', () => {
+  it('given a port already taken, refuses to open with the system error', async () => {
+    const a = await node('127.0.0.1');
+    await expect(datagramNode('127.0.0.1', ring(sharedKey), a.address.port)).rejects.toThrow(/EADDRINUSE/);
+  });
+});
