@@ -8,14 +8,20 @@ import { PeerLink } from './peer-link.js';
 import type { PeerAddress } from '../../core/peer/peer-address.js';
 
 /** Why a frame was not delivered, counted per reason, for a metric. */
-export type StreamDrop = 'too-large' | 'unsealed' | 'queue-full' | 'connection-limit' | 'handler-failed';
+export type StreamDrop =
+  'too-large' | 'unsealed' | 'unrouted' | 'queue-full' | 'connection-limit' | 'handler-failed';
+
+/** What a frame carries, as its first (sealed) byte: each protocol on the streams handles its own. */
+const TOPICS = ['raft', 'push-pull'] as const;
+export type StreamTopic = (typeof TOPICS)[number];
+
+export type FrameHandler = (body: Buffer, from: PeerAddress) => void;
 
 export interface PeerStreamsOptions {
   bind: PeerAddress;
   seal: MessageSeal;
   clock: Clock;
   random: () => number;
-  onFrame: (body: Buffer, from: PeerAddress) => void;
   onDrop?: (reason: StreamDrop, detail: string) => void;
   /** Frames waiting per peer while its connection is (re)opened; more are dropped. */
   maxQueuedFrames?: number;
@@ -34,6 +40,7 @@ export class PeerStreams {
   readonly dropped: Record<StreamDrop, number> = {
     'too-large': 0,
     unsealed: 0,
+    unrouted: 0,
     'queue-full': 0,
     'connection-limit': 0,
     'handler-failed': 0,
@@ -41,6 +48,7 @@ export class PeerStreams {
   received = 0;
   private readonly links = new Map<string, PeerLink>();
   private readonly inbound = new Set<net.Socket>();
+  private readonly handlers = new Map<StreamTopic, FrameHandler>();
 
   private constructor(
     private readonly server: net.Server,
@@ -63,9 +71,14 @@ export class PeerStreams {
     return { host: address, port };
   }
 
+  /** Who receives the frames of `topic`; a frame of a topic nobody handles is dropped. */
+  handle(topic: StreamTopic, handler: FrameHandler): void {
+    this.handlers.set(topic, handler);
+  }
+
   /** Seals `body` and sends it to `to`; false when it was dropped (its queue is full). */
-  send(to: PeerAddress, body: Uint8Array): boolean {
-    if (body.length > MAX_STREAM_FRAME)
+  send(to: PeerAddress, topic: StreamTopic, body: Uint8Array): boolean {
+    if (body.length + 1 > MAX_STREAM_FRAME)
       throw new RangeError(`a frame holds at most ${MAX_STREAM_FRAME} bytes`);
     const key = `${to.host}:${to.port}`;
     let link = this.links.get(key);
@@ -78,7 +91,8 @@ export class PeerStreams {
       });
       this.links.set(key, link);
     }
-    if (link.send(frame(this.options.seal.seal(body, 'stream')))) return true;
+    const plain = Buffer.concat([Uint8Array.of(TOPICS.indexOf(topic) + 1), body]);
+    if (link.send(frame(this.options.seal.seal(plain, 'stream')))) return true;
     this.drop('queue-full', `to ${key}`);
     return false;
   }
@@ -117,9 +131,14 @@ export class PeerStreams {
           socket.destroy();
           return;
         }
+        const handler = this.handlers.get(TOPICS[plain[0]! - 1]!);
+        if (!handler) {
+          this.drop('unrouted', `topic ${plain[0]} from ${from.host}:${from.port}`);
+          continue;
+        }
         this.received += 1;
         try {
-          this.options.onFrame(plain, from);
+          handler(plain.subarray(1), from);
         } catch (error) {
           this.drop('handler-failed', (error as Error).message);
         }

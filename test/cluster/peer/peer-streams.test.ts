@@ -34,16 +34,16 @@ async function node(
     clock: systemClock,
     random: Math.random,
     maxQueuedFrames,
-    onFrame: (body) => {
-      const decoded = wire.decode(body);
-      if (decoded.ok) inbox.push(decoded.message);
-      else drops.push(`malformed: ${decoded.reason}`);
-    },
     onDrop: (reason, detail) => drops.push(`${reason}: ${detail}`),
   });
   open.push(streams);
+  streams.handle('raft', (body) => {
+    const decoded = wire.decode(body);
+    if (decoded.ok) inbox.push(decoded.message);
+    else drops.push(`malformed: ${decoded.reason}`);
+  });
   const send = (to: PeerAddress, message: RaftMessage<string | null, null>) =>
-    streams.send(to, wire.encode(message));
+    streams.send(to, 'raft', wire.encode(message));
   return { streams, seal, inbox, drops, send, address: streams.address() };
 }
 
@@ -139,25 +139,22 @@ describe('Raft over TCP', () => {
     await waitFor(async () => b.inbox.length === 1, 5_000, 20);
   });
 
-  it('given a well-sealed frame of the wrong shape, it never decodes to a message', async () => {
+  it('given a well-sealed frame of the wrong shape or topic, it never reaches a handler as a message', async () => {
     const b = await node('127.0.0.1');
     const peer = new MessageSeal(ring(sharedKey));
     const { socket } = await rawClient(b.address);
-    socket.write(frame(peer.seal(Buffer.from(JSON.stringify({ ...append(1), term: 'three' })), 'stream')));
+    const sealedFrame = (topic: number, value: unknown) =>
+      frame(peer.seal(Buffer.concat([Uint8Array.of(topic), Buffer.from(JSON.stringify(value))]), 'stream'));
+    socket.write(sealedFrame(1, { ...append(1), term: 'three' }));
     socket.write(
-      frame(
-        peer.seal(
-          Buffer.from(
-            JSON.stringify({ ...append(1), entries: Array(5_000).fill({ index: 1, term: 1, data: null }) }),
-          ),
-          'stream',
-        ),
-      ),
+      sealedFrame(1, { ...append(1), entries: Array(5_000).fill({ index: 1, term: 1, data: null }) }),
     );
-    await waitFor(async () => b.drops.length === 2, 5_000, 20);
+    socket.write(sealedFrame(9, append(1)));
+    await waitFor(async () => b.drops.length === 3, 5_000, 20);
     expect(b.drops).toEqual([
       expect.stringMatching(/^malformed: term: /),
       expect.stringMatching(/^malformed: entries: /),
+      expect.stringMatching(/^unrouted: topic 9 from 127\.0\.0\.1:/),
     ]);
     expect(b.inbox).toEqual([]);
     socket.destroy();
