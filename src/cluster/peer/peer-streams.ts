@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import net from 'node:net';
 import type { Clock } from '../../core/clock.js';
-import { MAX_STREAM_FRAME } from '../../core/consensus/raft-wire.js';
+import { MAX_STREAM_FRAME } from '../../core/peer/wire-fields.js';
 import { FrameReader, frame } from './frame-reader.js';
 import { SEAL_OVERHEAD, type MessageSeal } from './message-seal.js';
 import { PeerLink } from './peer-link.js';

@@ -2,8 +2,10 @@ import { randomInt } from 'node:crypto';
 import type { CancelTimer, Clock } from '../../core/clock.js';
 import type { MemberState, MemberUpdate, SwimMessage } from '../../core/membership/swim-messages.js';
 import { SwimNode } from '../../core/membership/swim-node.js';
+import { decodeStateExchange, encodeStateExchange } from '../../core/membership/swim-wire.js';
 import { formatPeerAddress, tryParsePeerAddress, type PeerAddress } from '../../core/peer/peer-address.js';
 import type { MessageSeal } from './message-seal.js';
+import type { PeerStreams } from './peer-streams.js';
 import { SwimDatagrams, type DatagramDrop } from './swim-datagrams.js';
 
 export interface SwimTiming {
@@ -13,6 +15,8 @@ export interface SwimTiming {
   ackTimeoutTicks: number;
   suspicionTicks: number;
   indirectProbes: number;
+  /** How often the whole view is exchanged with one member over a stream (push-pull). */
+  pushPullMs: number;
 }
 
 /** A probe a second, half a second for its ack, five seconds of suspicion (memberlist's LAN defaults are close). */
@@ -22,6 +26,7 @@ export const DEFAULT_SWIM_TIMING: SwimTiming = {
   ackTimeoutTicks: 5,
   suspicionTicks: 50,
   indirectProbes: 3,
+  pushPullMs: 30_000,
 };
 
 export interface SwimMembershipOptions {
@@ -30,6 +35,12 @@ export interface SwimMembershipOptions {
   advertise?: PeerAddress;
   seeds: readonly PeerAddress[];
   seal: MessageSeal;
+  /**
+   * The peer streams, for push-pull state exchanges: the view is sent to the seeds on start and to one
+   * member every `pushPullMs`. The datagrams are then bound to the streams' port, as a member's id names
+   * one port for both.
+   */
+  streams?: PeerStreams;
   clock: Clock;
   timing?: SwimTiming;
   onDrop?: (reason: DatagramDrop, detail: string) => void;
@@ -44,6 +55,7 @@ export interface SwimMembershipOptions {
 export class SwimMembership {
   readonly name = 'swim-membership';
   private timer: CancelTimer | null = null;
+  private pushPullTimer: CancelTimer | null = null;
   private stopped = false;
 
   private constructor(
@@ -56,8 +68,9 @@ export class SwimMembership {
   static async start(options: SwimMembershipOptions): Promise<SwimMembership> {
     const timing = options.timing ?? DEFAULT_SWIM_TIMING;
     let membership: SwimMembership | null = null;
+    const bind = options.streams ? { ...options.bind, port: options.streams.address().port } : options.bind;
     const transport = await SwimDatagrams.open({
-      bind: options.bind,
+      bind,
       seal: options.seal,
       onMessage: (message) => membership?.receive(message),
       onDrop: options.onDrop,
@@ -72,9 +85,15 @@ export class SwimMembership {
       indirectProbes: timing.indirectProbes,
       random: () => randomInt(2 ** 47) / 2 ** 47,
     });
-    membership = new SwimMembership(id, node, transport, options);
-    membership.arm(options.clock.monotonic() + timing.tickMs, timing.tickMs);
-    return membership;
+    const started = new SwimMembership(id, node, transport, options);
+    membership = started;
+    started.arm(options.clock.monotonic() + timing.tickMs, timing.tickMs);
+    if (options.streams) {
+      options.streams.handle('push-pull', (body) => started.exchange(body));
+      for (const seed of options.seeds) started.sendState(seed, false);
+      started.armPushPull(timing.pushPullMs);
+    }
+    return started;
   }
 
   view(): MemberUpdate[] {
@@ -89,6 +108,7 @@ export class SwimMembership {
     if (this.stopped) return;
     this.stopped = true;
     this.timer?.();
+    this.pushPullTimer?.();
     await this.transport.close();
   }
 
@@ -105,6 +125,40 @@ export class SwimMembership {
       this.guarded(() => this.node.tick());
       this.arm(Math.max(dueAt + tickMs, now + tickMs / 2), tickMs);
     });
+  }
+
+  /** Every `intervalMs`, the whole view to one live member chosen at random, which answers with its own. */
+  private armPushPull(intervalMs: number): void {
+    if (this.stopped) return;
+    this.pushPullTimer = this.options.clock.setTimer(intervalMs, () => {
+      const others = this.node.view().filter((member) => member.id !== this.id && member.state !== 'dead');
+      const chosen = others.length > 0 ? tryParsePeerAddress(others[randomInt(others.length)]!.id) : null;
+      if (chosen) this.sendState(chosen, false);
+      this.armPushPull(intervalMs);
+    });
+  }
+
+  private sendState(to: PeerAddress, reply: boolean): void {
+    if (this.stopped) return;
+    const exchange = {
+      type: 'state' as const,
+      from: this.id,
+      to: formatPeerAddress(to),
+      reply,
+      members: this.node.view(),
+    };
+    this.options.streams?.send(to, 'push-pull', encodeStateExchange(exchange));
+  }
+
+  private exchange(body: Buffer): void {
+    if (this.stopped) return;
+    const decoded = decodeStateExchange(body);
+    if (!decoded.ok) return this.options.onDrop?.('malformed', `state exchange: ${decoded.reason}`);
+    const { from, to, reply, members } = decoded.message;
+    if (to !== this.id) return;
+    this.guarded(() => this.node.merge(members));
+    const sender = tryParsePeerAddress(from);
+    if (!reply && sender) this.sendState(sender, true);
   }
 
   private receive(message: SwimMessage): void {

@@ -1,9 +1,7 @@
 import { z } from 'zod';
-import { decodeWire, wireCount, wireId, type WireResult } from '../peer/wire-fields.js';
+import { decodeWire, MAX_STREAM_FRAME, wireCount, wireId, type WireResult } from '../peer/wire-fields.js';
 import type { RaftMessage } from './raft-messages.js';
 
-/** The largest stream frame's body: a batch of entries or a snapshot larger than this is split or refused. */
-export const MAX_STREAM_FRAME = 4 * 1024 * 1024;
 const MAX_ENTRIES = 4_096;
 const MAX_VOTERS = 64;
 const utf8 = new TextEncoder();

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { decodeWire, wireCount, wireId, type WireResult } from '../peer/wire-fields.js';
-import type { MemberUpdate, SwimMessage } from './swim-messages.js';
+import { decodeWire, MAX_STREAM_FRAME, wireCount, wireId, type WireResult } from '../peer/wire-fields.js';
+import type { MemberUpdate, StateExchange, SwimMessage } from './swim-messages.js';
 
 /**
  * The largest SWIM datagram sealed, in bytes: under the 1,500-byte Ethernet MTU less IP and UDP headers,
@@ -9,6 +9,8 @@ import type { MemberUpdate, SwimMessage } from './swim-messages.js';
 export const MAX_SWIM_DATAGRAM = 1_400;
 /** More updates than this on one message is no sender of ours: a member piggybacks a handful. */
 const MAX_UPDATES = 64;
+/** A view larger than this is no cluster sched is built for; a state exchange is refused beyond it. */
+const MAX_MEMBERS = 4_096;
 
 const memberUpdate = z.object({
   id: wireId,
@@ -27,6 +29,14 @@ const swimMessage: z.ZodType<SwimMessage> = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ack'), ...envelope }),
   z.object({ type: z.literal('ping-req'), ...envelope, target: wireId }),
 ]);
+
+const stateExchange: z.ZodType<StateExchange> = z.object({
+  type: z.literal('state'),
+  from: wireId,
+  to: wireId,
+  reply: z.boolean(),
+  members: z.array(memberUpdate).max(MAX_MEMBERS),
+});
 
 const utf8 = new TextEncoder();
 
@@ -53,4 +63,12 @@ export function encodeSwimMessage(message: SwimMessage, maxBytes: number): Uint8
 
 export function decodeSwimMessage(bytes: Uint8Array): WireResult<SwimMessage> {
   return decodeWire(bytes, swimMessage, MAX_SWIM_DATAGRAM);
+}
+
+export function encodeStateExchange(exchange: StateExchange): Uint8Array {
+  return utf8.encode(JSON.stringify(exchange));
+}
+
+export function decodeStateExchange(bytes: Uint8Array): WireResult<StateExchange> {
+  return decodeWire(bytes, stateExchange, MAX_STREAM_FRAME);
 }

@@ -12,6 +12,8 @@ export const wireId = z
 export const wireCount = z.int().min(0);
 
 const MAX_DEPTH = 32;
+/** The largest stream frame's body: a batch of entries or a snapshot larger than this is split or refused. */
+export const MAX_STREAM_FRAME = 4 * 1024 * 1024;
 
 export type WireResult<Message> = { ok: true; message: Message } | { ok: false; reason: string };
 

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ClusterKeyring } from '../../../src/core/peer/cluster-keyring.js';
 import type { PeerAddress } from '../../../src/core/peer/peer-address.js';
 import { MessageSeal } from '../../../src/cluster/peer/message-seal.js';
+import { PeerStreams } from '../../../src/cluster/peer/peer-streams.js';
 import { SwimMembership, type SwimTiming } from '../../../src/cluster/peer/swim-membership.js';
 import { systemClock } from '../../../src/daemon/clock.js';
 import { waitFor } from '../../support/sched-harness.js';
@@ -14,25 +15,51 @@ const FAST: SwimTiming = {
   ackTimeoutTicks: 2,
   suspicionTicks: 20,
   indirectProbes: 2,
+  pushPullMs: 60_000,
 };
+// A probe period of 10 s: whatever a member learns within a second or two, it learnt by push-pull.
+const SLOW_PROBES: SwimTiming = { ...FAST, probeTicks: 200, ackTimeoutTicks: 100, suspicionTicks: 400 };
 const sharedKey = newKey();
-const running: SwimMembership[] = [];
+const running: { stop(): Promise<void> }[] = [];
 afterEach(async () => {
   await Promise.all(running.splice(0).map((member) => member.stop()));
 });
 
-async function member(seeds: PeerAddress[], keys: ClusterKeyring = ring(sharedKey)) {
+async function member(
+  seeds: PeerAddress[],
+  keys: ClusterKeyring = ring(sharedKey),
+  options: { timing?: SwimTiming; streams?: boolean } = {},
+) {
   const errors: Error[] = [];
-  const started = await SwimMembership.start({
-    bind: { host: '127.0.0.1', port: 0 },
-    seeds,
-    seal: new MessageSeal(keys),
-    clock: systemClock,
-    timing: FAST,
-    onError: (error) => errors.push(error),
-  });
-  running.push(started);
-  return { member: started, errors, address: addressOf(started) };
+  const seal = new MessageSeal(keys);
+  // The datagrams take the streams' port number; another socket may hold that UDP port, so try again.
+  for (let attempt = 1; ; attempt++) {
+    const streams = options.streams
+      ? await PeerStreams.open({
+          bind: { host: '127.0.0.1', port: 0 },
+          seal,
+          clock: systemClock,
+          random: Math.random,
+        })
+      : undefined;
+    try {
+      const started = await SwimMembership.start({
+        bind: { host: '127.0.0.1', port: 0 },
+        seeds,
+        seal,
+        clock: systemClock,
+        timing: options.timing ?? FAST,
+        streams,
+        onError: (error) => errors.push(error),
+      });
+      running.push(started);
+      if (streams) running.push({ stop: () => streams.close() });
+      return { member: started, errors, address: addressOf(started) };
+    } catch (error) {
+      await streams?.close();
+      if (attempt === 5) throw error;
+    }
+  }
 }
 
 function addressOf(started: SwimMembership): PeerAddress {
@@ -81,5 +108,19 @@ describe('SWIM membership on real sockets', () => {
     expect(a.member.stateOf(stranger.member.id)).toBeUndefined();
     expect(b.member.stateOf(stranger.member.id)).toBeUndefined();
     expect(alive(a.member)).toEqual([a.member.id, b.member.id].sort());
+  });
+
+  it('given push-pull over streams, a newcomer knows every member at once, and they know it', async () => {
+    const withStreams = { timing: SLOW_PROBES, streams: true };
+    const a = await member([], ring(sharedKey), withStreams);
+    const b = await member([a.address], ring(sharedKey), withStreams);
+    const c = await member([a.address], ring(sharedKey), withStreams);
+    const everyone = [a, b, c].map(({ member: m }) => m.id).sort();
+    await waitFor(async () => alive(a.member).join() === everyone.join(), 3_000, 20);
+
+    const d = await member([a.address], ring(sharedKey), withStreams);
+    await waitFor(async () => alive(d.member).length === 4 && alive(a.member).length === 4, 3_000, 20);
+    expect(alive(d.member)).toEqual([...everyone, d.member.id].sort());
+    expect([...a.errors, ...b.errors, ...c.errors, ...d.errors]).toEqual([]);
   });
 });

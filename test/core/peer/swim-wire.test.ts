@@ -2,7 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { MemberUpdate, SwimMessage } from '../../../src/core/membership/swim-messages.js';
 import {
+  decodeStateExchange,
   decodeSwimMessage,
+  encodeStateExchange,
   encodeSwimMessage,
   MAX_SWIM_DATAGRAM,
 } from '../../../src/core/membership/swim-wire.js';
@@ -98,6 +100,31 @@ describe('the SWIM wire format', () => {
     expect(decodeSwimMessage(utf8(' '.repeat(MAX_SWIM_DATAGRAM + 1)))).toEqual({
       ok: false,
       reason: `longer than ${MAX_SWIM_DATAGRAM} bytes`,
+    });
+  });
+
+  it('given any state exchange, decodes what it encodes; given a bad one, refuses it with a reason', () => {
+    fc.assert(
+      fc.property(
+        fc.record({
+          type: fc.constant('state' as const),
+          from: id,
+          to: id,
+          reply: fc.boolean(),
+          members: fc.array(update),
+        }),
+        (exchange) => {
+          expect(decodeStateExchange(encodeStateExchange(exchange))).toEqual({ ok: true, message: exchange });
+        },
+      ),
+    );
+    fc.assert(fc.property(fc.uint8Array({ maxLength: 2_000 }), (bytes) => void decodeStateExchange(bytes)));
+    const members = Array(4_097).fill({ id: 'c', incarnation: 0, state: 'alive' });
+    expect(
+      decodeStateExchange(utf8(JSON.stringify({ type: 'state', from: 'a', to: 'b', reply: false, members }))),
+    ).toEqual({
+      ok: false,
+      reason: expect.stringMatching(/^members: /),
     });
   });
 });
