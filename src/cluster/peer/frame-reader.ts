@@ -21,31 +21,40 @@ export class FrameReader {
   private expected: number | null = null;
   private failed = false;
 
-  constructor(private readonly maxBody: number) {}
+  constructor(private maxBody: number) {}
 
-  push(chunk: Buffer): FrameEvent[] {
-    if (this.failed) return [];
+  /** Raises (or lowers) the bound for the frames after the one being read. */
+  allow(maxBody: number): void {
+    this.maxBody = maxBody;
+  }
+
+  push(chunk: Buffer): void {
+    if (this.failed) return;
     this.chunks.push(chunk);
     this.buffered += chunk.length;
-    const events: FrameEvent[] = [];
-    for (;;) {
-      if (this.expected === null) {
-        if (this.buffered < LENGTH_BYTES) break;
-        const length = this.consume(LENGTH_BYTES).readUInt32BE(0);
-        if (length > this.maxBody) {
-          this.failed = true;
-          this.chunks = [];
-          this.buffered = 0;
-          events.push({ tooLarge: length });
-          break;
-        }
-        this.expected = length;
+  }
+
+  /**
+   * The next whole frame, or a length over the bound (after which nothing more is read); null until more
+   * bytes come. One at a time, so a bound raised after a frame applies to the very next one.
+   */
+  next(): FrameEvent | null {
+    if (this.failed) return null;
+    if (this.expected === null) {
+      if (this.buffered < LENGTH_BYTES) return null;
+      const length = this.consume(LENGTH_BYTES).readUInt32BE(0);
+      if (length > this.maxBody) {
+        this.failed = true;
+        this.chunks = [];
+        this.buffered = 0;
+        return { tooLarge: length };
       }
-      if (this.buffered < this.expected) break;
-      events.push({ frame: this.consume(this.expected) });
-      this.expected = null;
+      this.expected = length;
     }
-    return events;
+    if (this.buffered < this.expected) return null;
+    const body = this.consume(this.expected);
+    this.expected = null;
+    return { frame: body };
   }
 
   private consume(bytes: number): Buffer {

@@ -18,6 +18,8 @@ export interface PeerLinkOptions {
   maxQueuedFrames: number;
   /** Called with each new connection, to read what the peer sends on it. */
   attach: (socket: net.Socket) => void;
+  /** The first frame on each new connection, freshly sealed: it proves to the peer that this end holds the key. */
+  hello: () => Buffer;
 }
 
 /**
@@ -67,6 +69,7 @@ export class PeerLink {
     socket.once('connect', () => {
       this.open = true;
       this.failures = 0;
+      socket.write(this.options.hello());
       for (const framed of this.queue) socket.write(framed);
       this.queue = [];
     });

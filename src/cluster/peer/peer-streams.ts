@@ -9,11 +9,18 @@ import type { PeerAddress } from '../../core/peer/peer-address.js';
 
 /** Why a frame was not delivered, counted per reason, for a metric. */
 export type StreamDrop =
-  'too-large' | 'unsealed' | 'unrouted' | 'queue-full' | 'connection-limit' | 'handler-failed';
+  'too-large' | 'unsealed' | 'unrouted' | 'unproven' | 'queue-full' | 'connection-limit' | 'handler-failed';
 
 /** What a frame carries, as its first (sealed) byte: each protocol on the streams handles its own. */
 const TOPICS = ['raft', 'push-pull'] as const;
 export type StreamTopic = (typeof TOPICS)[number];
+/** Topic 0: the frame a connection opens with, so the other end knows it holds the key before trusting it. */
+const HELLO_TOPIC = 0;
+/**
+ * Until a frame on a connection has opened, its frames are held to this size and it has this long to send
+ * one: a stranger without the key holds at most a few hundred small buffers, and not for long.
+ */
+const MAX_UNPROVEN_FRAME = 1_024;
 
 export type FrameHandler = (body: Buffer, from: PeerAddress) => void;
 
@@ -27,20 +34,24 @@ export interface PeerStreamsOptions {
   maxQueuedFrames?: number;
   /** Inbound connections held at once; more are closed as they come. */
   maxConnections?: number;
+  /** How long a connection has to send a frame that opens before it is closed (10 s). */
+  proveWithinMs?: number;
 }
 
 /**
  * Raft's messages and push-pull state over TCP: one persistent connection to each peer, opened on the first
  * send and reopened with backoff when it fails, carrying frames (a 4-byte length, then a message sealed
  * under the cluster key, at most 4 MB). Delivery is one way and best effort, as Raft expects of its
- * network: a reply travels on the replier's own connection. What a peer sends that is larger than a
- * frame may be, or does not open, closes its connection at once.
+ * network: a reply travels on the replier's own connection. A connection opens with a sealed hello; until
+ * a frame on it has opened, frames are held to 1 kB. What a peer sends that is larger than a frame may be,
+ * or does not open, closes its connection at once.
  */
 export class PeerStreams {
   readonly dropped: Record<StreamDrop, number> = {
     'too-large': 0,
     unsealed: 0,
     unrouted: 0,
+    unproven: 0,
     'queue-full': 0,
     'connection-limit': 0,
     'handler-failed': 0,
@@ -55,6 +66,7 @@ export class PeerStreams {
     private readonly options: PeerStreamsOptions,
   ) {
     server.on('connection', (socket) => this.accept(socket));
+    // Once listening, a server's errors are failed accepts (out of file descriptors): counted, not fatal.
     server.on('error', (error) => this.drop('connection-limit', error.message));
   }
 
@@ -88,6 +100,7 @@ export class PeerStreams {
         random: this.options.random,
         maxQueuedFrames: this.options.maxQueuedFrames ?? 1_024,
         attach: (socket) => this.attach(socket, to),
+        hello: () => frame(this.options.seal.seal(Uint8Array.of(HELLO_TOPIC), 'stream')),
       });
       this.links.set(key, link);
     }
@@ -114,12 +127,23 @@ export class PeerStreams {
     this.attach(socket, { host: socket.remoteAddress ?? '', port: socket.remotePort ?? 0 });
   }
 
-  /** Reads frames from either end of a connection; a frame too large or unopenable ends the connection. */
+  /**
+   * Reads frames from either end of a connection; a frame too large or unopenable ends the connection, and
+   * so does a connection whose first frame is not in within `proveWithinMs`.
+   */
   private attach(socket: net.Socket, from: PeerAddress): void {
-    const reader = new FrameReader(MAX_STREAM_FRAME + SEAL_OVERHEAD);
+    const reader = new FrameReader(MAX_UNPROVEN_FRAME);
+    let proven = false;
+    const deadline = this.options.clock.setTimer(this.options.proveWithinMs ?? 10_000, () => {
+      if (proven) return;
+      this.drop('unproven', `from ${from.host}:${from.port}`);
+      socket.destroy();
+    });
     socket.on('error', () => socket.destroy());
+    socket.on('close', deadline);
     socket.on('data', (chunk: Buffer) => {
-      for (const event of reader.push(chunk)) {
+      reader.push(chunk);
+      for (let event = reader.next(); event !== null; event = reader.next()) {
         if ('tooLarge' in event) {
           this.drop('too-large', `${event.tooLarge} bytes from ${from.host}:${from.port}`);
           socket.destroy();
@@ -131,6 +155,12 @@ export class PeerStreams {
           socket.destroy();
           return;
         }
+        if (!proven) {
+          proven = true;
+          deadline();
+          reader.allow(MAX_STREAM_FRAME + SEAL_OVERHEAD);
+        }
+        if (plain[0] === HELLO_TOPIC) continue;
         const handler = this.handlers.get(TOPICS[plain[0]! - 1]!);
         if (!handler) {
           this.drop('unrouted', `topic ${plain[0]} from ${from.host}:${from.port}`);

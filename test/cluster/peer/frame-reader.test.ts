@@ -14,7 +14,8 @@ describe('FrameReader', () => {
           const got: Buffer[] = [];
           for (let at = 0, cut = 0; at < stream.length; cut++) {
             const size = cuts[cut % cuts.length]!;
-            for (const event of reader.push(stream.subarray(at, at + size)))
+            reader.push(stream.subarray(at, at + size));
+            for (let event = reader.next(); event !== null; event = reader.next())
               if ('frame' in event) got.push(event.frame);
             at += size;
           }
@@ -28,8 +29,19 @@ describe('FrameReader', () => {
     const reader = new FrameReader(1_000);
     const prefix = Buffer.alloc(4);
     prefix.writeUInt32BE(10 * 1024 * 1024);
-    expect(reader.push(prefix.subarray(0, 3))).toEqual([]);
-    expect(reader.push(prefix.subarray(3))).toEqual([{ tooLarge: 10 * 1024 * 1024 }]);
-    expect(reader.push(frame(Buffer.from('later')))).toEqual([]);
+    reader.push(prefix.subarray(0, 3));
+    expect(reader.next()).toBeNull();
+    reader.push(prefix.subarray(3));
+    expect(reader.next()).toEqual({ tooLarge: 10 * 1024 * 1024 });
+    reader.push(frame(Buffer.from('later')));
+    expect(reader.next()).toBeNull();
+  });
+
+  it('given a bound raised after a frame, applies it to the very next frame of the same chunk', () => {
+    const reader = new FrameReader(10);
+    reader.push(Buffer.concat([frame(Buffer.from('hello')), frame(Buffer.alloc(500))]));
+    expect(reader.next()).toEqual({ frame: Buffer.from('hello') });
+    reader.allow(1_000);
+    expect(reader.next()).toEqual({ frame: Buffer.alloc(500) });
   });
 });

@@ -24,6 +24,7 @@ async function node(
   keys: ClusterKeyring = ring(sharedKey),
   port = 0,
   maxQueuedFrames?: number,
+  proveWithinMs?: number,
 ) {
   const inbox: RaftMessage<string | null, null>[] = [];
   const drops: string[] = [];
@@ -34,6 +35,7 @@ async function node(
     clock: systemClock,
     random: Math.random,
     maxQueuedFrames,
+    proveWithinMs,
     onDrop: (reason, detail) => drops.push(`${reason}: ${detail}`),
   });
   open.push(streams);
@@ -201,5 +203,20 @@ describe('Raft over TCP', () => {
   it('given a port already taken, refuses to listen with the system error', async () => {
     const a = await node('127.0.0.1');
     await expect(node('127.0.0.1', ring(sharedKey), a.address.port)).rejects.toThrow(/EADDRINUSE/);
+  });
+
+  it('given a connection that sends nothing that opens, closes it once its time to prove the key is up', async () => {
+    const b = await node('127.0.0.1', ring(sharedKey), 0, undefined, 500);
+    const { closed } = await rawClient(b.address);
+    await closed;
+    expect(b.drops).toEqual([expect.stringMatching(/^unproven: from 127\.0\.0\.1:/)]);
+  });
+
+  it('given a first frame over 1 kB before anything has opened, closes the connection without reading it', async () => {
+    const b = await node('127.0.0.1');
+    const { socket, closed } = await rawClient(b.address);
+    socket.write(frame(Buffer.alloc(2_000)));
+    await closed;
+    expect(b.drops).toEqual([expect.stringMatching(/^too-large: 2000 bytes from /)]);
   });
 });
