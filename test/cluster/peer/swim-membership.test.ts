@@ -1,5 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ClusterKeyring } from '../../../src/core/peer/cluster-keyring.js';
+import {
+  installKey,
+  removeKey,
+  useKey,
+  type ClusterKeyring,
+} from '../../../src/core/peer/cluster-keyring.js';
 import type { PeerAddress } from '../../../src/core/peer/peer-address.js';
 import { MessageSeal } from '../../../src/cluster/peer/message-seal.js';
 import { PeerStreams } from '../../../src/cluster/peer/peer-streams.js';
@@ -54,7 +59,7 @@ async function member(
       });
       running.push(started);
       if (streams) running.push({ stop: () => streams.close() });
-      return { member: started, errors, address: addressOf(started) };
+      return { member: started, errors, seal, address: addressOf(started) };
     } catch (error) {
       await streams?.close();
       if (attempt === 5) throw error;
@@ -122,5 +127,42 @@ describe('SWIM membership on real sockets', () => {
     await waitFor(async () => alive(d.member).length === 4 && alive(a.member).length === 4, 3_000, 20);
     expect(alive(d.member)).toEqual([...everyone, d.member.id].sort());
     expect([...a.errors, ...b.errors, ...c.errors, ...d.errors]).toEqual([]);
+  });
+
+  it('given a key rotation member by member while they gossip, no member is ever suspected and nothing is refused', async () => {
+    const a = await member([], ring(sharedKey), { streams: true });
+    const b = await member([a.address], ring(sharedKey), { streams: true });
+    const c = await member([a.address], ring(sharedKey), { streams: true });
+    const all = [a, b, c];
+    const everyone = all.map(({ member: m }) => m.id).sort();
+    await waitFor(async () => all.every(({ member: m }) => alive(m).join() === everyone.join()), 15_000, 50);
+
+    const doubts: string[] = [];
+    const watch = setInterval(() => {
+      for (const { member: viewer } of all)
+        for (const seen of viewer.view())
+          if (seen.state !== 'alive') doubts.push(`${viewer.id} holds ${seen.id} ${seen.state}`);
+    }, 20);
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 600));
+    try {
+      const next = newKey();
+      for (const { seal } of all) {
+        seal.rekey(installKey(seal.keyring, next));
+        await settle();
+      }
+      for (const { seal } of all) {
+        seal.rekey(useKey(seal.keyring, next));
+        await settle();
+      }
+      for (const { seal } of all) {
+        seal.rekey(removeKey(seal.keyring, sharedKey));
+        await settle();
+      }
+    } finally {
+      clearInterval(watch);
+    }
+    expect(doubts).toEqual([]);
+    expect(all.map(({ seal }) => seal.rejected)).toEqual([0, 0, 0]);
+    expect(all.every(({ member: m }) => alive(m).join() === everyone.join())).toBe(true);
   });
 });
