@@ -2,7 +2,7 @@ import { createCipheriv, createDecipheriv, randomFillSync } from 'node:crypto';
 import { NoncePool } from '../../core/nonce-pool.js';
 import { primaryKey, type ClusterKeyring } from '../../core/peer/cluster-keyring.js';
 
-export const SEAL_VERSION = 1;
+const SEAL_VERSION = 1;
 const NONCE_BYTES = 12;
 const TAG_BYTES = 16;
 const HEADER_BYTES = 1 + NONCE_BYTES;

@@ -20,7 +20,7 @@ export interface SwimTiming {
 }
 
 /** A probe a second, half a second for its ack, five seconds of suspicion (memberlist's LAN defaults are close). */
-export const DEFAULT_SWIM_TIMING: SwimTiming = {
+const DEFAULT_SWIM_TIMING: SwimTiming = {
   tickMs: 100,
   probeTicks: 10,
   ackTimeoutTicks: 5,
