@@ -7,7 +7,8 @@ import { decodeSwimMessage, encodeSwimMessage, MAX_SWIM_DATAGRAM } from '../../c
 import { SEAL_OVERHEAD, type MessageSeal } from './message-seal.js';
 
 /** Why a datagram was not delivered: counted per reason, for a metric. */
-export type DatagramDrop = 'oversize' | 'unsealed' | 'malformed' | 'unsendable' | 'send-failed';
+export type DatagramDrop =
+  'oversize' | 'unsealed' | 'malformed' | 'unsendable' | 'send-failed' | 'handler-failed';
 
 export interface SwimDatagramsOptions {
   bind: PeerAddress;
@@ -28,6 +29,7 @@ export class SwimDatagrams {
     malformed: 0,
     unsendable: 0,
     'send-failed': 0,
+    'handler-failed': 0,
   };
   received = 0;
 
@@ -82,7 +84,11 @@ export class SwimDatagrams {
     const decoded = decodeSwimMessage(plain);
     if (!decoded.ok) return this.drop('malformed', `from ${from.host}:${from.port}: ${decoded.reason}`);
     this.received += 1;
-    this.options.onMessage(decoded.message, from);
+    try {
+      this.options.onMessage(decoded.message, from);
+    } catch (error) {
+      this.drop('handler-failed', (error as Error).message);
+    }
   }
 
   private drop(reason: DatagramDrop, detail: string): void {

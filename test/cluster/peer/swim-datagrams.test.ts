@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { installKey, removeKey, useKey } from '../../../src/core/peer/cluster-keyring.js';
 import { MessageSeal } from '../../../src/cluster/peer/message-seal.js';
+import { SwimDatagrams } from '../../../src/cluster/peer/swim-datagrams.js';
 import type { PeerAddress } from '../../../src/core/peer/peer-address.js';
 import { waitFor } from '../../support/sched-harness.js';
 import { datagramNode, newKey, ping, ring } from './peer-test-kit.js';
@@ -125,6 +126,27 @@ describe('SWIM over UDP', () => {
     const stale = await node('127.0.0.1', ring(k1));
     stale.transport.send(ping('old', 'n', ++seq), nodes[0]!.address);
     await waitFor(async () => nodes[0]!.seal.rejected === 1, 5_000, 20);
+  });
+});
+
+describe('a failing handler', () => {
+  it('given a handler that throws, counts it and goes on receiving', async () => {
+    const a = await node('127.0.0.1');
+    const seen: number[] = [];
+    const b = await SwimDatagrams.open({
+      bind: { host: '127.0.0.1', port: 0 },
+      seal: new MessageSeal(ring(sharedKey)),
+      onMessage: (message) => {
+        seen.push(message.type === 'ping' ? message.seq : -1);
+        if (seen.length === 1) throw new Error('a bug in the handler');
+      },
+    });
+    open.push(b);
+    a.transport.send(ping('a', 'b', 1), b.address());
+    await waitFor(async () => b.dropped['handler-failed'] === 1, 5_000, 20);
+    a.transport.send(ping('a', 'b', 2), b.address());
+    await waitFor(async () => seen.length === 2, 5_000, 20);
+    expect(seen).toEqual([1, 2]);
   });
 });
 
