@@ -83,6 +83,9 @@ export class PeerStreams {
     return { host: address, port };
   }
 
+  /** The largest body `send` takes (a frame's bound less its topic byte). */
+  readonly maxBody = MAX_STREAM_FRAME - 1;
+
   /** Who receives the frames of `topic`; a frame of a topic nobody handles is dropped. */
   handle(topic: StreamTopic, handler: FrameHandler): void {
     this.handlers.set(topic, handler);
@@ -90,8 +93,7 @@ export class PeerStreams {
 
   /** Seals `body` and sends it to `to`; false when it was dropped (its queue is full). */
   send(to: PeerAddress, topic: StreamTopic, body: Uint8Array): boolean {
-    if (body.length + 1 > MAX_STREAM_FRAME)
-      throw new RangeError(`a frame holds at most ${MAX_STREAM_FRAME} bytes`);
+    if (body.length > this.maxBody) throw new RangeError(`a frame body holds at most ${this.maxBody} bytes`);
     const key = `${to.host}:${to.port}`;
     let link = this.links.get(key);
     if (!link) {
