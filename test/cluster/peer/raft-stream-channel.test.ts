@@ -17,6 +17,15 @@ import { newKey, ring } from './peer-test-kit.js';
 
 const wire = raftWire(z.string().max(100).nullable(), z.array(z.string().max(100)).max(10_000));
 
+/** Elections within a few hundred ms: a test-sized Raft. */
+const FAST_RAFT = {
+  clock: systemClock,
+  tickMs: 20,
+  electionTicks: 10,
+  heartbeatTicks: 2,
+  compactEvery: 1_000,
+};
+
 class AppliedList {
   items: string[] = [];
   apply(entry: LogEntry<string | null>): void {
@@ -72,18 +81,10 @@ describe('Raft members over sealed TCP streams', () => {
       const drops: string[] = [];
       const disk = RaftDisk.open<string, string[]>(path.join(dir, `${index}.db`));
       const machine = new AppliedList();
-      const host = new RaftHost<string, string[]>({
-        id,
-        voters: ids,
-        disk,
-        channel: raftStreamChannel(streams, wire, (reason, detail) => drops.push(`${reason}: ${detail}`)),
-        machine,
-        clock: systemClock,
-        tickMs: 20,
-        electionTicks: 10,
-        heartbeatTicks: 2,
-        compactEvery: 1_000,
-      });
+      const channel = raftStreamChannel(streams, wire, (reason, detail) =>
+        drops.push(`${reason}: ${detail}`),
+      );
+      const host = new RaftHost<string, string[]>({ id, voters: ids, disk, channel, machine, ...FAST_RAFT });
       host.start();
       members.push({ id, streams, host, disk, machine, drops });
     }
