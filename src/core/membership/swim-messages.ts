@@ -32,3 +32,16 @@ export interface PingRequest extends Envelope {
 }
 
 export type SwimMessage = Ping | Ack | PingRequest;
+
+/**
+ * A member's whole view, sent over a stream (push-pull): on joining, to the seeds, and now and then to one
+ * member, who answers with its own (`reply`). It heals what gossip lost and brings a newcomer up to date
+ * at once instead of one probe at a time.
+ */
+export interface StateExchange {
+  type: 'state';
+  from: string;
+  to: string;
+  reply: boolean;
+  members: MemberUpdate[];
+}

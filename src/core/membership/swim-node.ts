@@ -104,6 +104,15 @@ export class SwimNode {
     }
   }
 
+  /**
+   * Takes in another member's whole view (a push-pull state exchange). A member it holds dead is taken as
+   * suspect (memberlist's rule), so it has this node's own suspicion time to refute before it is dead here.
+   */
+  merge(members: readonly MemberUpdate[]): void {
+    for (const update of members)
+      this.learn(update.state === 'dead' && update.id !== this.id ? { ...update, state: 'suspect' } : update);
+  }
+
   takeMessages(): SwimMessage[] {
     // Every message also says who sent it and at which incarnation: a node that another holds dead (its
     // news long spent) is heard alive again by each node it probes.

@@ -1,5 +1,6 @@
 import { createCipheriv, createDecipheriv, randomFillSync } from 'node:crypto';
 import { SchedError } from '../../core/errors.js';
+import { NoncePool } from '../../core/nonce-pool.js';
 import type { Keyring } from './keyring.js';
 
 /**
@@ -23,17 +24,16 @@ export interface PlacedValue {
  * value, and the job's id as associated data, so a sealed value copied into another job does not open.
  */
 export class SecretBox {
+  private readonly nonces = new NoncePool(randomFillSync);
+
   constructor(
     readonly keyring: Keyring,
     private readonly keyFileShown: string,
   ) {}
 
-  private nonces = Buffer.alloc(0);
-  private nextNonce = 0;
-
   seal(text: string, jobId: string): string {
     const { id, key } = this.keyring.current();
-    const nonce = this.freshNonce();
+    const nonce = this.nonces.take();
     const cipher = createCipheriv('aes-256-gcm', key, nonce);
     cipher.setAAD(Buffer.from(jobId, 'utf8'));
     const sealed = Buffer.concat([nonce, cipher.update(text, 'utf8'), cipher.final(), cipher.getAuthTag()]);
@@ -48,7 +48,7 @@ export class SecretBox {
    */
   sealTogether(values: PlacedValue[], jobId: string): string[] {
     const { id, key } = this.keyring.current();
-    const nonce = this.freshNonce();
+    const nonce = this.nonces.take();
     const plain = values.map(({ text }) => Buffer.from(text, 'utf8'));
     const cipher = createCipheriv('aes-256-gcm', key, nonce);
     cipher.setAAD(
@@ -94,20 +94,6 @@ export class SecretBox {
     } catch {
       throw mismatch();
     }
-  }
-
-  /**
-   * 96 random bits, never handed out twice: taken from a buffer filled from the system's CSPRNG 1,024
-   * nonces at a time (one call per value costs more than the sealing itself on short values).
-   */
-  private freshNonce(): Buffer {
-    if (this.nextNonce + NONCE_BYTES > this.nonces.length) {
-      this.nonces = randomFillSync(Buffer.allocUnsafe(NONCE_BYTES * 1024));
-      this.nextNonce = 0;
-    }
-    const nonce = this.nonces.subarray(this.nextNonce, this.nextNonce + NONCE_BYTES);
-    this.nextNonce += NONCE_BYTES;
-    return nonce;
   }
 
   /** The text sealed in `value`; throws SECRET_KEY_MISMATCH when no key at hand opens it. */

@@ -76,6 +76,26 @@ describe('SwimNode', () => {
   });
 });
 
+describe('SwimNode.merge (a push-pull state exchange)', () => {
+  it('given another view, learns the members it did not know and takes a dead one as suspect first', () => {
+    const a = swim('a', ['a', 'b']);
+    a.merge([
+      { id: 'c', incarnation: 3, state: 'alive' },
+      { id: 'b', incarnation: 0, state: 'dead' },
+    ]);
+    expect(a.stateOf('c')).toBe('alive');
+    expect(a.stateOf('b')).toBe('suspect');
+    ticks(a, 30);
+    expect(a.stateOf('b')).toBe('dead');
+  });
+
+  it('given a view that holds it dead, refutes with a higher incarnation', () => {
+    const a = swim('a', ['a', 'b']);
+    a.merge([{ id: 'a', incarnation: 0, state: 'dead' }]);
+    expect(a.view().find((member) => member.id === 'a')).toEqual({ id: 'a', incarnation: 1, state: 'alive' });
+  });
+});
+
 describe('overrides', () => {
   it('orders news by incarnation, then alive < suspect < dead', () => {
     const at = (incarnation: number, state: 'alive' | 'suspect' | 'dead') => ({

@@ -1,0 +1,86 @@
+import net from 'node:net';
+import type { CancelTimer, Clock } from '../../core/clock.js';
+import { backoffMs } from '../../core/retry/backoff.js';
+
+const RECONNECT = {
+  maxRetries: 100,
+  initialBackoffMs: 100,
+  factor: 2,
+  maxBackoffMs: 5_000,
+  jitter: true,
+} as const;
+/** Bytes the kernel has not taken yet on an open connection, beyond which frames are dropped, not buffered. */
+const MAX_UNWRITTEN_BYTES = 16 * 1024 * 1024;
+
+export interface PeerLinkOptions {
+  clock: Clock;
+  random: () => number;
+  maxQueuedFrames: number;
+  /** Called with each new connection, to read what the peer sends on it. */
+  attach: (socket: net.Socket) => void;
+  /** The first frame on each new connection, freshly sealed: it proves to the peer that this end holds the key. */
+  hello: () => Buffer;
+}
+
+/**
+ * The connection to one peer: opened when there is something to send, frames queued (up to a bound)
+ * while it opens, and reopened after a failure with jittered exponential backoff (100 ms to 5 s) for as
+ * long as frames wait. Frames written to a connection that then fails are lost; the protocols above resend.
+ */
+export class PeerLink {
+  private socket: net.Socket | null = null;
+  private open = false;
+  private queue: Buffer[] = [];
+  private failures = 0;
+  private retry: CancelTimer | null = null;
+  private closed = false;
+
+  constructor(
+    private readonly to: { host: string; port: number },
+    private readonly options: PeerLinkOptions,
+  ) {}
+
+  send(framed: Buffer): boolean {
+    if (this.closed) return false;
+    if (this.open && this.socket) {
+      if (this.socket.writableLength > MAX_UNWRITTEN_BYTES) return false;
+      this.socket.write(framed);
+      return true;
+    }
+    if (this.queue.length >= this.options.maxQueuedFrames) return false;
+    this.queue.push(framed);
+    if (!this.socket && !this.retry) this.connect();
+    return true;
+  }
+
+  close(): void {
+    this.closed = true;
+    this.retry?.();
+    this.socket?.destroy();
+    this.queue = [];
+  }
+
+  private connect(): void {
+    this.retry = null;
+    const socket = net.connect({ host: this.to.host, port: this.to.port, noDelay: true });
+    this.socket = socket;
+    socket.setKeepAlive(true, 10_000);
+    this.options.attach(socket);
+    socket.once('connect', () => {
+      this.open = true;
+      this.failures = 0;
+      socket.write(this.options.hello());
+      for (const framed of this.queue) socket.write(framed);
+      this.queue = [];
+    });
+    socket.once('close', () => {
+      this.socket = null;
+      this.open = false;
+      if (this.closed || this.queue.length === 0) return;
+      this.failures += 1;
+      this.retry = this.options.clock.setTimer(backoffMs(this.failures, RECONNECT, this.options.random), () =>
+        this.connect(),
+      );
+    });
+  }
+}

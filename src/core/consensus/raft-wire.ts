@@ -1,0 +1,46 @@
+import { z } from 'zod';
+import { decodeWire, MAX_STREAM_FRAME, wireCount, wireId, type WireResult } from '../peer/wire-fields.js';
+import type { RaftMessage } from './raft-messages.js';
+
+const MAX_ENTRIES = 4_096;
+const MAX_VOTERS = 64;
+const utf8 = new TextEncoder();
+
+/**
+ * Encodes and decodes Raft messages as JSON, validated on the way in. `data` (an entry's payload) and
+ * `state` (a snapshot's) are the application's: their schemas are handed in, and must bound what they
+ * accept as this one bounds the rest.
+ */
+export function raftWire<Data, State>(data: z.ZodType<Data>, state: z.ZodType<State>) {
+  const base = { from: wireId, to: wireId, term: wireCount };
+  const voters = z.array(wireId).max(MAX_VOTERS);
+  const entry = z.object({ index: z.int().min(1), term: wireCount, data, voters: voters.optional() });
+  const schema = z.discriminatedUnion('type', [
+    z.object({
+      type: z.enum(['vote', 'pre-vote']),
+      ...base,
+      lastLogIndex: wireCount,
+      lastLogTerm: wireCount,
+    }),
+    z.object({ type: z.enum(['vote-response', 'pre-vote-response']), ...base, granted: z.boolean() }),
+    z.object({
+      type: z.literal('append'),
+      ...base,
+      prevLogIndex: wireCount,
+      prevLogTerm: wireCount,
+      entries: z.array(entry).max(MAX_ENTRIES),
+      leaderCommit: wireCount,
+    }),
+    z.object({ type: z.literal('append-response'), ...base, success: z.boolean(), index: wireCount }),
+    z.object({
+      type: z.literal('snapshot'),
+      ...base,
+      snapshot: z.object({ index: wireCount, term: wireCount, voters, state }),
+    }),
+  ]);
+  return {
+    encode: (message: RaftMessage<Data, State>): Uint8Array => utf8.encode(JSON.stringify(message)),
+    decode: (bytes: Uint8Array): WireResult<RaftMessage<Data, State>> =>
+      decodeWire<RaftMessage<Data, State>>(bytes, schema, MAX_STREAM_FRAME),
+  };
+}
