@@ -6,6 +6,11 @@ import type { RaftSimulationOptions, RaftSimulationResult } from '../../support/
 const SEEDS = Number(process.env['SIM_SEEDS'] ?? 500);
 /** A node crashes every 20 ticks on average and is back within two: elections are cut short often. */
 const CRASH_HEAVY = { crashRate: 0.05, restartRate: 0.5, partitionRate: 0.05 };
+/**
+ * A case is a fixed amount of CPU (about 10 s on an idle core); on a machine busy with other work it can
+ * take several times that, which is no failure.
+ */
+const CASE_TIMEOUT_MS = 300_000;
 
 const CASES: [string, Omit<RaftSimulationOptions, 'seed'>][] = [
   [`3 voters, ${SEEDS} seeds of loss, duplication, delay, partitions, crashes`, { voters: 3 }],
@@ -52,6 +57,7 @@ describe('Raft under simulated faults', () => {
       if (options.compactEvery !== 0) expect(snapshotsInstalled).toBeGreaterThan(SEEDS / 10);
       if (options.changeRate) expect(votersChanged).toBeGreaterThan(SEEDS);
     },
+    CASE_TIMEOUT_MS,
   );
 
   it('given a seed, replays the same run exactly', () => {

@@ -23,7 +23,7 @@ describe('shard leases through the log, simulated', () => {
     expect(grants).toBeGreaterThan(SEEDS * 10);
     expect(moves).toBeGreaterThan(SEEDS);
     expect(heldSteps).toBeGreaterThan(SEEDS * 300);
-  });
+  }, 300_000); // a fixed amount of CPU, several times slower on a busy machine, which is no failure
 
   it('Given five nodes and eight shards, with leases as short as a second, then no shard is ever held by two nodes at once', () => {
     const failing = Array.from({ length: Math.ceil(SEEDS * 0.3) }, (_, i) =>
@@ -37,7 +37,7 @@ describe('shard leases through the log, simulated', () => {
     ).filter((result) => result.violations.length > 0);
 
     expect(failing.map((result) => `seed ${result.seed}: ${result.violations[0]}`)).toEqual([]);
-  });
+  }, 300_000);
 
   it('Given clocks that stray beyond the bound the leases assume, then the simulation catches two holders at once', () => {
     const broken = Array.from({ length: 200 }, (_, i) =>
