@@ -2,6 +2,7 @@ import { randomInt } from 'node:crypto';
 import type { CancelTimer, Clock } from '../../core/clock.js';
 import type { LogEntry, RaftMessage } from '../../core/consensus/raft-messages.js';
 import { RaftNode, type RaftRole } from '../../core/consensus/raft-node.js';
+import { MAX_STREAM_FRAME } from '../../core/peer/wire-fields.js';
 import type { RaftDisk } from './raft-disk.js';
 
 /** How a host's Raft messages reach the other members (sealed and framed by the peer transport). */
@@ -33,6 +34,11 @@ export interface RaftHostOptions<Data, State> {
   heartbeatTicks: number;
   /** A snapshot is taken once this many applied entries follow the last one. */
   compactEvery: number;
+  /**
+   * Bytes of entries at most in one append message (default: half the largest frame the peer streams
+   * carry, leaving room for the message around them); a proposal larger than this is refused.
+   */
+  maxAppendBytes?: number;
 }
 
 /** Where a proposal went: applied here at `index`, or refused with the leader to ask instead. */
@@ -57,9 +63,13 @@ export class RaftHost<Data, State> {
   private appliedIndex = 0;
   private readonly waiters = new Map<number, Waiter>();
   private flushing = false;
+  private readonly sizes = new WeakMap<object, number>();
+  private readonly maxAppendBytes: number;
   private flushAgain = false;
 
-  constructor(private readonly options: RaftHostOptions<Data, State>) {}
+  constructor(private readonly options: RaftHostOptions<Data, State>) {
+    this.maxAppendBytes = options.maxAppendBytes ?? MAX_STREAM_FRAME / 2;
+  }
 
   get role(): RaftRole | null {
     return this.node?.currentRole ?? null;
@@ -83,7 +93,15 @@ export class RaftHost<Data, State> {
     if (durable.snapshot) machine.restore(durable.snapshot.state);
     this.appliedIndex = durable.snapshot?.index ?? 0;
     this.node = new RaftNode<Data, State>(
-      { id, voters, electionTicks, heartbeatTicks, random: () => randomInt(2 ** 47) / 2 ** 47 },
+      {
+        id,
+        voters,
+        electionTicks,
+        heartbeatTicks,
+        random: () => randomInt(2 ** 47) / 2 ** 47,
+        maxBytesPerMessage: this.maxAppendBytes,
+        entryBytes: (entry) => this.bytesOf(entry),
+      },
       durable,
     );
     channel.onMessage((message) => {
@@ -106,6 +124,11 @@ export class RaftHost<Data, State> {
   /** Appends `data` through the leader's log; settles once applied here, or refused at once when not the leader. */
   propose(data: Data): Promise<ProposalOutcome> {
     if (this.node === null) return Promise.resolve({ applied: false, leader: null, reason: 'stopped' });
+    const bytes = Buffer.byteLength(JSON.stringify(data ?? null));
+    if (bytes > this.maxAppendBytes) {
+      const reason = `too large: ${bytes} bytes, at most ${this.maxAppendBytes} in one entry`;
+      return Promise.resolve({ applied: false, leader: this.leader, reason });
+    }
     const proposal = this.node.propose(data);
     if (!proposal.accepted)
       return Promise.resolve({
@@ -169,6 +192,16 @@ export class RaftHost<Data, State> {
     if (this.appliedIndex - node.snapshotIndex >= this.options.compactEvery) {
       this.options.disk.saveSnapshot(node.compact(this.appliedIndex, this.options.machine.snapshot()));
     }
+  }
+
+  /** An entry's size as the wire carries it (JSON), counted once per entry. */
+  private bytesOf(entry: object): number {
+    let bytes = this.sizes.get(entry);
+    if (bytes === undefined) {
+      bytes = Buffer.byteLength(JSON.stringify(entry));
+      this.sizes.set(entry, bytes);
+    }
+    return bytes;
   }
 
   /**

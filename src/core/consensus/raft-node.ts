@@ -28,6 +28,13 @@ export interface RaftConfig {
   heartbeatTicks: number;
   /** Entries at most in one append message. */
   maxEntriesPerMessage?: number;
+  /**
+   * Bytes at most in one append message, as `entryBytes` counts them (its first entry goes whatever its
+   * size), so a batch of large entries never exceeds what the transport carries and is dropped, to be
+   * resent forever. The host refuses a proposal larger than this.
+   */
+  maxBytesPerMessage?: number;
+  entryBytes?: (entry: LogEntry<unknown>) => number;
   /** Uniform in [0, 1): the only randomness, so a simulator replays a run exactly from its seed. */
   random: () => number;
   /** Ask for pre-votes before standing for election (default true). */
@@ -481,9 +488,23 @@ export class RaftNode<Data, State = unknown> {
       type: 'append',
       prevLogIndex,
       prevLogTerm: this.log.termAt(prevLogIndex) ?? 0,
-      entries: this.log.slice(next, this.maxEntries),
+      entries: this.batchFrom(next),
       leaderCommit: this.commitIndex,
     });
+  }
+
+  private batchFrom(next: number): LogEntry<Data | null>[] {
+    const entries = this.log.slice(next, this.maxEntries);
+    const { maxBytesPerMessage, entryBytes } = this.config;
+    if (maxBytesPerMessage === undefined || entryBytes === undefined) return entries;
+    let bytes = 0;
+    let count = 0;
+    for (const entry of entries) {
+      bytes += entryBytes(entry);
+      if (count > 0 && bytes > maxBytesPerMessage) break;
+      count += 1;
+    }
+    return entries.slice(0, count);
   }
 
   private respondAppend(request: { from: string }, success: boolean, index: number): void {

@@ -62,7 +62,7 @@ describe('Raft members on real timers and real log files', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  function startMember(id: string): void {
+  function startMember(id: string, maxAppendBytes?: number): void {
     const disk = RaftDisk.open<string, string[]>(path.join(dir, `${id}.db`));
     const machine = new AppliedList();
     const host = new RaftHost<string, string[]>({
@@ -76,6 +76,7 @@ describe('Raft members on real timers and real log files', () => {
       electionTicks: 10,
       heartbeatTicks: 2,
       compactEvery: 16,
+      maxAppendBytes,
     });
     host.start();
     members.set(id, { host, disk, machine });
@@ -167,5 +168,28 @@ describe('Raft members on real timers and real log files', () => {
     await waitFor(async () => members.get(isolated)!.machine.items.length === written.length, 20_000, 20);
     expect(members.get(isolated)!.machine.items).toEqual(written);
     expect(members.get(isolated)!.machine.restored).toBeGreaterThan(0);
+  });
+
+  it("Given a bound on an append message's bytes, when larger and many entries are proposed, then one over the bound is refused and the others reach a member that was cut off, in batches within it", async () => {
+    for (const id of IDS) startMember(id, 1_000);
+    const leader = await leaderOf(IDS);
+    expect(await members.get(leader)!.host.propose('x'.repeat(2_000))).toMatchObject({
+      applied: false,
+      reason: expect.stringMatching(/too large: 2002 bytes, at most 1000/),
+    });
+
+    const isolated = IDS.find((id) => id !== leader)!;
+    network.cutOff.add(isolated);
+    const written = Array.from({ length: 12 }, (_, i) => `${i}:`.padEnd(300, '.'));
+    try {
+      await proposeAll(
+        IDS.filter((id) => id !== isolated),
+        written,
+      );
+    } finally {
+      network.cutOff.delete(isolated);
+    }
+    await waitFor(async () => members.get(isolated)!.machine.items.length === written.length, 20_000, 20);
+    expect(members.get(isolated)!.machine.items).toEqual(written);
   });
 });

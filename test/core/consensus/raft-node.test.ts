@@ -287,4 +287,39 @@ describe('RaftNode membership changes', () => {
     for (let tick = 0; tick < 60; tick++) a!.tick();
     expect([a!.currentRole, a!.takeReady().messages]).toEqual(['follower', []]);
   });
+
+  it('given a byte bound per message, a leader sends batches within it (one entry at least) and the follower still gets every entry', () => {
+    const bytes = (entry: { data: unknown }) => JSON.stringify(entry.data).length;
+    const bounded = (id: string) =>
+      new RaftNode<string, string[]>({
+        id,
+        voters: ['a', 'b'],
+        electionTicks: 10,
+        heartbeatTicks: 2,
+        random: () => 0,
+        maxBytesPerMessage: 100,
+        entryBytes: bytes,
+      });
+    const [a, b] = [bounded('a'), bounded('b')];
+    tickUntilCandidate(a);
+    settle([a, b]);
+    const items = Array.from({ length: 12 }, (_, i) => `${i}`.padEnd(40, '-'));
+    items.push('x'.repeat(150));
+
+    for (const item of items) a.propose(item);
+    const sent = settle([a, b]);
+    for (let tick = 0; tick < 2; tick++) a.tick();
+    settle([a, b]);
+
+    const appends = sent.filter((message) => message.type === 'append' && message.entries.length > 0);
+    for (const message of appends) {
+      if (message.type !== 'append') continue;
+      const total = message.entries.reduce((sum, entry) => sum + bytes(entry), 0);
+      expect(message.entries.length === 1 || total <= 100).toBe(true);
+    }
+    expect(appends.some((message) => message.type === 'append' && message.entries.length === 2)).toBe(true);
+    expect(b.committedIndex).toBe(a.lastIndex);
+    const got = Array.from({ length: b.lastIndex }, (_, i) => b.entryAt(i + 1)?.data).filter((data) => data);
+    expect(got).toEqual(items);
+  });
 });
