@@ -73,9 +73,21 @@ export class RaftLog<Data> {
   }
 
   /** Entries from `from` (after the snapshot) up to `max` of them. */
-  slice(from: number, max: number): LogEntry<Data>[] {
+  /**
+   * Up to `max` entries from `from` on; with `bytes`, also no more than `bytes.max` of them as
+   * `bytes.of` counts (the first entry whatever its size).
+   */
+  slice(
+    from: number,
+    max: number,
+    bytes?: { max: number; of: (entry: LogEntry<Data>) => number },
+  ): LogEntry<Data>[] {
     const offset = from - this.start.index - 1;
-    return this.entries.slice(offset, offset + max);
+    const entries = this.entries.slice(offset, offset + max);
+    if (bytes === undefined) return entries;
+    let total = 0;
+    const fits = entries.findIndex((entry, count) => (total += bytes.of(entry)) > bytes.max && count > 0);
+    return fits < 0 ? entries : entries.slice(0, fits);
   }
 
   /** Whether a log ending at `index` with `term` is at least as up to date as this one (§5.4.1). */

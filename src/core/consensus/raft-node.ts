@@ -89,6 +89,7 @@ export class RaftNode<Data, State = unknown> {
   private peers: readonly string[];
   private readonly log: RaftLog<Data | null>;
   private readonly maxEntries: number;
+  private readonly batchBytes: { max: number; of: (entry: LogEntry<unknown>) => number } | undefined;
   private readonly preVote: boolean;
   private readonly checkQuorum: boolean;
 
@@ -121,6 +122,11 @@ export class RaftNode<Data, State = unknown> {
     this.voters = [];
     this.peers = [];
     this.maxEntries = config.maxEntriesPerMessage ?? 64;
+    const { maxBytesPerMessage, entryBytes } = config;
+    this.batchBytes =
+      maxBytesPerMessage !== undefined && entryBytes !== undefined
+        ? { max: maxBytesPerMessage, of: entryBytes }
+        : undefined;
     this.preVote = config.preVote ?? true;
     this.checkQuorum = config.checkQuorum ?? true;
     this.snapshot = durable?.snapshot ?? null;
@@ -488,23 +494,9 @@ export class RaftNode<Data, State = unknown> {
       type: 'append',
       prevLogIndex,
       prevLogTerm: this.log.termAt(prevLogIndex) ?? 0,
-      entries: this.batchFrom(next),
+      entries: this.log.slice(next, this.maxEntries, this.batchBytes),
       leaderCommit: this.commitIndex,
     });
-  }
-
-  private batchFrom(next: number): LogEntry<Data | null>[] {
-    const entries = this.log.slice(next, this.maxEntries);
-    const { maxBytesPerMessage, entryBytes } = this.config;
-    if (maxBytesPerMessage === undefined || entryBytes === undefined) return entries;
-    let bytes = 0;
-    let count = 0;
-    for (const entry of entries) {
-      bytes += entryBytes(entry);
-      if (count > 0 && bytes > maxBytesPerMessage) break;
-      count += 1;
-    }
-    return entries.slice(0, count);
   }
 
   private respondAppend(request: { from: string }, success: boolean, index: number): void {

@@ -20,8 +20,8 @@ export interface PlacedValue {
 }
 
 /**
- * Seals and opens single values with AES-256-GCM under the keyring's keys: a fresh random 96-bit nonce per
- * value, and the job's id as associated data, so a sealed value copied into another job does not open.
+ * Seals a job's secret values with AES-256-GCM under the keyring's current key (together, see
+ * sealTogether) and opens them under any key it holds, values sealed one by one before (v1) included.
  */
 export class SecretBox {
   private readonly nonces = new NoncePool(randomFillSync);
@@ -30,15 +30,6 @@ export class SecretBox {
     readonly keyring: Keyring,
     private readonly keyFileShown: string,
   ) {}
-
-  seal(text: string, jobId: string): string {
-    const { id, key } = this.keyring.current();
-    const nonce = this.nonces.take();
-    const cipher = createCipheriv('aes-256-gcm', key, nonce);
-    cipher.setAAD(Buffer.from(jobId, 'utf8'));
-    const sealed = Buffer.concat([nonce, cipher.update(text, 'utf8'), cipher.final(), cipher.getAuthTag()]);
-    return `${PREFIX}${id}:${sealed.toString('base64url')}`;
-  }
 
   /**
    * The values of one job sealed in one AES-256-GCM operation (creating a cipher costs more than sealing a
@@ -96,7 +87,10 @@ export class SecretBox {
     }
   }
 
-  /** The text sealed in `value`; throws SECRET_KEY_MISMATCH when no key at hand opens it. */
+  /**
+   * The text of a value sealed alone (v1: nonce, ciphertext and tag, the job's id as associated data);
+   * throws SECRET_KEY_MISMATCH when no key at hand opens it.
+   */
   open(value: string, jobId: string): string {
     const keyId = keyIdOf(value);
     const key = keyId === null ? undefined : this.keyring.find(keyId);

@@ -6,6 +6,7 @@ import { DefinitionSealer } from '../../../src/daemon/secrets/definition-sealer.
 import { Keyring } from '../../../src/daemon/secrets/keyring.js';
 import { SecretBox } from '../../../src/daemon/secrets/secret-box.js';
 import { SecretKeys } from '../../../src/daemon/secrets/secret-keys.js';
+import { sealedAlone } from '../../support/legacy-sealing.js';
 import { openSqliteStore } from '../../../src/store/sqlite/sqlite-store.js';
 import { FakeClock } from '../../support/fake-clock.js';
 import { createJob, definition, newJob, stamp } from '../../store/conformance/fixtures.js';
@@ -20,20 +21,24 @@ describe('sealing secret values', () => {
 
   const box = () => new SecretBox(Keyring.create(path.join(dir, 'secret.key'), clock), 'secret.key');
 
-  it('Given a value sealed twice for one job, when opened, then both give it back and the two sealed texts differ (a fresh nonce each)', () => {
+  it('Given values sealed twice for one job, when opened, then both give them back and the two sealed texts differ (a fresh nonce each)', () => {
     const secrets = box();
+    const values = [{ where: 'env TOKEN', text: 's3cr3t' }];
 
-    const first = secrets.seal('s3cr3t', 'job-1');
-    const second = secrets.seal('s3cr3t', 'job-1');
+    const [first] = secrets.sealTogether(values, 'job-1');
+    const [second] = secrets.sealTogether(values, 'job-1');
 
     expect(first).not.toBe(second);
     expect(first).not.toContain('s3cr3t');
-    expect([secrets.open(first, 'job-1'), secrets.open(second, 'job-1')]).toEqual(['s3cr3t', 's3cr3t']);
+    expect([
+      secrets.openTogether([{ where: 'env TOKEN', text: first! }], 'job-1'),
+      secrets.openTogether([{ where: 'env TOKEN', text: second! }], 'job-1'),
+    ]).toEqual([['s3cr3t'], ['s3cr3t']]);
   });
 
-  it('Given a value sealed for one job, when opened for another, then SECRET_KEY_MISMATCH is thrown', () => {
+  it('Given a value sealed alone (v1) for one job, when opened for another, then SECRET_KEY_MISMATCH is thrown', () => {
     const secrets = box();
-    const sealed = secrets.seal('s3cr3t', 'job-1');
+    const sealed = sealedAlone(secrets.keyring, 's3cr3t', 'job-1');
 
     expect(() => secrets.open(sealed, 'job-2')).toThrow(
       expect.objectContaining({ code: 'SECRET_KEY_MISMATCH' }),
@@ -51,7 +56,7 @@ describe('sealing secret values', () => {
 
   it('Given a rotation started, when values sealed under the old key are opened, then they still open until the old key is retired', () => {
     const secrets = box();
-    const old = secrets.seal('s3cr3t', 'job-1');
+    const old = sealedAlone(secrets.keyring, 's3cr3t', 'job-1');
 
     const newId = secrets.keyring.addCurrent();
     expect(secrets.open(old, 'job-1')).toBe('s3cr3t');
@@ -155,9 +160,9 @@ describe('sealing secret values', () => {
         argv: ['true'],
         shell: null,
         cwd: null,
-        env: { TOKEN: secrets.seal('t0ken-é', 'job-1'), PLAIN: 'as stored' },
+        env: { TOKEN: sealedAlone(secrets.keyring, 't0ken-é', 'job-1'), PLAIN: 'as stored' },
       },
-      payload: secrets.seal(JSON.stringify({ n: 1 }), 'job-1'),
+      payload: sealedAlone(secrets.keyring, JSON.stringify({ n: 1 }), 'job-1'),
     };
 
     const opened = sealer.open(stored);
