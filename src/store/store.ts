@@ -106,6 +106,14 @@ export interface FinishedRun {
   retry: Run | null;
 }
 
+/** How a run ended, with what finishRun writes beside it: the attempt that retries it, its notifications. */
+export interface RunEnd {
+  runId: string;
+  outcome: RunOutcome;
+  retry?: NewRun;
+  deliveries?: NewDelivery[];
+}
+
 export interface Fire {
   /** The job these runs belong to. */
   jobId: string;
@@ -361,6 +369,13 @@ export interface Store {
     retry?: NewRun,
     deliveries?: NewDelivery[],
   ): Promise<FinishedRun>;
+  /**
+   * Records the ends of many runs in one transaction, each as finishRun records one, with one statement per
+   * step for all of them where the store can. An end whose run is missing or already ended (its
+   * compare-and-set failed) gets null and writes nothing, neither its retry nor its notifications; any
+   * other failure (a retry whose attempt is taken) rolls back every end of the batch. One end per run.
+   */
+  finishRuns(ends: readonly RunEnd[]): Promise<(FinishedRun | null)[]>;
   /**
    * Ends a run that is still waiting (`scheduled`) with `outcome` (a cancellation), so it never starts; null
    * when it is not waiting any more (something started or ended it first).

@@ -3,9 +3,9 @@ import type { Run } from '../../core/run.js';
 import { occurrenceToRow } from '../ledger-rows.js';
 import type { Fire, FiredInstant, NewOccurrence, NewRun } from '../store.js';
 import type { ScriptDialect } from './dialect.js';
-import { eventRow, type EventBatch, type NewEvent } from './event-scripts.js';
+import { recordEvents, type EventBatch, type NewEvent } from './event-scripts.js';
 import { newRunToRun } from './row-mapping.js';
-import { byId, insertRunRow, recordRunEvent, runsInFlight } from './run-scripts.js';
+import { byId, insertRunRow, recordRunEvent, runEvent, runsInFlight } from './run-scripts.js';
 import { step, type Script } from './script.js';
 import type { RunsKey, Session } from './session.js';
 
@@ -92,16 +92,8 @@ export function* recordFires(
 
 /** The `run:fired` events of the runs, in one statement. */
 function* recordFiredEvents(session: Session, batch: EventBatch, runs: readonly Run[]): Script<void> {
-  if (runs.length === 0) return;
-  const events: NewEvent[] = runs.map((run) => ({
-    type: 'run:fired',
-    at: run.createdAt,
-    jobId: run.jobId,
-    runId: run.id,
-    data: run,
-  }));
-  const ids = yield* step(session.insertEvents(events.map((event) => eventRow(event, batch.node))));
-  events.forEach((event, index) => batch.stored.push({ ...event, id: ids[index]!, node: batch.node }));
+  const events = runs.map((run): NewEvent => runEvent('run:fired', run, run.createdAt));
+  yield* recordEvents(session, batch, events);
 }
 
 /** The key whose runs in flight the fire's overlap rule looks at; null when it has no rule or no run. */

@@ -3,6 +3,7 @@ import type { Run } from '../../core/run.js';
 import type { StoredOccurrence } from '../ledger-rows.js';
 import type { QueryBuilder, QueryChain, Statement } from './query-builder.js';
 import type { JobRecord, RunRecord } from './records.js';
+import type { outcomeToRow } from './row-mapping.js';
 import type { Awaitable } from './script.js';
 import type { Statements } from './statements.js';
 import type { EventRow } from './tables.js';
@@ -13,6 +14,9 @@ export interface NextRunAdvance {
   expectedNextRunAt: number;
   nextRunAt: number | null;
 }
+
+/** A run's outcome as the finishRun statement writes it (see outcomeToRow). */
+export type FinishingRun = { id: string } & ReturnType<typeof outcomeToRow>;
 
 /** The runs of one job on one host (every-host runs have their node's; others ''). */
 export interface RunsKey {
@@ -43,7 +47,9 @@ export interface Session {
    * Records an outcome if the run is still unfinished and returns the finished run with its job's name;
    * undefined when the run is missing or already final.
    */
-  finishRun(values: { id: string }): Awaitable<RunRecord | undefined>;
+  finishRun(values: FinishingRun): Awaitable<RunRecord | undefined>;
+  /** finishRun of many runs, in one statement where the dialect can: the runs it finished, in no order. */
+  finishRuns(values: readonly FinishingRun[]): Awaitable<RunRecord[]>;
   /** Ledger records; a record of an instant already decided is dropped (the first decision stands). */
   insertOccurrences(rows: StoredOccurrence[]): Awaitable<void>;
   /** Tells other daemons, at commit, that a job was written; nothing where no one else writes. */

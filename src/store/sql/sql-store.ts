@@ -28,6 +28,7 @@ import type {
   RunQuery,
   EventAnnouncement,
   RunOutputBatch,
+  RunEnd,
   RunStart,
   Store,
   StoreCapabilities,
@@ -43,7 +44,14 @@ import { listAudit, listJobs, listRuns } from './list-queries.js';
 import { auditToRow, jobToRow, newJobToJob, rowToJob, rowToRun } from './row-mapping.js';
 import { EventBatch, eventRow, runOutputEvent, runStartedEvent, type NewEvent } from './event-scripts.js';
 import { readEvents, readRunOutput } from './event-queries.js';
-import { cancelWaitingRun, claimRunAlone, finishRun, insertRun, retryRun } from './run-scripts.js';
+import {
+  cancelWaitingRun,
+  claimRunAlone,
+  finishRun,
+  finishRuns,
+  insertRun,
+  retryRun,
+} from './run-scripts.js';
 import { recordFire, recordFires } from './fire-scripts.js';
 import { step, type Awaitable, type Script } from './script.js';
 import type { EventRow } from './tables.js';
@@ -258,6 +266,11 @@ export class SqlStore implements Store {
     return this.withEvents((session, batch) =>
       finishRun(this.dialect, session, batch, runId, outcome, retry, deliveries),
     );
+  }
+
+  async finishRuns(ends: readonly RunEnd[]): Promise<(FinishedRun | null)[]> {
+    if (ends.length === 0) return [];
+    return this.withEvents((session, batch) => finishRuns(this.dialect, session, batch, ends));
   }
 
   async cancelWaitingRun(runId: string, outcome: RunOutcome): Promise<Run | null> {

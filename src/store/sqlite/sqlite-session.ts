@@ -2,7 +2,7 @@ import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import type { RunInFlight } from '../../core/policy/fire-overlap.js';
 import type { QueryBuilder } from '../sql/query-builder.js';
 import type { JobRecord, RunRecord } from '../sql/records.js';
-import type { Params, Session } from '../sql/session.js';
+import type { FinishingRun, Params, Session } from '../sql/session.js';
 import { prepareStatements, sqliteTables } from './statements.js';
 import { placeholders } from '../sql/columns.js';
 import { EVENT_COLUMNS } from '../sql/tables.js';
@@ -23,6 +23,10 @@ export function openSqliteSession(db: BetterSQLite3Database): Session {
     .values(placeholders(EVENT_COLUMNS) as never)
     .returning({ id: sqliteTables.events.id })
     .prepare();
+  const finishRun = (values: FinishingRun): RunRecord | undefined =>
+    sqlite(statements.finishRun).run(values).changes === 1
+      ? (sqlite(statements.runById).get({ id: values.id }) as RunRecord)
+      : undefined;
   return {
     statements,
     first: <Row>(statement: unknown, params?: Params) => sqlite(statement).get(params) as Row | undefined,
@@ -35,10 +39,8 @@ export function openSqliteSession(db: BetterSQLite3Database): Session {
         JobRecord | undefined,
     query: <Row>(build: (db: QueryBuilder) => unknown) =>
       (build(db as unknown as QueryBuilder) as { all(): Row[] }).all(),
-    finishRun: (values) =>
-      sqlite(statements.finishRun).run(values).changes === 1
-        ? (sqlite(statements.runById).get({ id: values.id }) as RunRecord)
-        : undefined,
+    finishRun: (values) => finishRun(values),
+    finishRuns: (values) => values.flatMap((row) => finishRun(row) ?? []),
     insertOccurrences: (rows) => {
       for (const row of rows) sqlite(statements.insertOccurrence).run(row);
     },
