@@ -19,6 +19,8 @@ export interface ClusterFollowers {
   events: DaemonEvents;
   /** This node's local copy of the job definitions it may run (see LocalAutonomy). */
   localCopy?: { jobChanged(job: Job): void; resync(): void };
+  /** What this node knows of which jobs others run after (see DependencyTrigger). */
+  dependencies?: { jobChanged(job: Job): void; resync(): Promise<void> };
 }
 
 /**
@@ -34,7 +36,8 @@ export class ClusterFollower implements Service {
   constructor(private readonly followers: ClusterFollowers) {}
 
   async start(): Promise<void> {
-    const { cluster, store, launcher, scheduler, waitingRuns, hosts, events, localCopy } = this.followers;
+    const { cluster, store, launcher, scheduler, waitingRuns, hosts, events, localCopy, dependencies } =
+      this.followers;
     const report = (error: Error) => events.emit('scheduler:error', { error });
     cluster.onMapChanged((map, previous) => {
       events.emit('cluster:map', { term: map.term, coordinator: map.coordinator, nodes: map.nodes.length });
@@ -55,7 +58,12 @@ export class ClusterFollower implements Service {
       (change) => {
         if (change.kind === 'missed') {
           localCopy?.resync();
-          return void Promise.all([scheduler.reset(), waitingRuns.reset(), hosts.resync()]).catch(report);
+          return void Promise.all([
+            scheduler.reset(),
+            waitingRuns.reset(),
+            hosts.resync(),
+            dependencies?.resync(),
+          ]).catch(report);
         }
         // Every node hears a kill; the one running the run stops it (the others have nothing to kill).
         if (change.kind === 'kill') return void launcher.kill(change.runId, change.reason);
@@ -71,6 +79,7 @@ export class ClusterFollower implements Service {
             scheduler.jobChanged(job);
             hosts.jobChanged(job);
             localCopy?.jobChanged(job);
+            dependencies?.jobChanged(job);
           })
           .catch(report);
       },
