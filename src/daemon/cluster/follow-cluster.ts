@@ -32,6 +32,9 @@ export interface ClusterFollowers {
 export class ClusterFollower implements Service {
   readonly name = 'cluster follower';
   private stopWatching: (() => Promise<void>) | null = null;
+  private stopped = false;
+  /** What the last shard map set going (reloads; the lost runs of departed nodes, on the coordinator). */
+  private following: Promise<void> = Promise.resolve();
 
   constructor(private readonly followers: ClusterFollowers) {}
 
@@ -40,15 +43,16 @@ export class ClusterFollower implements Service {
       this.followers;
     const report = (error: Error) => events.emit('scheduler:error', { error });
     cluster.onMapChanged((map, previous) => {
+      if (this.stopped) return;
       events.emit('cluster:map', { term: map.term, coordinator: map.coordinator, nodes: map.nodes.length });
-      void (async () => {
+      this.following = (async () => {
         await scheduler.reset();
         await waitingRuns.reset();
         if (!cluster.isCoordinator() || previous === null) return;
         const departed = previous.nodes.filter((node) => !map.nodes.some((live) => live.id === node.id));
         for (const gone of departed)
           await recordLostRunsOf(store, launcher, runsOfNode(gone.id), deadNodeLostReason(gone.id));
-      })().catch(report);
+      })().catch((error: Error) => void report(error));
     });
     // A map that came in while the scheduler was starting (a node joining gets one within a heartbeat or
     // two) reached no listener: load once more with the map in force now.
@@ -87,7 +91,10 @@ export class ClusterFollower implements Service {
     );
   }
 
+  /** The map's listener stays with the cluster: from here on it does nothing, once its last round is done. */
   async stop(): Promise<void> {
+    this.stopped = true;
     await this.stopWatching?.();
+    await this.following;
   }
 }

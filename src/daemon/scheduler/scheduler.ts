@@ -88,8 +88,8 @@ export class Scheduler {
     return this.window.start();
   }
 
-  stop(): void {
-    this.window.stop();
+  stop(): Promise<void> {
+    return this.window.stop();
   }
 
   /** Called after every change to a job, so the window never holds an outdated instant. */
