@@ -7,7 +7,7 @@ import { annotateError } from '../core/retry/failure-note.js';
 import type { TargetKind } from '../core/retry/failure-class.js';
 import type { Run, RunOutcome, RunSummary } from '../core/run.js';
 import type { NewDelivery } from '../core/notify/delivery.js';
-import type { FinishedRun, NewRun, RunEnd, Store } from '../store/store.js';
+import type { FinishedRun, NewRun, RunEnd, RunStart, Store } from '../store/store.js';
 import { isStoreUnreachable } from '../store/unreachable.js';
 import { sleep, type Clock } from './clock.js';
 import { earlierAttempts } from './earlier-attempts.js';
@@ -16,7 +16,7 @@ import type { CommandExecutor } from './executor/command-executor.js';
 import type { HttpExecutor } from './executor/http-executor.js';
 import type { RunExecutor } from './executor/run-executor.js';
 import type { LiveOutput } from './live-output.js';
-import { RunEndBatch } from './run-end-batch.js';
+import { GroupCommit } from './group-commit.js';
 
 /** The daemon's own environment, which every command job starts from. */
 export function inheritedEnvironment(): Record<string, string> {
@@ -102,13 +102,18 @@ export class RunLauncher {
   private readonly inFlight = new Map<string, Job>();
   /** The attempt of each run launched here and not yet released, as its end needs it (the retry's rule). */
   private readonly attempts = new Map<string, EndingAttempt>();
-  private readonly ends: RunEndBatch;
+  private readonly starts: GroupCommit<RunStart, void>;
+  private readonly ends: GroupCommit<RunEnd, FinishedRun | null>;
   private readonly writes = new Map<string, Promise<void>>();
   private readonly executors: RunExecutor[];
 
   constructor(private readonly options: RunLauncherOptions) {
     this.executors = [options.commands, options.http];
-    this.ends = new RunEndBatch(options.store);
+    this.starts = new GroupCommit(async (starts): Promise<void[]> => {
+      await options.store.recordRunsStarted(starts);
+      return [];
+    });
+    this.ends = new GroupCommit((ends) => options.store.finishRuns(ends));
     for (const executor of this.executors) {
       executor.on('started', (runId, pid, startedAt) =>
         this.write(runId, async () => {
@@ -117,7 +122,7 @@ export class RunLauncher {
             if (pid !== null) await options.store.setRunPid(runId, pid);
             return;
           }
-          await options.store.recordRunStarted({ runId, jobId: job.id, pid, at: startedAt });
+          await this.starts.write({ runId, jobId: job.id, pid, at: startedAt });
           options.events.emit('run:started', { runId, jobId: job.id, pid, at: startedAt });
         }),
       );

@@ -325,6 +325,8 @@ export interface Store {
   setRunPid(runId: string, pid: number): Promise<void>;
   /** Stores the run's pid (when it has one) and its `run:started` event, in one transaction. */
   recordRunStarted(start: RunStart): Promise<void>;
+  /** recordRunStarted of many runs at once, in one statement where the store can; events in their order. */
+  recordRunsStarted(starts: readonly RunStart[]): Promise<void>;
   /** Stores a batch of a running run's output as a `run:output` event, for followers on other nodes. */
   appendRunOutput(batch: RunOutputBatch): Promise<void>;
   /**

@@ -25,6 +25,8 @@ export function journaledRunsStore(store: Store, journal: RunJournal): Store {
       return results.map((result) => result ?? written.next().value ?? null);
     },
     recordRunStarted: async (start) => (journaled(start.runId) ? undefined : store.recordRunStarted(start)),
+    recordRunsStarted: async (starts) =>
+      store.recordRunsStarted(starts.filter((start) => !journaled(start.runId))),
     setRunPid: async (runId, pid) => (journaled(runId) ? undefined : store.setRunPid(runId, pid)),
     appendRunOutput: async (batch) => (journaled(batch.runId) ? undefined : store.appendRunOutput(batch)),
   };

@@ -7,7 +7,7 @@ import type { JobRecord, RunRecord } from '../sql/records.js';
 import type { Params, Session } from '../sql/session.js';
 import { assertMapInForce, notifyJobChanged, notifyRunWaiting } from './job-changes.js';
 import { insertEventAndAnnounce, startRunAndAnnounce } from './event-outbox.js';
-import { advanceNextRuns, insertEvents, insertRuns, runsInFlightOf } from './fire-rows.js';
+import { advanceNextRuns, insertEvents, insertRuns, runsInFlightOf, startRuns } from './fire-rows.js';
 import { finishRuns } from './run-end-rows.js';
 import { occurrences } from './schema.js';
 import { prepareStatements } from './statements.js';
@@ -62,6 +62,7 @@ export function openSession(client: pg.Pool | pg.PoolClient): PgSession {
     insertEvents: (rows) => insertEvents(client, rows),
     insertEvent: (row) => insertEventAndAnnounce(client, row),
     startRun: (runId, pid, event) => startRunAndAnnounce(client, runId, pid, event),
+    startRuns: (pids, events) => startRuns(client, pids, events),
   };
 }
 

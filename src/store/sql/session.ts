@@ -18,6 +18,12 @@ export interface NextRunAdvance {
 /** A run's outcome as the finishRun statement writes it (see outcomeToRow). */
 export type FinishingRun = { id: string } & ReturnType<typeof outcomeToRow>;
 
+/** The pid of a run that started; null when it has none (an HTTP run). */
+export interface RunPid {
+  runId: string;
+  pid: number | null;
+}
+
 /** The runs of one job on one host (every-host runs have their node's; others ''). */
 export interface RunsKey {
   jobId: string;
@@ -60,6 +66,8 @@ export interface Session {
   insertEvent(row: EventRow): Awaitable<number>;
   /** Stores a run's pid, when it has one, and the event that says it started, in one statement where it can. */
   startRun(runId: string, pid: number | null, event: EventRow): Awaitable<number>;
+  /** startRun of many runs, in one statement where the dialect can; the events' ids in their order. */
+  startRuns(pids: readonly RunPid[], events: readonly EventRow[]): Awaitable<number[]>;
   /**
    * The `advanceNextRun` compare-and-set of many jobs in one statement where the dialect can: the jobs
    * whose next instant moved, with their names (each keeps its row lock until the commit).

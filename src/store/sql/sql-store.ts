@@ -141,6 +141,19 @@ export class SqlStore implements Store {
     );
   }
 
+  async recordRunsStarted(starts: readonly RunStart[]): Promise<void> {
+    if (starts.length === 0) return;
+    const node = this.eventNode;
+    const events = starts.map(runStartedEvent);
+    const ids = await this.dialect.write((session) =>
+      session.startRuns(
+        starts,
+        events.map((event) => eventRow(event, node)),
+      ),
+    );
+    this.announce(events.map((event, index) => ({ ...event, id: ids[index]!, node })));
+  }
+
   async appendRunOutput(output: RunOutputBatch): Promise<void> {
     await this.withEvent(runOutputEvent(output), (session, row) => session.insertEvent(row));
   }

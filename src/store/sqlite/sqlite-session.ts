@@ -5,7 +5,7 @@ import type { JobRecord, RunRecord } from '../sql/records.js';
 import type { FinishingRun, Params, Session } from '../sql/session.js';
 import { prepareStatements, sqliteTables } from './statements.js';
 import { placeholders } from '../sql/columns.js';
-import { EVENT_COLUMNS } from '../sql/tables.js';
+import { EVENT_COLUMNS, type EventRow } from '../sql/tables.js';
 
 /** What drizzle's prepared SQLite statements do; better-sqlite3 answers at once. */
 interface SqliteStatement {
@@ -27,6 +27,10 @@ export function openSqliteSession(db: BetterSQLite3Database): Session {
     sqlite(statements.finishRun).run(values).changes === 1
       ? (sqlite(statements.runById).get({ id: values.id }) as RunRecord)
       : undefined;
+  const startRun = (runId: string, pid: number | null, event: EventRow): number => {
+    if (pid !== null) sqlite(statements.setRunPid).run({ id: runId, pid });
+    return (insertEvent.get(event as never) as { id: number }).id;
+  };
   return {
     statements,
     first: <Row>(statement: unknown, params?: Params) => sqlite(statement).get(params) as Row | undefined,
@@ -60,10 +64,8 @@ export function openSqliteSession(db: BetterSQLite3Database): Session {
     insertEvents: (rows) => rows.map((row) => (insertEvent.get(row as never) as { id: number }).id),
     insertEvent: (row) => (insertEvent.get(row as never) as { id: number }).id,
     // Inside one group-commit write: the pid and the event are stored together or not at all.
-    startRun: (runId, pid, event) => {
-      if (pid !== null) sqlite(statements.setRunPid).run({ id: runId, pid });
-      return (insertEvent.get(event as never) as { id: number }).id;
-    },
+    startRun: (runId, pid, event) => startRun(runId, pid, event),
+    startRuns: (pids, events) => pids.map(({ runId, pid }, index) => startRun(runId, pid, events[index]!)),
     // One daemon is the only writer of a SQLite store: no one else needs telling, and there is no shard map.
     announceJobChange: () => undefined,
     announceWaitingRun: () => undefined,

@@ -201,4 +201,48 @@ export function describeRunEndBatchCases(store: CurrentStore): void {
       expect(await lastEventId(store())).toBe(after);
     });
   });
+
+  describe('recordRunsStarted', () => {
+    it('Given three running runs, two with a pid, when their starts are recorded together, then each pid is stored and their run:started events come in order, announced to listeners', async () => {
+      store().markEventsWith('node-a');
+      const job = await createJob(store(), 'nightly');
+      const runs = await Promise.all(
+        [1, 2, 3].map((offset) =>
+          store().insertRun(newRun(job.id, { state: 'running', scheduledFor: T0 + offset })),
+        ),
+      );
+      const heard: string[] = [];
+      const stopListening = store().onEventsStored((events) => {
+        for (const event of events) heard.push(`${event.type} ${event.runId}`);
+      });
+      const after = await lastEventId(store());
+
+      await store().recordRunsStarted([
+        { runId: runs[0]!.id, jobId: job.id, pid: 4242, at: T0 + 10 },
+        { runId: runs[1]!.id, jobId: job.id, pid: null, at: T0 + 11 },
+        { runId: runs[2]!.id, jobId: job.id, pid: 4343, at: T0 + 12 },
+      ]);
+      stopListening();
+
+      expect(await Promise.all(runs.map(async (run) => (await store().findRun(run.id))?.pid))).toEqual([
+        4242,
+        null,
+        4343,
+      ]);
+      const events = await store().readEvents({ after, limit: 100 });
+      expect(events.map((event) => [event.type, event.runId, event.node])).toEqual(
+        runs.map((run) => ['run:started', run.id, 'node-a']),
+      );
+      expect(events[1]?.data).toEqual({ runId: runs[1]!.id, jobId: job.id, pid: null, at: T0 + 11 });
+      expect(heard).toEqual(runs.map((run) => `run:started ${run.id}`));
+    });
+
+    it('Given no starts, when they are recorded, then nothing is written', async () => {
+      const after = await lastEventId(store());
+
+      await store().recordRunsStarted([]);
+
+      expect(await lastEventId(store())).toBe(after);
+    });
+  });
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Run, RunOutcome } from '../../src/core/run.js';
 import type { FinishedRun, RunEnd } from '../../src/store/store.js';
-import { RunEndBatch } from '../../src/daemon/run-end-batch.js';
+import { GroupCommit } from '../../src/daemon/group-commit.js';
 
 const OUTCOME: RunOutcome = {
   state: 'succeeded',
@@ -30,7 +30,7 @@ function storeAnswering(answer: (ends: readonly RunEnd[]) => Promise<(FinishedRu
   };
 }
 
-describe('run end batch', () => {
+describe('group commit of run ends', () => {
   it('Given ends that settle in one turn and more while that batch is written, when they are written, then the first turn goes as one batch and the rest as the next', async () => {
     let release: () => void = () => undefined;
     const firstWritten = new Promise<void>((resolve) => (release = resolve));
@@ -38,7 +38,7 @@ describe('run end batch', () => {
       if (calls.length === 1) await firstWritten;
       return ends.map((one) => finished(one.runId));
     });
-    const batch = new RunEndBatch(store);
+    const batch = new GroupCommit((ends: readonly RunEnd[]) => store.finishRuns(ends));
 
     const first = [batch.write(end('a')), batch.write(end('b'))];
     await new Promise((resolve) => setImmediate(resolve));
@@ -57,7 +57,7 @@ describe('run end batch', () => {
       if (ends.some((one) => one.runId === 'bad')) throw new Error('the retry attempt is taken');
       return ends.map((one) => (one.runId === 'gone' ? null : finished(one.runId)));
     });
-    const batch = new RunEndBatch(store);
+    const batch = new GroupCommit((ends: readonly RunEnd[]) => store.finishRuns(ends));
 
     const results = await Promise.allSettled(['a', 'bad', 'gone'].map((id) => batch.write(end(id))));
 
@@ -71,7 +71,7 @@ describe('run end batch', () => {
     const { calls, store } = storeAnswering(async () => {
       throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
     });
-    const batch = new RunEndBatch(store);
+    const batch = new GroupCommit((ends: readonly RunEnd[]) => store.finishRuns(ends));
 
     const results = await Promise.allSettled(['a', 'b'].map((id) => batch.write(end(id))));
 
