@@ -25,8 +25,11 @@ export function journaledRunsStore(store: Store, journal: RunJournal): Store {
       return results.map((result) => result ?? written.next().value ?? null);
     },
     recordRunStarted: async (start) => (journaled(start.runId) ? undefined : store.recordRunStarted(start)),
-    recordRunsStarted: async (starts) =>
-      store.recordRunsStarted(starts.filter((start) => !journaled(start.runId))),
+    // Nothing is asked of the store when it has nothing to write: a call that succeeds says it is reachable.
+    recordRunsStarted: async (starts) => {
+      const stored = starts.filter((start) => !journaled(start.runId));
+      if (stored.length > 0) await store.recordRunsStarted(stored);
+    },
     setRunPid: async (runId, pid) => (journaled(runId) ? undefined : store.setRunPid(runId, pid)),
     appendRunOutput: async (batch) => (journaled(batch.runId) ? undefined : store.appendRunOutput(batch)),
   };
