@@ -17,6 +17,16 @@ function deferredEdges() {
   };
 }
 
+/** A set loaded from these edges. */
+async function loadedWith(edges: DependencyEdge[]): Promise<UpstreamJobs> {
+  const { answer, store } = deferredEdges();
+  const upstreams = new UpstreamJobs(store);
+  const loading = upstreams.load();
+  answer(edges);
+  await loading;
+  return upstreams;
+}
+
 describe('upstream jobs', () => {
   it('Given a set not loaded yet, when asked, then every job may have dependents; once loaded, only the upstreams of the edges do', async () => {
     const { answer, store } = deferredEdges();
@@ -44,11 +54,7 @@ describe('upstream jobs', () => {
   });
 
   it('Given an upstream the store found without dependents, when no job changed since the question, then it is dropped, and when one did, it is kept', async () => {
-    const { answer, store } = deferredEdges();
-    const upstreams = new UpstreamJobs(store);
-    const loading = upstreams.load();
-    answer([edge('b', 'a'), edge('d', 'c')]);
-    await loading;
+    const upstreams = await loadedWith([edge('b', 'a'), edge('d', 'c')]);
 
     const asked = upstreams.mark();
     upstreams.noDependents('a', asked);
@@ -61,11 +67,7 @@ describe('upstream jobs', () => {
   });
 
   it('Given a loaded set, when a job written elsewhere names a new upstream, then that upstream may have dependents at once', async () => {
-    const { answer, store } = deferredEdges();
-    const upstreams = new UpstreamJobs(store);
-    const loading = upstreams.load();
-    answer([]);
-    await loading;
+    const upstreams = await loadedWith([]);
     expect(upstreams.mayHaveDependents('u')).toBe(false);
 
     upstreams.jobChanged(linksTo('u'));
