@@ -319,9 +319,11 @@ export interface Store {
   /**
    * Like claimRun, for a run that waits its turn (a queued or caught-up instant, a backfill): it starts
    * only while no other run of its job (of its host) is `running`, anywhere, decided under the job's row
-   * lock. `busy` when one is; `gone` when the run is no longer waiting.
+   * lock. `busy` when one is; `gone` when the run is no longer waiting. `startedAt` is asked for once that
+   * lock is held, so the start recorded follows the end of every run it waited for (a claim may wait a
+   * while for a connection and the lock, and a start stamped before would seem to overlap that end).
    */
-  claimRunAlone(runId: string, startedAt: number): Promise<AloneClaim>;
+  claimRunAlone(runId: string, startedAt: () => number): Promise<AloneClaim>;
   setRunPid(runId: string, pid: number): Promise<void>;
   /** Stores the run's pid (when it has one) and its `run:started` event, in one transaction. */
   recordRunStarted(start: RunStart): Promise<void>;

@@ -37,14 +37,16 @@ export const byId = (a: { id: string }, b: { id: string }): number =>
 export function* claimRunAlone(
   session: Session,
   runId: string,
-  startedAt: number,
+  startedAt: () => number,
   node: string | null,
 ): Script<AloneClaim> {
   const run = yield* step(session.first(session.statements.lockJobOfRun, { id: runId }));
   if (!run || run.state !== 'scheduled') return 'gone';
   const inFlight = yield* runsInFlight(session, run);
   if (inFlight.some((other) => other.state === 'running')) return 'busy';
-  const claimed = yield* step(session.first(session.statements.claimRun, { id: runId, startedAt, node }));
+  const claimed = yield* step(
+    session.first(session.statements.claimRun, { id: runId, startedAt: startedAt(), node }),
+  );
   return claimed ? 'claimed' : 'gone';
 }
 

@@ -256,7 +256,7 @@ export class SqlStore implements Store {
     return claimed !== undefined;
   }
 
-  async claimRunAlone(runId: string, startedAt: number): Promise<AloneClaim> {
+  async claimRunAlone(runId: string, startedAt: () => number): Promise<AloneClaim> {
     const node = this.claimingNode();
     return this.dialect.transaction((session) => claimRunAlone(session, runId, startedAt, node));
   }
