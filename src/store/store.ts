@@ -325,7 +325,10 @@ export interface Store {
    */
   claimRunAlone(runId: string, startedAt: () => number): Promise<AloneClaim>;
   setRunPid(runId: string, pid: number): Promise<void>;
-  /** Stores the run's pid (when it has one) and its `run:started` event, in one transaction. */
+  /**
+   * Stores the run's pid (when it has one), its start as `start.at` (the spawn: after the commit that let
+   * it start, so after the end of any run it waited for) and its `run:started` event, in one transaction.
+   */
   recordRunStarted(start: RunStart): Promise<void>;
   /** recordRunStarted of many runs at once, in one statement where the store can; events in their order. */
   recordRunsStarted(starts: readonly RunStart[]): Promise<void>;

@@ -54,8 +54,9 @@ const INSERT_EVENTS = {
 const START_RUNS = {
   name: 'sched_start_runs',
   text: `WITH started AS (
-      UPDATE runs SET pid = started.pid FROM unnest($7::text[], $8::integer[]) AS started(id, pid)
-      WHERE runs.id = started.id COLLATE "C" AND started.pid IS NOT NULL
+      UPDATE runs SET pid = started.pid, started_at = started.started_at
+      FROM unnest($7::text[], $8::integer[], $9::bigint[]) AS started(id, pid, started_at)
+      WHERE runs.id = started.id COLLATE "C"
     )
     INSERT INTO events (type, node, at, job_id, run_id, data)
     SELECT type, node, at, job_id, run_id, data
@@ -107,6 +108,7 @@ export async function startRuns(
     ...columnArrays(rows, EVENT_COLUMNS),
     pids.map((run) => run.runId),
     pids.map((run) => run.pid),
+    pids.map((run) => run.startedAt),
   ];
   const result = await client.query<{ id: string }>({ ...START_RUNS, values });
   return result.rows.map((row) => Number(row.id)).sort((a, b) => a - b);

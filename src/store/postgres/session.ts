@@ -61,7 +61,7 @@ export function openSession(client: pg.Pool | pg.PoolClient): PgSession {
     insertRuns: (runs) => insertRuns(client, runs),
     insertEvents: (rows) => insertEvents(client, rows),
     insertEvent: (row) => insertEventAndAnnounce(client, row),
-    startRun: (runId, pid, event) => startRunAndAnnounce(client, runId, pid, event),
+    startRun: (start, event) => startRunAndAnnounce(client, start, event),
     startRuns: (pids, events) => startRuns(client, pids, events),
   };
 }

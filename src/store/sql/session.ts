@@ -18,10 +18,15 @@ export interface NextRunAdvance {
 /** A run's outcome as the finishRun statement writes it (see outcomeToRow). */
 export type FinishingRun = { id: string } & ReturnType<typeof outcomeToRow>;
 
-/** The pid of a run that started; null when it has none (an HTTP run). */
+/**
+ * A run that started: its pid (null when it has none, an HTTP run) and the instant it started, which
+ * becomes its `startedAt`: the spawn, after the commit that let it start, so after the end of any run it
+ * waited for (a start stamped at the fire or claim may precede that end by the time the write waited).
+ */
 export interface RunPid {
   runId: string;
   pid: number | null;
+  startedAt: number;
 }
 
 /** The runs of one job on one host (every-host runs have their node's; others ''). */
@@ -65,7 +70,7 @@ export interface Session {
   /** Writes an outbox row and returns its id; PostgreSQL also announces the id to every node, at commit. */
   insertEvent(row: EventRow): Awaitable<number>;
   /** Stores a run's pid, when it has one, and the event that says it started, in one statement where it can. */
-  startRun(runId: string, pid: number | null, event: EventRow): Awaitable<number>;
+  startRun(start: RunPid, event: EventRow): Awaitable<number>;
   /** startRun of many runs, in one statement where the dialect can; the events' ids in their order. */
   startRuns(pids: readonly RunPid[], events: readonly EventRow[]): Awaitable<number[]>;
   /**

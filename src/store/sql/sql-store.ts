@@ -137,7 +137,7 @@ export class SqlStore implements Store {
 
   async recordRunStarted(start: RunStart): Promise<void> {
     await this.withEvent(runStartedEvent(start), (session, row) =>
-      session.startRun(start.runId, start.pid, row),
+      session.startRun({ runId: start.runId, pid: start.pid, startedAt: start.at }, row),
     );
   }
 
@@ -147,7 +147,7 @@ export class SqlStore implements Store {
     const events = starts.map(runStartedEvent);
     const ids = await this.dialect.write((session) =>
       session.startRuns(
-        starts,
+        starts.map(({ runId, pid, at }) => ({ runId, pid, startedAt: at })),
         events.map((event) => eventRow(event, node)),
       ),
     );

@@ -2,7 +2,7 @@ import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import type { RunInFlight } from '../../core/policy/fire-overlap.js';
 import type { QueryBuilder } from '../sql/query-builder.js';
 import type { JobRecord, RunRecord } from '../sql/records.js';
-import type { FinishingRun, Params, Session } from '../sql/session.js';
+import type { FinishingRun, Params, RunPid, Session } from '../sql/session.js';
 import { prepareStatements, sqliteTables } from './statements.js';
 import { placeholders } from '../sql/columns.js';
 import { EVENT_COLUMNS, type EventRow } from '../sql/tables.js';
@@ -27,8 +27,8 @@ export function openSqliteSession(db: BetterSQLite3Database): Session {
     sqlite(statements.finishRun).run(values).changes === 1
       ? (sqlite(statements.runById).get({ id: values.id }) as RunRecord)
       : undefined;
-  const startRun = (runId: string, pid: number | null, event: EventRow): number => {
-    if (pid !== null) sqlite(statements.setRunPid).run({ id: runId, pid });
+  const startRun = ({ runId, pid, startedAt }: RunPid, event: EventRow): number => {
+    sqlite(statements.setRunStart).run({ id: runId, pid, startedAt });
     return (insertEvent.get(event as never) as { id: number }).id;
   };
   return {
@@ -64,8 +64,8 @@ export function openSqliteSession(db: BetterSQLite3Database): Session {
     insertEvents: (rows) => rows.map((row) => (insertEvent.get(row as never) as { id: number }).id),
     insertEvent: (row) => (insertEvent.get(row as never) as { id: number }).id,
     // Inside one group-commit write: the pid and the event are stored together or not at all.
-    startRun: (runId, pid, event) => startRun(runId, pid, event),
-    startRuns: (pids, events) => pids.map(({ runId, pid }, index) => startRun(runId, pid, events[index]!)),
+    startRun: (start, event) => startRun(start, event),
+    startRuns: (starts, events) => starts.map((start, index) => startRun(start, events[index]!)),
     // One daemon is the only writer of a SQLite store: no one else needs telling, and there is no shard map.
     announceJobChange: () => undefined,
     announceWaitingRun: () => undefined,

@@ -229,6 +229,12 @@ export function describeRunEndBatchCases(store: CurrentStore): void {
         null,
         4343,
       ]);
+      // A run's start is its spawn, recorded here: after whatever its fire or claim waited for.
+      expect(await Promise.all(runs.map(async (run) => (await store().findRun(run.id))?.startedAt))).toEqual([
+        T0 + 10,
+        T0 + 11,
+        T0 + 12,
+      ]);
       const events = await store().readEvents({ after, limit: 100 });
       expect(events.map((event) => [event.type, event.runId, event.node])).toEqual(
         runs.map((run) => ['run:started', run.id, 'node-a']),
