@@ -144,6 +144,12 @@ export interface Fire {
    * is recorded `skipped-overlap`; a queued one is written `scheduled`. Absent: the runs are written as given.
    */
   concurrency?: ConcurrencyPolicy;
+  /**
+   * The time the fire's runs are created (and a run written `running` started), asked once the job's row
+   * lock is held: a fire that waited for a connection and the lock, across the end of the run before it,
+   * would otherwise record a start before that end. Absent: each run's own `now`.
+   */
+  writtenAt?: () => number;
 }
 
 /** What a fire wrote. */

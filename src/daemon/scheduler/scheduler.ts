@@ -335,6 +335,7 @@ export class Scheduler {
       nextRunAt,
       fence: this.options.fence?.(),
       concurrency: job.policy.concurrency,
+      writtenAt: () => clock.now(),
     };
     return { fire, reserved };
   }

@@ -34,7 +34,7 @@ export function* recordFire(
   if (!advanced) return null;
   const due = overlapKey(fire);
   const inFlight = due ? yield* runsInFlight(session, due) : [];
-  const { runs, occurrences, replaced } = underOverlapRule(fire, inFlight);
+  const { runs, occurrences, replaced } = underOverlapRule(stampedNow(fire), inFlight);
   const rows = occurrences.map((entry) => occurrenceToRow(entry, dialect.encoding));
   if (rows.length > 0) yield* step(session.insertOccurrences(rows));
   const inserted: Run[] = [];
@@ -64,9 +64,10 @@ export function* recordFires(
   }));
   const advanced = yield* step(session.advanceNextRuns(advances));
   const names = new Map(advanced.map((job) => [job.id, job.name]));
-  const firing = fires.filter((fire) => names.has(fire.jobId));
-  const keys = firing.map(overlapKey).filter((key) => key !== null);
+  const advancing = fires.filter((fire) => names.has(fire.jobId));
+  const keys = advancing.map(overlapKey).filter((key) => key !== null);
   const inFlight = keys.length > 0 ? yield* step(session.runsInFlightOf(keys)) : [];
+  const firing = advancing.map(stampedNow);
   const decided = new Map(
     firing.map((fire) => [fire.jobId, underOverlapRule(fire, inFlightOf(inFlight, overlapKey(fire)))]),
   );
@@ -88,6 +89,16 @@ export function* recordFires(
     const fired = decided.get(fire.jobId);
     return fired ? { ...fired, runs: inserted.get(fire.jobId)! } : null;
   });
+}
+
+/**
+ * The fire with its runs stamped now that the job's lock is held and its runs in flight are read (see
+ * Fire.writtenAt): the end of a run that read found over was stamped before the read.
+ */
+function stampedNow(fire: Fire): Fire {
+  if (fire.writtenAt === undefined) return fire;
+  const now = fire.writtenAt();
+  return { ...fire, runs: fire.runs.map((run) => ({ ...run, now: Math.max(run.now, now) })) };
 }
 
 /** The `run:fired` events of the runs, in one statement. */
