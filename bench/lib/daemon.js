@@ -48,7 +48,7 @@ export async function startDaemon({
     databasePath: path.join(home, 'sched.db'),
     startMs: NaN,
     /** What the daemon's log said, when it has one. */
-    log: { schedulerErrors: 0, firstError: null, lateTicks: 0 },
+    log: { schedulerErrors: 0, firstError: null, lastError: null, lateTicks: 0 },
     connect: () => DaemonClient.connect(daemon.socketPath),
     /** Resolves once the process has exited, however it ended. */
     exited: new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal }))),
@@ -61,8 +61,10 @@ export async function startDaemon({
       if (stderr.trim()) console.error(`  ! daemon ${child.pid} stderr: ${stderr.trim().slice(-1000)}`);
       if (daemon.log.schedulerErrors) {
         console.error(
-          `  ! daemon ${child.pid}: ${daemon.log.schedulerErrors} scheduler:error, first: ${daemon.log.firstError}`,
+          `  ! daemon ${child.pid}: ${daemon.log.schedulerErrors} scheduler:error, first: ${daemon.log.firstError}` +
+            `, last: ${daemon.log.lastError}`,
         );
+        if (daemon.log.firstStack) console.error(daemon.log.firstStack);
       }
     },
   };
@@ -78,7 +80,11 @@ export async function startDaemon({
       else if (line.includes('"tick:late"')) daemon.log.lateTicks += 1;
       else if (line.includes('"scheduler:error"')) {
         daemon.log.schedulerErrors += 1;
-        daemon.log.firstError ??= JSON.parse(line).message;
+        // pino's line: the message is `msg`, the error's own in `err.message`.
+        const { msg, err } = JSON.parse(line);
+        daemon.log.firstError ??= msg ?? err?.message;
+        if (process.env.BENCH_DEBUG_STACK === '1') daemon.log.firstStack ??= err?.stack;
+        daemon.log.lastError = msg ?? err?.message;
       }
     }),
   );

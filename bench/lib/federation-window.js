@@ -8,6 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { startDaemon } from './daemon.js';
 import { countOccurrenceOutcomes, readFiredRuns, scheduleFrom, writeSpreadJobs } from './postgres-data.js';
 import { cpuMeter, cpuSeconds, machineLoadMeter } from './process-cpu.js';
+import { readStatements, resetStatements } from './pg-statements.js';
 import { progress } from './report.js';
 import { summarize } from './stats.js';
 
@@ -183,8 +184,10 @@ export async function measureFederationWindow(
     const postgresCpuBefore = postgres.cpuSeconds();
     const ownCpuBefore = cpuSeconds(process.pid);
     const machineLoad = machineLoadMeter();
+    const counting = await resetStatements(url);
     progress(`${label}: measuring ${windowMs / 1000} s`);
     await sleep(to - Date.now());
+    const statements = await readStatements(counting, target.calls() - callsBefore);
     const cpu = {
       daemonsPct: daemonCpu.map((meter) => meter.stop(windowMs)),
       postgresPct: ((postgres.cpuSeconds() - postgresCpuBefore) / (windowMs / 1000)) * 100,
@@ -201,6 +204,15 @@ export async function measureFederationWindow(
     const runs = await readFiredRuns(url);
     const fires = analyze(fill.jobs, runs, { from, to, intervalMs });
     fires.ledger = await countOccurrenceOutcomes(url, { from, to });
+    if (statements) {
+      progress(
+        `${label}: ${statements.perFire?.toFixed(2)} statements per fire (per HTTP call in the window)`,
+      );
+      for (const row of statements.top)
+        progress(
+          `  ${row.perFire?.toFixed(3)}/fire ${row.calls} calls ${row.ms.toFixed(0)} ms  ${row.query}`,
+        );
+    }
     return {
       label,
       daemons: daemonCount,
@@ -220,6 +232,7 @@ export async function measureFederationWindow(
       cpu,
       fires,
       observed,
+      statements,
     };
   } finally {
     await Promise.all(daemons.map((daemon) => daemon.dispose()));

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import pg from 'pg';
+import { statementFlags } from './pg-statements.js';
 import { cpuSeconds } from './process-cpu.js';
 import { makeTempDir, removeTempDir } from './processes.js';
 
@@ -35,6 +36,7 @@ export async function startPostgres(label = 'pg') {
       ...['-c', 'listen_addresses=127.0.0.1'],
       ...['-c', 'unix_socket_directories='],
       ...['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'],
+      ...statementFlags(),
     ],
     onLog: (message) => void log.push(message),
     onError: (error) => void log.push(String(error)),

@@ -300,6 +300,8 @@ export class Daemon {
       retryNode: (job, failedOn): string => routing.automaticRetryNode(job, failedOn),
       keepEndOffline: autonomy ? (runId, outcome) => autonomy.keepEndOffline(runId, outcome) : undefined,
     }));
+    // Stopped once the runs have drained (their ends may start dependents), before the store closes.
+    await stack.start(service('dependency trigger', { stop: () => dependencies?.stop() }));
     this.drain = await stack.start(new RunDrain(launcher, clock, this.options.shutdownGraceMs));
     if (this.hurried) this.drain.hurry();
     const gate = new RunGate({
@@ -313,6 +315,7 @@ export class Daemon {
     await stack.start(service('run gate', { stop: () => (gate.close(), gate.settled()) }));
     const routing = new RunRouting(cluster, gate);
     dependencies = new DependencyTrigger({ store, clock, events, gate, routing, newId, node, fence });
+    await dependencies.start();
     await recordLostRunsOf(store, launcher, leftBehind, (runId) =>
       crashLostReason(stoppedLeftovers.get(runId)),
     );
@@ -487,6 +490,7 @@ export class Daemon {
           hosts,
           events,
           localCopy: autonomy ?? undefined,
+          dependencies,
         }),
       );
     }

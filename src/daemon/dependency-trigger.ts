@@ -9,6 +9,8 @@ import type { Clock } from './clock.js';
 import type { DaemonEvents } from './events.js';
 import type { RunGate } from './run-gate.js';
 import type { RunRouting } from './run-routing.js';
+import type { Service } from './service.js';
+import { UpstreamJobs } from './upstream-jobs.js';
 
 export interface DependencyTriggerOptions {
   store: Store;
@@ -24,23 +26,60 @@ export interface DependencyTriggerOptions {
 // A finished run's upstream id is kept this long for its retries' environment; a daemon restart forgets it.
 const MAX_REMEMBERED = 10_000;
 
+const JOB_CHANGES = ['job:created', 'job:updated', 'job:cancelled'] as const;
+
 /**
  * Starts the runs of jobs that run after others: when an instant of an upstream job settles (its last attempt
  * ended and no retry follows), each `--after` dependent whose condition matches runs, with the upstream run id
  * in `SCHED_UPSTREAM_RUN`; an `--after-all` dependent runs once every one of its upstream jobs has succeeded
  * since it last ran. Settlements are handled one at a time, so two upstreams ending together start a fan-in once.
+ * The end of a run of a job nothing runs after costs nothing (see UpstreamJobs). Once stopped (after the
+ * runs have drained, before the store closes), it has handled every settlement it heard and hears no more.
  */
-export class DependencyTrigger {
+export class DependencyTrigger implements Service {
+  readonly name = 'dependency trigger';
   private readonly upstreamOf = new Map<string, string>();
+  private readonly upstreams: UpstreamJobs;
   private chain: Promise<void> = Promise.resolve();
+  private stopped = false;
 
   constructor(private readonly options: DependencyTriggerOptions) {
-    options.events.on('run:settled', (run) => {
-      this.chain = this.chain
-        .then(() => this.settled(run))
-        .catch((error: Error) => void options.events.emit('scheduler:error', { error }));
-    });
+    this.upstreams = new UpstreamJobs(options.store);
   }
+
+  async start(): Promise<void> {
+    this.options.events.on('run:settled', this.heardSettled);
+    for (const event of JOB_CHANGES) this.options.events.on(event, this.heardJobChange);
+    await this.resync();
+  }
+
+  async stop(): Promise<void> {
+    await this.settledAll();
+    this.stopped = true;
+    this.options.events.off('run:settled', this.heardSettled);
+    for (const event of JOB_CHANGES) this.options.events.off(event, this.heardJobChange);
+  }
+
+  /** A job written through another node (this node's own writes are heard as events). */
+  jobChanged(job: Job): void {
+    this.upstreams.jobChanged(job);
+  }
+
+  /** Job changes may have been missed: which jobs are upstreams is read again. */
+  async resync(): Promise<void> {
+    await this.upstreams
+      .load()
+      .catch((error: Error) => void this.options.events.emit('scheduler:error', { error }));
+  }
+
+  private readonly heardJobChange = (job: Job): void => this.upstreams.jobChanged(job);
+
+  private readonly heardSettled = (run: Run): void => {
+    if (this.stopped) return;
+    this.chain = this.chain
+      .then(() => this.settled(run))
+      .catch((error: Error) => void this.options.events.emit('scheduler:error', { error }));
+  };
 
   /** `SCHED_UPSTREAM_RUN` for a run that a dependency started. */
   environmentFor(run: Run): Record<string, string> {
@@ -60,13 +99,16 @@ export class DependencyTrigger {
   private async settled(upstream: Run): Promise<void> {
     if (!isFinalRunState(upstream.state) || upstream.state === 'scheduled' || upstream.state === 'running')
       return;
+    if (!this.upstreams.mayHaveDependents(upstream.jobId)) return;
     const end = upstream.state as UpstreamRunEnd;
+    const mark = this.upstreams.mark();
     const dependents = await this.options.store.listDependents(upstream.jobId);
+    if (dependents.length === 0) this.upstreams.noDependents(upstream.jobId, mark);
     for (const job of dependents) {
       const links = job.after.filter((link) => link.job === upstream.jobId);
       const matched = links.find((link) => triggersOn(end, link.on, true));
       if (matched !== undefined) {
-        await this.start(
+        await this.startRun(
           job,
           upstream,
           `${upstream.jobName}'s run ${upstream.id} ${words(end)} (--after ${upstream.jobName}:${matched.on})`,
@@ -88,14 +130,14 @@ export class DependencyTrigger {
       successes.set(upstreamId, at !== null && at > since ? at : null);
     }
     if (!fanInReady(job.afterAll, successes)) return;
-    await this.start(
+    await this.startRun(
       job,
       upstream,
       `every job it runs after (--after-all) succeeded since it last ran, the last being ${upstream.jobName}'s run ${upstream.id}`,
     );
   }
 
-  private async start(job: Job, upstream: Run, reason: string): Promise<void> {
+  private async startRun(job: Job, upstream: Run, reason: string): Promise<void> {
     const { clock, gate, events, routing } = this.options;
     if (job.state !== 'active') return;
     const now = clock.now();

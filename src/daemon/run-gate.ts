@@ -190,10 +190,10 @@ export class RunGate {
   }
 
   /** A run that waits its turn starts only while no run of its job runs, on any node. */
-  private async claim(runId: string, startedAt: number, serial: boolean): Promise<AloneClaim> {
+  private async claim(runId: string, startedAt: () => number, serial: boolean): Promise<AloneClaim> {
     const { store } = this.options;
     if (serial) return store.claimRunAlone(runId, startedAt);
-    return (await store.claimRun(runId, startedAt)) ? 'claimed' : 'gone';
+    return (await store.claimRun(runId, startedAt())) ? 'claimed' : 'gone';
   }
 
   private schedulePump(): void {
@@ -228,8 +228,13 @@ export class RunGate {
       this.held.delete(run.id);
       this.reserved += 1;
       try {
-        const startedAt = clock.now();
-        const claim = await this.claim(run.id, startedAt, serial);
+        // Stamped when the store holds the job's lock, after any end the claim waited for.
+        let startedAt = clock.now();
+        const stamp = (): number => {
+          startedAt = clock.now();
+          return startedAt;
+        };
+        const claim = await this.claim(run.id, stamp, serial);
         if (claim === 'claimed') {
           startedJobs.add(job.id);
           this.launchReserved({ ...run, state: 'running', startedAt }, job);

@@ -7,7 +7,7 @@ import { annotateError } from '../core/retry/failure-note.js';
 import type { TargetKind } from '../core/retry/failure-class.js';
 import type { Run, RunOutcome, RunSummary } from '../core/run.js';
 import type { NewDelivery } from '../core/notify/delivery.js';
-import type { NewRun, Store } from '../store/store.js';
+import type { FinishedRun, NewRun, RunEnd, RunStart, Store } from '../store/store.js';
 import { isStoreUnreachable } from '../store/unreachable.js';
 import { sleep, type Clock } from './clock.js';
 import { earlierAttempts } from './earlier-attempts.js';
@@ -16,6 +16,7 @@ import type { CommandExecutor } from './executor/command-executor.js';
 import type { HttpExecutor } from './executor/http-executor.js';
 import type { RunExecutor } from './executor/run-executor.js';
 import type { LiveOutput } from './live-output.js';
+import { GroupCommit } from './group-commit.js';
 
 /** The daemon's own environment, which every command job starts from. */
 export function inheritedEnvironment(): Record<string, string> {
@@ -99,11 +100,20 @@ export interface RunLauncherOptions {
 export class RunLauncher {
   /** The runs launched here and not yet released, with their job. */
   private readonly inFlight = new Map<string, Job>();
+  /** The attempt of each run launched here and not yet released, as its end needs it (the retry's rule). */
+  private readonly attempts = new Map<string, EndingAttempt>();
+  private readonly starts: GroupCommit<RunStart, void>;
+  private readonly ends: GroupCommit<RunEnd, FinishedRun | null>;
   private readonly writes = new Map<string, Promise<void>>();
   private readonly executors: RunExecutor[];
 
   constructor(private readonly options: RunLauncherOptions) {
     this.executors = [options.commands, options.http];
+    this.starts = new GroupCommit(async (starts): Promise<void[]> => {
+      await options.store.recordRunsStarted(starts);
+      return [];
+    });
+    this.ends = new GroupCommit((ends) => options.store.finishRuns(ends));
     for (const executor of this.executors) {
       executor.on('started', (runId, pid, startedAt) =>
         this.write(runId, async () => {
@@ -112,7 +122,7 @@ export class RunLauncher {
             if (pid !== null) await options.store.setRunPid(runId, pid);
             return;
           }
-          await options.store.recordRunStarted({ runId, jobId: job.id, pid, at: startedAt });
+          await this.starts.write({ runId, jobId: job.id, pid, at: startedAt });
           options.events.emit('run:started', { runId, jobId: job.id, pid, at: startedAt });
         }),
       );
@@ -130,6 +140,9 @@ export class RunLauncher {
   launch(run: Run, job: Job): void {
     if (this.inFlight.has(run.id)) return;
     this.inFlight.set(run.id, job);
+    // A run launched here is this node's in the store (a waiting run's claim made it so), whoever made it.
+    const { attempt, scheduledFor, host, startedAt } = run;
+    this.attempts.set(run.id, { attempt, scheduledFor, node: this.options.node, host, startedAt });
     try {
       this.hand(run, job);
     } catch (error) {
@@ -249,17 +262,16 @@ export class RunLauncher {
     return this.inFlight.get(runId)?.id;
   }
 
+  /**
+   * Its end is written with the attempt known from its launch: a run declared lost meanwhile (this node was
+   * paused or cut off past its lease, and the coordinator recorded it lost and retried it) fails the end's
+   * compare-and-set, and then its outcome is reported while the record stands.
+   */
   private async finish(runId: string, job: Job | undefined, outcome: RunOutcome): Promise<void> {
     await this.options.flushOutput?.(runId);
-    const current = await this.options.store.findRun(runId);
-    if (!current) return;
-    if (current.state !== 'running') {
-      // Declared lost meanwhile (this node was paused or cut off past its lease, and the coordinator
-      // recorded the run lost and retried it): its outcome is reported, but the record stands.
-      this.options.events.emit('run:reconciled', { run: current, outcome });
-      return;
-    }
-    await this.finishWith(runId, job, outcome, current);
+    const attempt = this.attempts.get(runId) ?? (await this.options.store.findRun(runId));
+    if (!attempt) return;
+    await this.finishWith(runId, job, outcome, attempt, (end) => this.ends.write(end));
   }
 
   /**
@@ -271,6 +283,7 @@ export class RunLauncher {
       await record();
     } finally {
       this.inFlight.delete(runId);
+      this.attempts.delete(runId);
       this.options.events.emit('run:released', { runId, jobId });
     }
   }
@@ -280,13 +293,20 @@ export class RunLauncher {
     job: Job | undefined,
     outcome: RunOutcome,
     attemptOf: EndingAttempt,
+    write: (end: RunEnd) => Promise<FinishedRun | null> = (end) => this.finishAlone(end),
   ): Promise<void> {
     const { retry, error } = job
       ? await this.retryFor(job, attemptOf, outcome)
       : { retry: undefined, error: outcome.error };
     const ended = { ...outcome, error };
     const deliveries = job ? await this.options.notices?.(job, runId, ended, retry !== undefined) : undefined;
-    const { run, retry: retryRun } = await this.options.store.finishRun(runId, ended, retry, deliveries);
+    const finished = await write({ runId, outcome: ended, retry, deliveries });
+    if (finished === null) {
+      const current = await this.options.store.findRun(runId);
+      if (current) this.options.events.emit('run:reconciled', { run: current, outcome });
+      return;
+    }
+    const { run, retry: retryRun } = finished;
     this.options.events.emit(outcome.state === 'lost' ? 'run:lost' : 'run:finished', run);
     if (retryRun) {
       this.options.events.emit('run:retry-scheduled', retryRun);
@@ -295,6 +315,11 @@ export class RunLauncher {
       if (job && RETRYABLE_STATES.has(outcome.state)) this.options.events.emit('run:dead', run);
       this.options.events.emit('run:settled', run);
     }
+  }
+
+  /** One end on its own: a run that is not running any more is refused (INVALID_STATE), not reconciled. */
+  private finishAlone({ runId, outcome, retry, deliveries }: RunEnd): Promise<FinishedRun> {
+    return this.options.store.finishRun(runId, outcome, retry, deliveries);
   }
 
   /** The attempt that follows, if any, and the error to store (with why no attempt follows, when that matters). */

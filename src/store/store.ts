@@ -106,6 +106,14 @@ export interface FinishedRun {
   retry: Run | null;
 }
 
+/** How a run ended, with what finishRun writes beside it: the attempt that retries it, its notifications. */
+export interface RunEnd {
+  runId: string;
+  outcome: RunOutcome;
+  retry?: NewRun;
+  deliveries?: NewDelivery[];
+}
+
 export interface Fire {
   /** The job these runs belong to. */
   jobId: string;
@@ -136,6 +144,12 @@ export interface Fire {
    * is recorded `skipped-overlap`; a queued one is written `scheduled`. Absent: the runs are written as given.
    */
   concurrency?: ConcurrencyPolicy;
+  /**
+   * The time the fire's runs are created (and a run written `running` started), asked once the job's row
+   * lock is held: a fire that waited for a connection and the lock, across the end of the run before it,
+   * would otherwise record a start before that end. Absent: each run's own `now`.
+   */
+  writtenAt?: () => number;
 }
 
 /** What a fire wrote. */
@@ -311,12 +325,19 @@ export interface Store {
   /**
    * Like claimRun, for a run that waits its turn (a queued or caught-up instant, a backfill): it starts
    * only while no other run of its job (of its host) is `running`, anywhere, decided under the job's row
-   * lock. `busy` when one is; `gone` when the run is no longer waiting.
+   * lock. `busy` when one is; `gone` when the run is no longer waiting. `startedAt` is asked for once that
+   * lock is held, so the start recorded follows the end of every run it waited for (a claim may wait a
+   * while for a connection and the lock, and a start stamped before would seem to overlap that end).
    */
-  claimRunAlone(runId: string, startedAt: number): Promise<AloneClaim>;
+  claimRunAlone(runId: string, startedAt: () => number): Promise<AloneClaim>;
   setRunPid(runId: string, pid: number): Promise<void>;
-  /** Stores the run's pid (when it has one) and its `run:started` event, in one transaction. */
+  /**
+   * Stores the run's pid (when it has one), its start as `start.at` (the spawn: after the commit that let
+   * it start, so after the end of any run it waited for) and its `run:started` event, in one transaction.
+   */
   recordRunStarted(start: RunStart): Promise<void>;
+  /** recordRunStarted of many runs at once, in one statement where the store can; events in their order. */
+  recordRunsStarted(starts: readonly RunStart[]): Promise<void>;
   /** Stores a batch of a running run's output as a `run:output` event, for followers on other nodes. */
   appendRunOutput(batch: RunOutputBatch): Promise<void>;
   /**
@@ -361,6 +382,13 @@ export interface Store {
     retry?: NewRun,
     deliveries?: NewDelivery[],
   ): Promise<FinishedRun>;
+  /**
+   * Records the ends of many runs in one transaction, each as finishRun records one, with one statement per
+   * step for all of them where the store can. An end whose run is missing or already ended (its
+   * compare-and-set failed) gets null and writes nothing, neither its retry nor its notifications; any
+   * other failure (a retry whose attempt is taken) rolls back every end of the batch. One end per run.
+   */
+  finishRuns(ends: readonly RunEnd[]): Promise<(FinishedRun | null)[]>;
   /**
    * Ends a run that is still waiting (`scheduled`) with `outcome` (a cancellation), so it never starts; null
    * when it is not waiting any more (something started or ended it first).

@@ -150,4 +150,37 @@ describe('DueWindow', () => {
     const nextTimerAt = clock.nextTimerAt();
     if (nextTimerAt !== null) expect(nextTimerAt - clock.now()).toBeLessThan(2 ** 31 - 1);
   });
+
+  it('resolves stop only once the round under way has handed its items over', async () => {
+    let handOver: () => void = () => undefined;
+    const handedOver = new Promise<void>((resolve) => (handOver = resolve));
+    const handled: string[] = [];
+    const window = new DueWindow<Item>({
+      clock,
+      windowMs: 60_000,
+      loadLimit: 1_000,
+      load: async () => [{ key: 'a', dueAt: clock.now() + 1_000 }],
+      keyOf: (item) => item.key,
+      dueOf: (item) => item.dueAt,
+      onDue: async (due) => {
+        await handedOver;
+        for (const item of due) handled.push(item.key);
+      },
+      onError: (error) => {
+        throw error;
+      },
+    });
+    windows.push(window);
+    await window.start();
+    await clock.advance(1_000);
+
+    let stopped = false;
+    const stopping = window.stop().then(() => (stopped = true));
+    await clock.advance(0);
+    expect(stopped).toBe(false);
+    handOver();
+    await stopping;
+
+    expect(handled).toEqual(['a']);
+  });
 });

@@ -166,6 +166,38 @@ describe('PostgreSQL store on a shared database', () => {
     }
   });
 
+  it('Given a job row locked by another transaction, when a fire waits for it alone or in a batch, then its run is stamped started after the lock was let go, not at the wake-up', async () => {
+    database = await postgres.migratedDatabase();
+    const store = await open(database.url);
+    const holder = await connect(database.url);
+    const jobs = [
+      await createJob(store, 'alone', { nextRunAt: T0 + MINUTE }),
+      await createJob(store, 'batched', { nextRunAt: T0 + MINUTE }),
+    ];
+    const wokenAt = Date.now();
+    const stamped = (fire: Fire): Fire => ({
+      ...fire,
+      runs: fire.runs.map((run) => ({ ...run, now: wokenAt })),
+      writtenAt: () => Date.now(),
+    });
+
+    for (const [index, job] of jobs.entries()) {
+      await holder.query('BEGIN');
+      await holder.query('SELECT id FROM jobs WHERE id = $1 FOR UPDATE', [job.id]);
+      const fired =
+        index === 0
+          ? store.recordFire(stamped(fireAt(job.id, 1, 'a')))
+          : store.recordFires([stamped(fireAt(job.id, 1, 'a'))]).then((all) => all[0]!);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const releasedAt = Date.now();
+      await holder.query('COMMIT');
+
+      const run = (await fired)!.runs[0]!;
+      expect(run.startedAt).toBeGreaterThanOrEqual(releasedAt);
+      expect((await store.findRun(run.id))?.startedAt).toBe(run.startedAt);
+    }
+  });
+
   it('Given a shard map replaced since the node read it, when the node fires a batch from it, then it is refused as fenced and writes nothing', async () => {
     database = await postgres.migratedDatabase();
     const store = await open(database.url);

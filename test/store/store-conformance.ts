@@ -10,6 +10,7 @@ import { describeJobCases } from './conformance/jobs.js';
 import { describeLedgerCases } from './conformance/ledger.js';
 import { describeNotificationCases } from './conformance/notifications.js';
 import { describeOverlapCases } from './conformance/overlap.js';
+import { describeRunEndBatchCases } from './conformance/run-end-batches.js';
 import { describeRunCases } from './conformance/runs.js';
 import { describeSchedulingCases } from './conformance/scheduling.js';
 
@@ -43,6 +44,7 @@ export function describeStoreConformance(name: string, makeStore: () => Promise<
     describeFireBatchCases(store);
     describeOverlapCases(store);
     describeRunCases(store);
+    describeRunEndBatchCases(store);
     describeAuditAndFenceCases(store);
     describeLedgerCases(store);
     describeDependencyCases(store);

@@ -15,7 +15,21 @@ export function journaledRunsStore(store: Store, journal: RunJournal): Store {
       // Neither a retry nor notifications can be stored without the store; the replay writes the end alone.
       return { run: journal.read(runId)!, retry: null };
     },
+    finishRuns: async (ends): Promise<(FinishedRun | null)[]> => {
+      const results: (FinishedRun | null)[] = ends.map(({ runId, outcome }) =>
+        journal.finish(runId, outcome) ? { run: journal.read(runId)!, retry: null } : null,
+      );
+      const stored = ends.filter((_, index) => results[index] === null);
+      if (stored.length === 0) return results;
+      const written = (await store.finishRuns(stored)).values();
+      return results.map((result) => result ?? written.next().value ?? null);
+    },
     recordRunStarted: async (start) => (journaled(start.runId) ? undefined : store.recordRunStarted(start)),
+    // Nothing is asked of the store when it has nothing to write: a call that succeeds says it is reachable.
+    recordRunsStarted: async (starts) => {
+      const stored = starts.filter((start) => !journaled(start.runId));
+      if (stored.length > 0) await store.recordRunsStarted(stored);
+    },
     setRunPid: async (runId, pid) => (journaled(runId) ? undefined : store.setRunPid(runId, pid)),
     appendRunOutput: async (batch) => (journaled(batch.runId) ? undefined : store.appendRunOutput(batch)),
   };

@@ -19,6 +19,8 @@ export interface ClusterFollowers {
   events: DaemonEvents;
   /** This node's local copy of the job definitions it may run (see LocalAutonomy). */
   localCopy?: { jobChanged(job: Job): void; resync(): void };
+  /** What this node knows of which jobs others run after (see DependencyTrigger). */
+  dependencies?: { jobChanged(job: Job): void; resync(): Promise<void> };
 }
 
 /**
@@ -30,22 +32,27 @@ export interface ClusterFollowers {
 export class ClusterFollower implements Service {
   readonly name = 'cluster follower';
   private stopWatching: (() => Promise<void>) | null = null;
+  private stopped = false;
+  /** What the last shard map set going (reloads; the lost runs of departed nodes, on the coordinator). */
+  private following: Promise<void> = Promise.resolve();
 
   constructor(private readonly followers: ClusterFollowers) {}
 
   async start(): Promise<void> {
-    const { cluster, store, launcher, scheduler, waitingRuns, hosts, events, localCopy } = this.followers;
+    const { cluster, store, launcher, scheduler, waitingRuns, hosts, events, localCopy, dependencies } =
+      this.followers;
     const report = (error: Error) => events.emit('scheduler:error', { error });
     cluster.onMapChanged((map, previous) => {
+      if (this.stopped) return;
       events.emit('cluster:map', { term: map.term, coordinator: map.coordinator, nodes: map.nodes.length });
-      void (async () => {
+      this.following = (async () => {
         await scheduler.reset();
         await waitingRuns.reset();
         if (!cluster.isCoordinator() || previous === null) return;
         const departed = previous.nodes.filter((node) => !map.nodes.some((live) => live.id === node.id));
         for (const gone of departed)
           await recordLostRunsOf(store, launcher, runsOfNode(gone.id), deadNodeLostReason(gone.id));
-      })().catch(report);
+      })().catch((error: Error) => void report(error));
     });
     // A map that came in while the scheduler was starting (a node joining gets one within a heartbeat or
     // two) reached no listener: load once more with the map in force now.
@@ -55,7 +62,12 @@ export class ClusterFollower implements Service {
       (change) => {
         if (change.kind === 'missed') {
           localCopy?.resync();
-          return void Promise.all([scheduler.reset(), waitingRuns.reset(), hosts.resync()]).catch(report);
+          return void Promise.all([
+            scheduler.reset(),
+            waitingRuns.reset(),
+            hosts.resync(),
+            dependencies?.resync(),
+          ]).catch(report);
         }
         // Every node hears a kill; the one running the run stops it (the others have nothing to kill).
         if (change.kind === 'kill') return void launcher.kill(change.runId, change.reason);
@@ -71,6 +83,7 @@ export class ClusterFollower implements Service {
             scheduler.jobChanged(job);
             hosts.jobChanged(job);
             localCopy?.jobChanged(job);
+            dependencies?.jobChanged(job);
           })
           .catch(report);
       },
@@ -78,7 +91,10 @@ export class ClusterFollower implements Service {
     );
   }
 
+  /** The map's listener stays with the cluster: from here on it does nothing, once its last round is done. */
   async stop(): Promise<void> {
+    this.stopped = true;
     await this.stopWatching?.();
+    await this.following;
   }
 }

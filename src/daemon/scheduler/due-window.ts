@@ -64,6 +64,8 @@ export class DueWindow<T> {
   private timer: CancelTimer | null = null;
   private armedFor = Infinity;
   private busy = false;
+  /** The round of due items under way. */
+  private waking: Promise<void> | null = null;
   private stopped = true;
   private refilling: Promise<void> | null = null;
   /** The last load hit its limit, so the window ends at its last item rather than at its horizon. */
@@ -80,11 +82,16 @@ export class DueWindow<T> {
     this.arm();
   }
 
-  stop(): void {
+  /**
+   * Arms no more; resolves once the round under way, if any, has handed its items over, so what they
+   * start reaches the parts that stop after this one (it would otherwise land after they closed).
+   */
+  async stop(): Promise<void> {
     this.stopped = true;
     this.timer?.();
     this.timer = null;
     this.armedFor = Infinity;
+    await this.waking;
   }
 
   get size(): number {
@@ -172,14 +179,18 @@ export class DueWindow<T> {
     // Nothing to wait for while a load is in flight and nothing is held: the load re-arms when it ends.
     if (wakeAt === Infinity) return;
     this.armedFor = wakeAt;
-    this.timer = wallTimer(this.options.clock, wakeAt, () => void this.wake());
+    this.timer = wallTimer(this.options.clock, wakeAt, () => this.wake());
   }
 
-  private async wake(): Promise<void> {
+  private wake(): void {
     this.timer = null;
     this.armedFor = Infinity;
     if (this.stopped || this.busy) return;
     this.busy = true;
+    this.waking = this.handDue().finally(() => (this.waking = null));
+  }
+
+  private async handDue(): Promise<void> {
     const due: T[] = [];
     let failed: T[] = [];
     try {

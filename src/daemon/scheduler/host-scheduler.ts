@@ -100,9 +100,9 @@ export class HostScheduler {
     }
   }
 
-  stop(): void {
+  stop(): Promise<void> {
     for (const event of JOB_CHANGES) this.options.events.off(event, this.followLocalChange);
-    this.window.stop();
+    return this.window.stop();
   }
 
   /** Changes made through this daemon; those made through other nodes come by jobChanged. */

@@ -88,8 +88,8 @@ export class Scheduler {
     return this.window.start();
   }
 
-  stop(): void {
-    this.window.stop();
+  stop(): Promise<void> {
+    return this.window.stop();
   }
 
   /** Called after every change to a job, so the window never holds an outdated instant. */
@@ -335,6 +335,7 @@ export class Scheduler {
       nextRunAt,
       fence: this.options.fence?.(),
       concurrency: job.policy.concurrency,
+      writtenAt: () => clock.now(),
     };
     return { fire, reserved };
   }

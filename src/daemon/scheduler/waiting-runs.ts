@@ -38,8 +38,8 @@ export class WaitingRuns {
     return this.window.start();
   }
 
-  stop(): void {
-    this.window.stop();
+  stop(): Promise<void> {
+    return this.window.stop();
   }
 
   /** Waiting runs due within the in-memory window. */

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import type { RunPid } from '../sql/session.js';
 import type { EventRow } from '../sql/tables.js';
 import type { EventAnnouncement } from '../store.js';
 import { listenOn, type Channel } from './job-changes.js';
@@ -27,7 +28,7 @@ const INSERT_EVENT = {
 const START_RUN = {
   name: 'sched_start_run',
   text: `WITH started AS (
-    UPDATE runs SET pid = $7::integer WHERE id = $8 AND $7::integer IS NOT NULL
+    UPDATE runs SET pid = $7::integer, started_at = $9::bigint WHERE id = $8
   ) INSERT INTO events (type, node, at, job_id, run_id, data) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
 };
 
@@ -39,12 +40,14 @@ export async function insertEventAndAnnounce(client: Client, row: EventRow): Pro
 
 export async function startRunAndAnnounce(
   client: Client,
-  runId: string,
-  pid: number | null,
+  { runId, pid, startedAt }: RunPid,
   row: EventRow,
 ): Promise<number> {
   return storedId(
-    await client.query<{ id: string }>({ ...START_RUN, values: [...eventValues(row), pid, runId] }),
+    await client.query<{ id: string }>({
+      ...START_RUN,
+      values: [...eventValues(row), pid, runId, startedAt],
+    }),
   );
 }
 

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { RunInFlight } from '../../core/policy/fire-overlap.js';
 import type { Run } from '../../core/run.js';
-import type { NextRunAdvance, RunsKey } from '../sql/session.js';
+import type { NextRunAdvance, RunPid, RunsKey } from '../sql/session.js';
 import { EVENT_COLUMNS, NEW_RUN_COLUMNS, type EventRow } from '../sql/tables.js';
 
 // The rows of fires due together, each kind in one statement: every column goes as one array parameter
@@ -50,6 +50,22 @@ const INSERT_EVENTS = {
     RETURNING id`,
 };
 
+// INSERT_EVENTS, after the pids of the runs that have one.
+const START_RUNS = {
+  name: 'sched_start_runs',
+  text: `WITH started AS (
+      UPDATE runs SET pid = started.pid, started_at = started.started_at
+      FROM unnest($7::text[], $8::integer[], $9::bigint[]) AS started(id, pid, started_at)
+      WHERE runs.id = started.id COLLATE "C"
+    )
+    INSERT INTO events (type, node, at, job_id, run_id, data)
+    SELECT type, node, at, job_id, run_id, data
+    FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[])
+      WITH ORDINALITY AS event(type, node, at, job_id, run_id, data, position)
+    ORDER BY position
+    RETURNING id`,
+};
+
 export async function advanceNextRuns(
   client: Client,
   advances: readonly NextRunAdvance[],
@@ -79,6 +95,22 @@ export async function insertRuns(client: Client, runs: readonly Run[]): Promise<
 export async function insertEvents(client: Client, rows: readonly EventRow[]): Promise<number[]> {
   const values = columnArrays(rows, EVENT_COLUMNS);
   const result = await client.query<{ id: string }>({ ...INSERT_EVENTS, values });
+  return result.rows.map((row) => Number(row.id)).sort((a, b) => a - b);
+}
+
+/** The pids of runs that started (those that have one) and their `run:started` events, in one statement. */
+export async function startRuns(
+  client: Client,
+  pids: readonly RunPid[],
+  rows: readonly EventRow[],
+): Promise<number[]> {
+  const values = [
+    ...columnArrays(rows, EVENT_COLUMNS),
+    pids.map((run) => run.runId),
+    pids.map((run) => run.pid),
+    pids.map((run) => run.startedAt),
+  ];
+  const result = await client.query<{ id: string }>({ ...START_RUNS, values });
   return result.rows.map((row) => Number(row.id)).sort((a, b) => a - b);
 }
 

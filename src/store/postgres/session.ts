@@ -7,7 +7,8 @@ import type { JobRecord, RunRecord } from '../sql/records.js';
 import type { Params, Session } from '../sql/session.js';
 import { assertMapInForce, notifyJobChanged, notifyRunWaiting } from './job-changes.js';
 import { insertEventAndAnnounce, startRunAndAnnounce } from './event-outbox.js';
-import { advanceNextRuns, insertEvents, insertRuns, runsInFlightOf } from './fire-rows.js';
+import { advanceNextRuns, insertEvents, insertRuns, runsInFlightOf, startRuns } from './fire-rows.js';
+import { finishRuns } from './run-end-rows.js';
 import { occurrences } from './schema.js';
 import { prepareStatements } from './statements.js';
 
@@ -44,6 +45,7 @@ export function openSession(client: pg.Pool | pg.PoolClient): PgSession {
     query: async <Row>(build: (db: QueryBuilder) => unknown) =>
       await (build(db as unknown as QueryBuilder) as PromiseLike<Row[]>),
     finishRun: async (values) => (await all<RunRecord>(statements.finishRun, values))[0],
+    finishRuns: (values) => finishRuns(client, values),
     insertOccurrences: async (rows: StoredOccurrence[]) => {
       for (let start = 0; start < rows.length; start += OCCURRENCES_PER_INSERT)
         await db
@@ -59,7 +61,8 @@ export function openSession(client: pg.Pool | pg.PoolClient): PgSession {
     insertRuns: (runs) => insertRuns(client, runs),
     insertEvents: (rows) => insertEvents(client, rows),
     insertEvent: (row) => insertEventAndAnnounce(client, row),
-    startRun: (runId, pid, event) => startRunAndAnnounce(client, runId, pid, event),
+    startRun: (start, event) => startRunAndAnnounce(client, start, event),
+    startRuns: (pids, events) => startRuns(client, pids, events),
   };
 }
 

@@ -43,3 +43,14 @@ export function* recordEvent(session: Session, batch: EventBatch, event: NewEven
   const id = yield* step(session.insertEvent(eventRow(event, batch.node)));
   batch.stored.push({ ...event, id, node: batch.node });
 }
+
+/** Writes events in the script's transaction, in one statement where the dialect can, in their order. */
+export function* recordEvents(
+  session: Session,
+  batch: EventBatch,
+  events: readonly NewEvent[],
+): Script<void> {
+  if (events.length === 0) return;
+  const ids = yield* step(session.insertEvents(events.map((event) => eventRow(event, batch.node))));
+  events.forEach((event, index) => batch.stored.push({ ...event, id: ids[index]!, node: batch.node }));
+}

@@ -3,9 +3,9 @@ import type { Run } from '../../core/run.js';
 import { occurrenceToRow } from '../ledger-rows.js';
 import type { Fire, FiredInstant, NewOccurrence, NewRun } from '../store.js';
 import type { ScriptDialect } from './dialect.js';
-import { eventRow, type EventBatch, type NewEvent } from './event-scripts.js';
+import { recordEvents, type EventBatch, type NewEvent } from './event-scripts.js';
 import { newRunToRun } from './row-mapping.js';
-import { byId, insertRunRow, recordRunEvent, runsInFlight } from './run-scripts.js';
+import { byId, insertRunRow, recordRunEvent, runEvent, runsInFlight } from './run-scripts.js';
 import { step, type Script } from './script.js';
 import type { RunsKey, Session } from './session.js';
 
@@ -34,7 +34,7 @@ export function* recordFire(
   if (!advanced) return null;
   const due = overlapKey(fire);
   const inFlight = due ? yield* runsInFlight(session, due) : [];
-  const { runs, occurrences, replaced } = underOverlapRule(fire, inFlight);
+  const { runs, occurrences, replaced } = underOverlapRule(stampedNow(fire), inFlight);
   const rows = occurrences.map((entry) => occurrenceToRow(entry, dialect.encoding));
   if (rows.length > 0) yield* step(session.insertOccurrences(rows));
   const inserted: Run[] = [];
@@ -64,9 +64,10 @@ export function* recordFires(
   }));
   const advanced = yield* step(session.advanceNextRuns(advances));
   const names = new Map(advanced.map((job) => [job.id, job.name]));
-  const firing = fires.filter((fire) => names.has(fire.jobId));
-  const keys = firing.map(overlapKey).filter((key) => key !== null);
+  const advancing = fires.filter((fire) => names.has(fire.jobId));
+  const keys = advancing.map(overlapKey).filter((key) => key !== null);
   const inFlight = keys.length > 0 ? yield* step(session.runsInFlightOf(keys)) : [];
+  const firing = advancing.map(stampedNow);
   const decided = new Map(
     firing.map((fire) => [fire.jobId, underOverlapRule(fire, inFlightOf(inFlight, overlapKey(fire)))]),
   );
@@ -90,18 +91,20 @@ export function* recordFires(
   });
 }
 
+/**
+ * The fire with its runs stamped now that the job's lock is held and its runs in flight are read (see
+ * Fire.writtenAt): the end of a run that read found over was stamped before the read.
+ */
+function stampedNow(fire: Fire): Fire {
+  if (fire.writtenAt === undefined) return fire;
+  const now = fire.writtenAt();
+  return { ...fire, runs: fire.runs.map((run) => ({ ...run, now: Math.max(run.now, now) })) };
+}
+
 /** The `run:fired` events of the runs, in one statement. */
 function* recordFiredEvents(session: Session, batch: EventBatch, runs: readonly Run[]): Script<void> {
-  if (runs.length === 0) return;
-  const events: NewEvent[] = runs.map((run) => ({
-    type: 'run:fired',
-    at: run.createdAt,
-    jobId: run.jobId,
-    runId: run.id,
-    data: run,
-  }));
-  const ids = yield* step(session.insertEvents(events.map((event) => eventRow(event, batch.node))));
-  events.forEach((event, index) => batch.stored.push({ ...event, id: ids[index]!, node: batch.node }));
+  const events = runs.map((run): NewEvent => runEvent('run:fired', run, run.createdAt));
+  yield* recordEvents(session, batch, events);
 }
 
 /** The key whose runs in flight the fire's overlap rule looks at; null when it has no rule or no run. */

@@ -8,11 +8,11 @@ import {
   runKeyTaken,
   runNotFound,
 } from '../store-errors.js';
-import type { AloneClaim, FinishedRun, IdempotencyClaim, NewRun } from '../store.js';
+import type { AloneClaim, FinishedRun, IdempotencyClaim, NewRun, RunEnd } from '../store.js';
 import { insertDeliveries } from './delivery-queries.js';
 import { RETRYABLE_STATES } from '../../core/retry/decision.js';
 import type { ScriptDialect } from './dialect.js';
-import { recordEvent, type EventBatch } from './event-scripts.js';
+import { recordEvent, recordEvents, type EventBatch, type NewEvent } from './event-scripts.js';
 import { recordIdempotentResponse } from './job-scripts.js';
 import { newRunToRun, outcomeToRow, rowToRun } from './row-mapping.js';
 import { step, type Script } from './script.js';
@@ -37,14 +37,16 @@ export const byId = (a: { id: string }, b: { id: string }): number =>
 export function* claimRunAlone(
   session: Session,
   runId: string,
-  startedAt: number,
+  startedAt: () => number,
   node: string | null,
 ): Script<AloneClaim> {
   const run = yield* step(session.first(session.statements.lockJobOfRun, { id: runId }));
   if (!run || run.state !== 'scheduled') return 'gone';
   const inFlight = yield* runsInFlight(session, run);
   if (inFlight.some((other) => other.state === 'running')) return 'busy';
-  const claimed = yield* step(session.first(session.statements.claimRun, { id: runId, startedAt, node }));
+  const claimed = yield* step(
+    session.first(session.statements.claimRun, { id: runId, startedAt: startedAt(), node }),
+  );
   return claimed ? 'claimed' : 'gone';
 }
 
@@ -125,14 +127,77 @@ export function* finishRun(
   return { run: finished, retry: retried };
 }
 
+type RunEventType = 'run:fired' | 'run:finished' | 'run:lost' | 'run:dead' | 'run:retry-scheduled';
+
+/** The outbox event that tells of a run. */
+export function runEvent(type: RunEventType, run: Run, at: number): NewEvent {
+  return { type, at, jobId: run.jobId, runId: run.id, data: run };
+}
+
 export function* recordRunEvent(
   session: Session,
   batch: EventBatch,
-  type: 'run:fired' | 'run:finished' | 'run:lost' | 'run:dead' | 'run:retry-scheduled',
+  type: RunEventType,
   run: Run,
   at: number,
 ): Script<void> {
-  yield* recordEvent(session, batch, { type, at, jobId: run.jobId, runId: run.id, data: run });
+  yield* recordEvent(session, batch, runEvent(type, run, at));
+}
+
+/**
+ * finishRun for many runs, with one statement per step for all of them: the compare-and-sets, the
+ * notifications, the events. Retries, which only failures ask for, are inserted one by one. A run whose
+ * compare-and-set failed gets null.
+ */
+export function* finishRuns(
+  dialect: ScriptDialect,
+  session: Session,
+  batch: EventBatch,
+  ends: readonly RunEnd[],
+): Script<(FinishedRun | null)[]> {
+  assertOneEndPerRun(ends);
+  const rows = yield* step(
+    session.finishRuns(
+      ends.map(({ runId, outcome }) => ({ id: runId, ...outcomeToRow(outcome, dialect.encoding) })),
+    ),
+  );
+  const finished = new Map(rows.map((row) => [row.id, rowToRun(row)]));
+  const deliveries = ends.flatMap((end) => (finished.has(end.runId) ? (end.deliveries ?? []) : []));
+  if (deliveries.length > 0) yield* insertDeliveries(dialect.tables, session, deliveries);
+  const events: NewEvent[] = [];
+  const results: (FinishedRun | null)[] = [];
+  for (const { runId, outcome, retry } of ends) {
+    const run = finished.get(runId);
+    if (run === undefined) {
+      results.push(null);
+      continue;
+    }
+    const ended = outcome.state === 'lost' ? 'run:lost' : 'run:finished';
+    if (!retry) {
+      events.push(runEvent(ended, run, outcome.finishedAt));
+      if (RETRYABLE_STATES.has(outcome.state)) events.push(runEvent('run:dead', run, outcome.finishedAt));
+      results.push({ run, retry: null });
+      continue;
+    }
+    const retried = yield* insertRetry(dialect, session, runId, retry);
+    if (retried.node !== run.node) yield* announceIfWaiting(session, retried);
+    const retriedRun = { ...run, retriedBy: retried.id };
+    events.push(
+      runEvent(ended, retriedRun, outcome.finishedAt),
+      runEvent('run:retry-scheduled', retried, outcome.finishedAt),
+    );
+    results.push({ run: retriedRun, retry: retried });
+  }
+  yield* recordEvents(session, batch, events);
+  return results;
+}
+
+function assertOneEndPerRun(ends: readonly RunEnd[]): void {
+  const seen = new Set<string>();
+  for (const { runId } of ends) {
+    if (seen.has(runId)) throw new Error(`a batch of run ends names run ${runId} twice`);
+    seen.add(runId);
+  }
 }
 
 /** Ends a waiting run with `outcome`; null when it is no longer waiting. */

@@ -3,6 +3,7 @@ import type { Run } from '../../core/run.js';
 import type { StoredOccurrence } from '../ledger-rows.js';
 import type { QueryBuilder, QueryChain, Statement } from './query-builder.js';
 import type { JobRecord, RunRecord } from './records.js';
+import type { outcomeToRow } from './row-mapping.js';
 import type { Awaitable } from './script.js';
 import type { Statements } from './statements.js';
 import type { EventRow } from './tables.js';
@@ -12,6 +13,20 @@ export interface NextRunAdvance {
   id: string;
   expectedNextRunAt: number;
   nextRunAt: number | null;
+}
+
+/** A run's outcome as the finishRun statement writes it (see outcomeToRow). */
+export type FinishingRun = { id: string } & ReturnType<typeof outcomeToRow>;
+
+/**
+ * A run that started: its pid (null when it has none, an HTTP run) and the instant it started, which
+ * becomes its `startedAt`: the spawn, after the commit that let it start, so after the end of any run it
+ * waited for (a start stamped at the fire or claim may precede that end by the time the write waited).
+ */
+export interface RunPid {
+  runId: string;
+  pid: number | null;
+  startedAt: number;
 }
 
 /** The runs of one job on one host (every-host runs have their node's; others ''). */
@@ -43,7 +58,9 @@ export interface Session {
    * Records an outcome if the run is still unfinished and returns the finished run with its job's name;
    * undefined when the run is missing or already final.
    */
-  finishRun(values: { id: string }): Awaitable<RunRecord | undefined>;
+  finishRun(values: FinishingRun): Awaitable<RunRecord | undefined>;
+  /** finishRun of many runs, in one statement where the dialect can: the runs it finished, in no order. */
+  finishRuns(values: readonly FinishingRun[]): Awaitable<RunRecord[]>;
   /** Ledger records; a record of an instant already decided is dropped (the first decision stands). */
   insertOccurrences(rows: StoredOccurrence[]): Awaitable<void>;
   /** Tells other daemons, at commit, that a job was written; nothing where no one else writes. */
@@ -53,7 +70,9 @@ export interface Session {
   /** Writes an outbox row and returns its id; PostgreSQL also announces the id to every node, at commit. */
   insertEvent(row: EventRow): Awaitable<number>;
   /** Stores a run's pid, when it has one, and the event that says it started, in one statement where it can. */
-  startRun(runId: string, pid: number | null, event: EventRow): Awaitable<number>;
+  startRun(start: RunPid, event: EventRow): Awaitable<number>;
+  /** startRun of many runs, in one statement where the dialect can; the events' ids in their order. */
+  startRuns(pids: readonly RunPid[], events: readonly EventRow[]): Awaitable<number[]>;
   /**
    * The `advanceNextRun` compare-and-set of many jobs in one statement where the dialect can: the jobs
    * whose next instant moved, with their names (each keeps its row lock until the commit).

@@ -28,6 +28,7 @@ import type {
   RunQuery,
   EventAnnouncement,
   RunOutputBatch,
+  RunEnd,
   RunStart,
   Store,
   StoreCapabilities,
@@ -43,7 +44,14 @@ import { listAudit, listJobs, listRuns } from './list-queries.js';
 import { auditToRow, jobToRow, newJobToJob, rowToJob, rowToRun } from './row-mapping.js';
 import { EventBatch, eventRow, runOutputEvent, runStartedEvent, type NewEvent } from './event-scripts.js';
 import { readEvents, readRunOutput } from './event-queries.js';
-import { cancelWaitingRun, claimRunAlone, finishRun, insertRun, retryRun } from './run-scripts.js';
+import {
+  cancelWaitingRun,
+  claimRunAlone,
+  finishRun,
+  finishRuns,
+  insertRun,
+  retryRun,
+} from './run-scripts.js';
 import { recordFire, recordFires } from './fire-scripts.js';
 import { step, type Awaitable, type Script } from './script.js';
 import type { EventRow } from './tables.js';
@@ -129,8 +137,21 @@ export class SqlStore implements Store {
 
   async recordRunStarted(start: RunStart): Promise<void> {
     await this.withEvent(runStartedEvent(start), (session, row) =>
-      session.startRun(start.runId, start.pid, row),
+      session.startRun({ runId: start.runId, pid: start.pid, startedAt: start.at }, row),
     );
+  }
+
+  async recordRunsStarted(starts: readonly RunStart[]): Promise<void> {
+    if (starts.length === 0) return;
+    const node = this.eventNode;
+    const events = starts.map(runStartedEvent);
+    const ids = await this.dialect.write((session) =>
+      session.startRuns(
+        starts.map(({ runId, pid, at }) => ({ runId, pid, startedAt: at })),
+        events.map((event) => eventRow(event, node)),
+      ),
+    );
+    this.announce(events.map((event, index) => ({ ...event, id: ids[index]!, node })));
   }
 
   async appendRunOutput(output: RunOutputBatch): Promise<void> {
@@ -235,7 +256,7 @@ export class SqlStore implements Store {
     return claimed !== undefined;
   }
 
-  async claimRunAlone(runId: string, startedAt: number): Promise<AloneClaim> {
+  async claimRunAlone(runId: string, startedAt: () => number): Promise<AloneClaim> {
     const node = this.claimingNode();
     return this.dialect.transaction((session) => claimRunAlone(session, runId, startedAt, node));
   }
@@ -258,6 +279,11 @@ export class SqlStore implements Store {
     return this.withEvents((session, batch) =>
       finishRun(this.dialect, session, batch, runId, outcome, retry, deliveries),
     );
+  }
+
+  async finishRuns(ends: readonly RunEnd[]): Promise<(FinishedRun | null)[]> {
+    if (ends.length === 0) return [];
+    return this.withEvents((session, batch) => finishRuns(this.dialect, session, batch, ends));
   }
 
   async cancelWaitingRun(runId: string, outcome: RunOutcome): Promise<Run | null> {

@@ -222,6 +222,13 @@ export function defineStatements(db: QueryBuilder, tables: StoreTables, dialect:
         .set({ pid: setParam('pid') })
         .where(eq(runs.id, param('id'))),
     ),
+    setRunStart: prepare(
+      'set_run_start',
+      db
+        .update(runs)
+        .set({ pid: setParam('pid'), startedAt: setParam('startedAt') })
+        .where(eq(runs.id, param('id'))),
+    ),
     /** Only a final run that no attempt retries yet can get one. */
     markRetried: prepare<{ id: string }>(
       'mark_retried',

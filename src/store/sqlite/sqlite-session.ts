@@ -2,10 +2,10 @@ import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import type { RunInFlight } from '../../core/policy/fire-overlap.js';
 import type { QueryBuilder } from '../sql/query-builder.js';
 import type { JobRecord, RunRecord } from '../sql/records.js';
-import type { Params, Session } from '../sql/session.js';
+import type { FinishingRun, Params, RunPid, Session } from '../sql/session.js';
 import { prepareStatements, sqliteTables } from './statements.js';
 import { placeholders } from '../sql/columns.js';
-import { EVENT_COLUMNS } from '../sql/tables.js';
+import { EVENT_COLUMNS, type EventRow } from '../sql/tables.js';
 
 /** What drizzle's prepared SQLite statements do; better-sqlite3 answers at once. */
 interface SqliteStatement {
@@ -23,6 +23,14 @@ export function openSqliteSession(db: BetterSQLite3Database): Session {
     .values(placeholders(EVENT_COLUMNS) as never)
     .returning({ id: sqliteTables.events.id })
     .prepare();
+  const finishRun = (values: FinishingRun): RunRecord | undefined =>
+    sqlite(statements.finishRun).run(values).changes === 1
+      ? (sqlite(statements.runById).get({ id: values.id }) as RunRecord)
+      : undefined;
+  const startRun = ({ runId, pid, startedAt }: RunPid, event: EventRow): number => {
+    sqlite(statements.setRunStart).run({ id: runId, pid, startedAt });
+    return (insertEvent.get(event as never) as { id: number }).id;
+  };
   return {
     statements,
     first: <Row>(statement: unknown, params?: Params) => sqlite(statement).get(params) as Row | undefined,
@@ -35,10 +43,8 @@ export function openSqliteSession(db: BetterSQLite3Database): Session {
         JobRecord | undefined,
     query: <Row>(build: (db: QueryBuilder) => unknown) =>
       (build(db as unknown as QueryBuilder) as { all(): Row[] }).all(),
-    finishRun: (values) =>
-      sqlite(statements.finishRun).run(values).changes === 1
-        ? (sqlite(statements.runById).get({ id: values.id }) as RunRecord)
-        : undefined,
+    finishRun: (values) => finishRun(values),
+    finishRuns: (values) => values.flatMap((row) => finishRun(row) ?? []),
     insertOccurrences: (rows) => {
       for (const row of rows) sqlite(statements.insertOccurrence).run(row);
     },
@@ -58,10 +64,8 @@ export function openSqliteSession(db: BetterSQLite3Database): Session {
     insertEvents: (rows) => rows.map((row) => (insertEvent.get(row as never) as { id: number }).id),
     insertEvent: (row) => (insertEvent.get(row as never) as { id: number }).id,
     // Inside one group-commit write: the pid and the event are stored together or not at all.
-    startRun: (runId, pid, event) => {
-      if (pid !== null) sqlite(statements.setRunPid).run({ id: runId, pid });
-      return (insertEvent.get(event as never) as { id: number }).id;
-    },
+    startRun: (start, event) => startRun(start, event),
+    startRuns: (starts, events) => starts.map((start, index) => startRun(start, events[index]!)),
     // One daemon is the only writer of a SQLite store: no one else needs telling, and there is no shard map.
     announceJobChange: () => undefined,
     announceWaitingRun: () => undefined,

@@ -10,6 +10,7 @@ export function describeEventCases(store: CurrentStore): void {
       const job = await createJob(store(), 'nightly');
       const run = await store().insertRun(newRun(job.id, { state: 'running' }));
       await store().recordRunStarted({ runId: run.id, jobId: job.id, pid: 4242, at: T0 + 60_002 });
+      expect(await store().findRun(run.id)).toMatchObject({ pid: 4242, startedAt: T0 + 60_002 });
       await store().finishRun(run.id, outcome({ state: 'failed', exitCode: 1 }));
       await store().cancelJob(job.id, job.version, T0 + 70_000, stamp('job.cancel', T0 + 70_000));
 

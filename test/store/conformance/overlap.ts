@@ -144,13 +144,13 @@ export function describeOverlapCases(store: CurrentStore): void {
       const running = await runningOn(store(), job.id, 'node-b');
       const waiting = await store().insertRun(newRun(job.id, { scheduledFor: DUE }));
 
-      const busy = await store().claimRunAlone(waiting.id, DUE + 1);
+      const busy = await store().claimRunAlone(waiting.id, () => DUE + 1);
       await store().finishRun(running.id, outcome());
-      const claimed = await store().claimRunAlone(waiting.id, DUE + 2);
+      const claimed = await store().claimRunAlone(waiting.id, () => DUE + 2);
 
       expect([busy, claimed]).toEqual(['busy', 'claimed']);
       expect(await store().findRun(waiting.id)).toMatchObject({ state: 'running', startedAt: DUE + 2 });
-      expect(await store().claimRunAlone(waiting.id, DUE + 3)).toBe('gone');
+      expect(await store().claimRunAlone(waiting.id, () => DUE + 3)).toBe('gone');
     });
 
     it('Given two waiting runs of one job, when both are claimed alone at once, then exactly one starts', async () => {
@@ -159,8 +159,8 @@ export function describeOverlapCases(store: CurrentStore): void {
       const b = await store().insertRun(newRun(job.id, { scheduledFor: DUE + 1, node: 'node-b' }));
 
       const claims = await Promise.all([
-        store().claimRunAlone(a.id, DUE + 5),
-        store().claimRunAlone(b.id, DUE + 5),
+        store().claimRunAlone(a.id, () => DUE + 5),
+        store().claimRunAlone(b.id, () => DUE + 5),
       ]);
 
       expect(claims.sort()).toEqual(['busy', 'claimed']);
@@ -172,7 +172,7 @@ export function describeOverlapCases(store: CurrentStore): void {
         const waiting = await store().insertRun(newRun(job.id, { scheduledFor: T0, node: 'node-b' }));
 
         await Promise.all([
-          store().claimRunAlone(waiting.id, DUE),
+          store().claimRunAlone(waiting.id, () => DUE),
           store().recordFire(fireOf(job.id, 'forbid')),
         ]);
 

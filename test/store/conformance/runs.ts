@@ -50,7 +50,7 @@ export function describeRunCases(store: CurrentStore): void {
 
       await store().claimRun(plain.id, T0 + 101);
       await store().finishRun(plain.id, outcome());
-      await store().claimRunAlone(alone.id, T0 + 102);
+      await store().claimRunAlone(alone.id, () => T0 + 102);
 
       expect((await store().findRun(unmarked.id))?.node).toBe('node-a');
       expect((await store().findRun(plain.id))?.node).toBe('node-b');

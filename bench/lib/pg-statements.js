@@ -1,0 +1,52 @@
+// BENCH_PG_STATEMENTS=1: the PostgreSQL server loads pg_stat_statements, and a federation window prints the
+// statements its daemons ran per fire (calls in the window / runs created in it), the most frequent first.
+// Off by default: the extension's bookkeeping is part of what would be measured.
+import pg from 'pg';
+
+export const PG_STATEMENTS = process.env.BENCH_PG_STATEMENTS === '1';
+
+/** The server flags that load the extension, when asked for. */
+export const statementFlags = () =>
+  PG_STATEMENTS ? ['-c', 'shared_preload_libraries=pg_stat_statements'] : [];
+
+async function withClient(url, work) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Forgets the statements counted so far (the fill, the daemons' start-up); null when not asked for. */
+export async function resetStatements(url) {
+  if (!PG_STATEMENTS) return null;
+  await withClient(url, async (client) => {
+    await client.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+    await client.query('SELECT pg_stat_statements_reset()');
+  });
+  return { url };
+}
+
+/** The `top` statements of the database by calls since the reset, with calls per fire. */
+export async function readStatements(counting, fires, top = 15) {
+  if (counting === null) return null;
+  return withClient(counting.url, async (client) => {
+    const { rows } = await client.query(
+      `SELECT calls::bigint AS calls, total_exec_time AS ms, query FROM pg_stat_statements
+        WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+        ORDER BY calls DESC`,
+    );
+    const total = rows.reduce((sum, row) => sum + Number(row.calls), 0);
+    return {
+      perFire: fires > 0 ? total / fires : null,
+      top: rows.slice(0, top).map((row) => ({
+        perFire: fires > 0 ? Number(row.calls) / fires : null,
+        calls: Number(row.calls),
+        ms: Number(row.ms),
+        query: row.query.replace(/\s+/g, ' ').slice(0, 140),
+      })),
+    };
+  });
+}
