@@ -35,6 +35,8 @@ export const ERROR_CODES = {
   DAEMON_UNAVAILABLE: 7,
   /** The daemon's store (a PostgreSQL server) cannot be reached. */
   STORE_UNAVAILABLE: 7,
+  /** Peer mode: a write needs a majority of the voters, and this node cannot reach one (or no leader is known). */
+  NO_QUORUM: 7,
   INTERNAL: 1,
 } as const;
 

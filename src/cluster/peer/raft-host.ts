@@ -45,6 +45,11 @@ export interface RaftHostOptions<Data, State> {
 export type ProposalOutcome =
   { applied: true; index: number; term: number } | { applied: false; leader: string | null; reason: string };
 
+/** Where an entry offered went: appended at `index` of the leader's log, or refused with the leader to ask. */
+export type Offer =
+  | { accepted: true; index: number; term: number }
+  | { accepted: false; leader: string | null; reason: string };
+
 interface Waiter {
   term: number;
   settle: (outcome: ProposalOutcome) => void;
@@ -123,24 +128,39 @@ export class RaftHost<Data, State> {
 
   /** Appends `data` through the leader's log; settles once applied here, or refused at once when not the leader. */
   propose(data: Data): Promise<ProposalOutcome> {
-    if (this.node === null) return Promise.resolve({ applied: false, leader: null, reason: 'stopped' });
-    const bytes = Buffer.byteLength(JSON.stringify(data ?? null));
-    if (bytes > this.maxAppendBytes) {
-      const reason = `too large: ${bytes} bytes, at most ${this.maxAppendBytes} in one entry`;
-      return Promise.resolve({ applied: false, leader: this.leader, reason });
+    const appended = this.append(data);
+    if (!appended.accepted) {
+      const { leader, reason } = appended;
+      return Promise.resolve({ applied: false, leader, reason });
     }
-    const proposal = this.node.propose(data);
-    if (!proposal.accepted)
-      return Promise.resolve({
-        applied: false,
-        leader: proposal.leader,
-        reason: proposal.reason ?? 'not the leader',
-      });
     const outcome = new Promise<ProposalOutcome>((settle) =>
-      this.waiters.set(proposal.index, { term: proposal.term, settle }),
+      this.waiters.set(appended.index, { term: appended.term, settle }),
     );
     this.flush();
     return outcome;
+  }
+
+  /**
+   * Appends `data` to the log when this member leads, without waiting for it to commit (a leader taking an
+   * entry forwarded by a member that waits for it itself); refused at once otherwise.
+   */
+  offer(data: Data): Offer {
+    const appended = this.append(data);
+    if (appended.accepted) this.flush();
+    return appended;
+  }
+
+  private append(data: Data): Offer {
+    if (this.node === null) return { accepted: false, leader: null, reason: 'stopped' };
+    const bytes = Buffer.byteLength(JSON.stringify(data ?? null));
+    if (bytes > this.maxAppendBytes) {
+      const reason = `too large: ${bytes} bytes, at most ${this.maxAppendBytes} in one entry`;
+      return { accepted: false, leader: this.leader, reason };
+    }
+    const proposal = this.node.propose(data);
+    if (!proposal.accepted)
+      return { accepted: false, leader: proposal.leader, reason: proposal.reason ?? 'not the leader' };
+    return { accepted: true, index: proposal.index, term: proposal.term };
   }
 
   stop(): void {

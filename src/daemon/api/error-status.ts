@@ -27,6 +27,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   RATE_LIMITED: 429,
   DAEMON_UNAVAILABLE: 503,
   STORE_UNAVAILABLE: 503,
+  NO_QUORUM: 503,
   INTERNAL: 500,
 };
 

@@ -95,7 +95,7 @@ export function* recordFires(
  * The fire with its runs stamped now that the job's lock is held and its runs in flight are read (see
  * Fire.writtenAt): the end of a run that read found over was stamped before the read.
  */
-function stampedNow(fire: Fire): Fire {
+export function stampedNow(fire: Fire): Fire {
   if (fire.writtenAt === undefined) return fire;
   const now = fire.writtenAt();
   return { ...fire, runs: fire.runs.map((run) => ({ ...run, now: Math.max(run.now, now) })) };

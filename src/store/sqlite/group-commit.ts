@@ -24,6 +24,11 @@ export class GroupCommit {
     this.rollbackToSavepoint = sqlite.prepare('ROLLBACK TO sched_write');
   }
 
+  /** Writes asked for and not yet committed. */
+  get queued(): number {
+    return this.pending.length;
+  }
+
   write<T>(work: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.pending.push({ work, resolve: resolve as (value: unknown) => void, reject });

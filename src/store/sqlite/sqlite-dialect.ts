@@ -43,6 +43,16 @@ export class SqliteDialect implements StoreDialect {
     return this.commits.write(() => work(this.session)) as Promise<T>;
   }
 
+  /** Writes asked for and not yet committed (they commit together on the next turn of the event loop). */
+  get queuedWrites(): number {
+    return this.commits.queued;
+  }
+
+  /** Commits the writes asked for so far, now. */
+  flushWrites(): void {
+    this.commits.flush();
+  }
+
   transaction<T>(script: (session: Session) => Script<T>): Promise<T> {
     return this.commits.write(() => runSync(script(this.session)));
   }

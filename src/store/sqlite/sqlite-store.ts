@@ -4,6 +4,7 @@ import { openSqliteConnection } from './connection.js';
 import { backupDatabase } from './online-backup.js';
 import type { SqliteConnectionOptions } from './connection.js';
 import { SqliteDialect } from './sqlite-dialect.js';
+import { SqliteReplica } from './sqlite-replica.js';
 
 export function openSqliteStore(file: string, options: SqliteConnectionOptions = {}): SqliteStore {
   return new SqliteStore(openSqliteConnection(file, options));
@@ -11,9 +12,14 @@ export function openSqliteStore(file: string, options: SqliteConnectionOptions =
 
 /** The Store on one SQLite file (see SqliteDialect for how it writes). */
 export class SqliteStore extends SqlStore {
+  /** This store as a replica of a replicated log (peer mode). */
+  readonly replica: SqliteReplica;
+
   /** Takes a connection from `openSqliteConnection`, whose settings and schema it relies on. */
   constructor(private readonly sqlite: Database.Database) {
-    super(new SqliteDialect(sqlite));
+    const dialect = new SqliteDialect(sqlite);
+    super(dialect);
+    this.replica = new SqliteReplica(sqlite, dialect);
   }
 
   backupTo(file: string, options: { force: boolean }): Promise<{ file: string; bytes: number }> {

@@ -1,0 +1,189 @@
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../../core/clock.js';
+import { SchedError } from '../../core/errors.js';
+import type { Job } from '../../core/job.js';
+import type { Run } from '../../core/run.js';
+import type { SqliteStore } from '../../store/sqlite/sqlite-store.js';
+import type { Store, StoreChange } from '../../store/store.js';
+import { StoreMachine, type StoreMachineListener } from './store-machine.js';
+import {
+  commandOf,
+  LOCAL_READS,
+  REPLICATED_WRITES,
+  RELAYED_KILL,
+  type CommandOp,
+  type OwnStoreMember,
+  type StoreCommand,
+} from './store-commands.js';
+
+/** Whether the leader took a command into its log, or why not (no leader known, not the leader any more). */
+export type Submission = { accepted: true } | { accepted: false; leader: string | null; reason: string };
+
+export interface ReplicationOptions {
+  nodeId: string;
+  local: SqliteStore;
+  /** Appends a command to the leader's log: through this member's Raft when it leads, else forwarded. */
+  submit(command: StoreCommand): Promise<Submission>;
+  clock: Clock;
+  /** How long a write waits to be applied here before it is answered NO_QUORUM (10 s). */
+  commitTimeoutMs?: number;
+  /** How long to wait before offering a refused command again, while a leader is being elected (100 ms). */
+  resubmitAfterMs?: number;
+  /** The voters, and which of them this member hears from now, for the hint of NO_QUORUM. */
+  voters(): { all: string[]; reachable: string[] };
+  /** The copy cannot record what it applied: the daemon must stop. */
+  onFailed(error: Error): void;
+}
+
+/**
+ * Peer mode's store: every write is a command in the replicated log, applied by each member to its own
+ * SQLite, and answered once it is applied on this member (a write is read back here at once); every read
+ * is this member's copy. Writes other members made reach this member's daemon as store changes, as
+ * PostgreSQL's notifications do in a federation.
+ */
+export class Replication implements StoreMachineListener {
+  readonly machine: StoreMachine;
+  /** What this process's proposals' ids start with: its node and a boot id, so no earlier life's match. */
+  private readonly proposer: string;
+  private proposals = 0;
+  private eventNode = '';
+  private readonly waiting = new Map<string, (result: Promise<unknown>) => void>();
+  private readonly changeListeners = new Set<(change: StoreChange) => void>();
+
+  constructor(private readonly options: ReplicationOptions) {
+    this.machine = new StoreMachine(options.local, this);
+    this.proposer = `${options.nodeId}/${randomUUID().slice(0, 8)}/`;
+  }
+
+  /** The node this process's writes are marked with, as SqlStore.markEventsWith; `''` until it is known. */
+  markEventsWith(node: string): void {
+    this.eventNode = node;
+  }
+
+  /** Proposes the write and answers with what the store gave when this member applied it. */
+  async write(op: CommandOp, args: readonly unknown[]): Promise<unknown> {
+    const { clock } = this.options;
+    this.proposals += 1;
+    const command = commandOf(`${this.proposer}${this.proposals}`, this.eventNode, op, args);
+    const applied = new Promise<unknown>((resolve) => this.waiting.set(command.id, resolve));
+    // Applied before its submission is answered (a leader alone commits at once), a refusal waits unheard.
+    applied.catch(() => undefined);
+    const deadline = clock.monotonic() + (this.options.commitTimeoutMs ?? 10_000);
+    let cancel = (): void => undefined;
+    const timedOut = new Promise<never>((_, reject) => {
+      cancel = clock.setTimer(deadline - clock.monotonic(), () => reject(this.noQuorum('timed-out')));
+    });
+    try {
+      await Promise.race([this.submitUntilTaken(command, deadline), timedOut]);
+      return await Promise.race([applied, timedOut]);
+    } finally {
+      cancel();
+      this.waiting.delete(command.id);
+    }
+  }
+
+  onChange(listener: (change: StoreChange) => void): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
+  }
+
+  applied(command: StoreCommand, result: Promise<unknown>): void {
+    this.waiting.get(command.id)?.(result);
+    if (!command.id.startsWith(this.proposer)) void this.announce(command, result);
+  }
+
+  restored(): void {
+    this.emit({ kind: 'missed' });
+  }
+
+  failed(error: Error): void {
+    this.options.onFailed(error);
+  }
+
+  /**
+   * Offers the command until the leader takes it: a refusal means it is in no log (no leader known yet, or
+   * the one asked had just lost its place), so offering it again cannot apply it twice.
+   */
+  private async submitUntilTaken(command: StoreCommand, deadline: number): Promise<void> {
+    const { clock } = this.options;
+    for (;;) {
+      const submitted = await this.options.submit(command);
+      if (submitted.accepted) return;
+      const wait = this.options.resubmitAfterMs ?? 100;
+      if (clock.monotonic() + wait >= deadline) throw this.noQuorum(submitted.reason);
+      await new Promise<void>((resolve) => clock.setTimer(wait, resolve));
+    }
+  }
+
+  /** What another member's write changed, for this daemon to take in (once it is committed here). */
+  private async announce(command: StoreCommand, result: Promise<unknown>): Promise<void> {
+    const outcome = await result.catch(() => null);
+    if (outcome === null) return;
+    switch (command.op) {
+      case 'createJob':
+      case 'updateJob':
+      case 'cancelJob':
+        return this.emit({ kind: 'job', id: (outcome as Job).id });
+      case 'rewriteDefinition':
+        if (outcome === true) this.emit({ kind: 'job', id: (command.args[0] as Job).id });
+        return;
+      case 'insertRun':
+      case 'retryRun':
+        if ((outcome as Run).state === 'scheduled')
+          this.emit({ kind: 'waiting-run', id: (outcome as Run).id });
+        return;
+      case RELAYED_KILL: {
+        const [runId, reason] = command.args as [string, string];
+        return this.emit({ kind: 'kill', runId, reason });
+      }
+      default:
+    }
+  }
+
+  private emit(change: StoreChange): void {
+    for (const listener of this.changeListeners) listener(change);
+  }
+
+  private noQuorum(reason: string): SchedError {
+    const { all, reachable } = this.options.voters();
+    const seen = reachable.length > 0 ? reachable.join(', ') : 'none';
+    return new SchedError(
+      'NO_QUORUM',
+      `This node cannot reach a majority of the cluster's voters (${reason}); the write may not have been made.`,
+      {
+        hint:
+          `It sees ${reachable.length} of ${all.length} voters (${seen}); a write needs ${Math.floor(all.length / 2) + 1}. ` +
+          'Reads answer from this node’s copy, which may be stale; retry once the others are back (`sched cluster status`). ' +
+          'A write sent with --idempotency-key is safe to retry.',
+        details: { reason, voters: all, reachable },
+      },
+    );
+  }
+}
+
+/** The Store port of peer mode: reads from `local`, writes through `replication`. */
+export function replicatedStore(local: SqliteStore, replication: Replication): Store {
+  const reads = Object.fromEntries(
+    LOCAL_READS.map((name) => [name, (local[name] as (...args: unknown[]) => unknown).bind(local)]),
+  );
+  const writes = Object.fromEntries(
+    REPLICATED_WRITES.map((name) => [name, (...args: unknown[]) => replication.write(name, args)]),
+  );
+  const own: Pick<Store, OwnStoreMember> = {
+    capabilities: local.capabilities,
+    markEventsWith: (node) => replication.markEventsWith(node),
+    // Every member applies every write, so its own listeners hear the whole cluster's events.
+    onEventsStored: (listener) => local.onEventsStored(listener),
+    watchEvents: async () => null,
+    watchChanges: async (onChange) => {
+      const stop = replication.onChange(onChange);
+      return async () => void stop();
+    },
+    relayKill: async (runId, reason) => void (await replication.write(RELAYED_KILL, [runId, reason])),
+    ping: () => local.ping(),
+    backupTo: (file, options) => local.backupTo(file, options),
+    nextFenceEpoch: () => local.nextFenceEpoch(),
+    close: () => local.close(),
+  };
+  return { ...reads, ...writes, ...own } as unknown as Store;
+}

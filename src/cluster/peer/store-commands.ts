@@ -1,0 +1,176 @@
+import { z } from 'zod';
+import { stampedNow } from '../../store/sql/fire-scripts.js';
+import type { ReplicaRows } from '../../store/sqlite/sqlite-replica.js';
+import type { Fire, Store } from '../../store/store.js';
+
+/**
+ * The Store's writes, which peer mode makes through the replicated log: each is proposed as a command and
+ * applied by every member to its own SQLite, in log order. The store's scripts read no clock and make no
+ * id, so a command applied to equal stores leaves them equal. What a node keeps for itself (its fence
+ * epoch) and what only reads stays local.
+ */
+export const REPLICATED_WRITES = [
+  'createJob',
+  'updateJob',
+  'rewriteDefinition',
+  'cancelJob',
+  'recordFire',
+  'recordFires',
+  'insertRun',
+  'claimRun',
+  'claimRunAlone',
+  'setRunPid',
+  'recordRunStarted',
+  'recordRunsStarted',
+  'appendRunOutput',
+  'pruneEvents',
+  'pruneDeliveries',
+  'finishRun',
+  'finishRuns',
+  'cancelWaitingRun',
+  'retryRun',
+  'appendAudit',
+  'createApiToken',
+  'revokeApiToken',
+  'touchApiToken',
+  'pruneRunsFinishedBefore',
+  'pruneRunsBeyond',
+  'pruneAudit',
+  'purgeCancelledJobs',
+  'recordOccurrences',
+  'enqueueDeliveries',
+  'claimDelivery',
+  'recordDeliveryAttempt',
+  'markOverdue',
+  'clearOverdue',
+  'recordSecretKeyId',
+] as const satisfies readonly (keyof Store)[];
+
+export type ReplicatedWrite = (typeof REPLICATED_WRITES)[number];
+
+/** The Store's reads, answered from this member's copy as of the entries applied here. */
+export const LOCAL_READS = [
+  'findJob',
+  'listJobs',
+  'countJobs',
+  'dueJobs',
+  'findIdempotencyRecord',
+  'readEvents',
+  'readRunOutput',
+  'latestEventId',
+  'listRunningRuns',
+  'dueRuns',
+  'findRun',
+  'findRunIdsByPrefix',
+  'listRuns',
+  'listApiTokens',
+  'findApiTokenByHash',
+  'listAudit',
+  'listOccurrences',
+  'listRunsByInstant',
+  'listDependents',
+  'listDependencyEdges',
+  'dueDeliveries',
+  'listDeliveries',
+  'countDeliveries',
+  'listOverdue',
+  'latestSuccess',
+  'secretKeyId',
+] as const satisfies readonly (keyof Store)[];
+
+/** What the replicated store answers itself (see replicatedStore), neither a read nor a write of the log. */
+export type OwnStoreMember =
+  | 'capabilities'
+  | 'markEventsWith'
+  | 'onEventsStored'
+  | 'watchEvents'
+  | 'watchChanges'
+  | 'relayKill'
+  | 'ping'
+  | 'backupTo'
+  | 'nextFenceEpoch'
+  | 'close';
+
+/**
+ * Every member of Store is a replicated write, a local read or answered by the replicated store itself: a
+ * member added to Store and to none of them fails to compile here, so no write is ever left local by mistake.
+ */
+export type UnclassifiedStoreMember = Exclude<
+  keyof Store,
+  ReplicatedWrite | (typeof LOCAL_READS)[number] | OwnStoreMember
+>;
+export const EVERY_STORE_MEMBER_CLASSIFIED: [UnclassifiedStoreMember] extends [never] ? true : never = true;
+
+/** Not a write: a kill every member hears in log order, and the one running the run carries out. */
+export const RELAYED_KILL = 'relayKill';
+
+export type CommandOp = ReplicatedWrite | typeof RELAYED_KILL;
+
+export interface StoreCommand {
+  /** The proposer's id for it (its node id and a counter), by which it finds its own entry applied. */
+  id: string;
+  /** The node whose write it is: its events and claimed runs are marked with it. */
+  node: string;
+  op: CommandOp;
+  /** The arguments, as JSON carries them. */
+  args: unknown[];
+  /** Which arguments were undefined (JSON has no undefined, and null means something else to the store). */
+  absent?: number[];
+}
+
+const MAX_ARGS = 8;
+
+/** What a log entry must be to be applied; the members are authenticated, but a bad entry must not stop one. */
+export const storeCommandSchema: z.ZodType<StoreCommand> = z.object({
+  id: z.string().min(1).max(200),
+  node: z.string().max(300),
+  op: z.enum([...REPLICATED_WRITES, RELAYED_KILL]),
+  args: z.array(z.unknown()).max(MAX_ARGS),
+  absent: z.array(z.int().min(0).max(MAX_ARGS)).max(MAX_ARGS).optional(),
+});
+
+/**
+ * The command for a write, its arguments made plain data: what the store would ask for later (a fire's
+ * `writtenAt`, a claim's start) is asked for now, at the proposer, since every member must apply the
+ * same values.
+ */
+export function commandOf(id: string, node: string, op: CommandOp, args: readonly unknown[]): StoreCommand {
+  const plain = plainArgs(op, args);
+  const absent = plain.flatMap((arg, index) => (arg === undefined ? [index] : []));
+  while (plain.length > 0 && plain.at(-1) === undefined) plain.pop();
+  return absent.length > 0 ? { id, node, op, args: plain, absent } : { id, node, op, args: plain };
+}
+
+/** The arguments to call the store with, as the proposer gave them. */
+export function argsOf(command: StoreCommand): unknown[] {
+  const args = [...command.args];
+  for (const index of command.absent ?? []) args[index] = undefined;
+  if (command.op === 'claimRunAlone') {
+    const startedAt = args[1] as number;
+    args[1] = () => startedAt;
+  }
+  return args;
+}
+
+function plainArgs(op: CommandOp, args: readonly unknown[]): unknown[] {
+  if (op === 'claimRunAlone') {
+    const [runId, startedAt] = args as [string, () => number];
+    return [runId, startedAt()];
+  }
+  if (op === 'recordFire') return [plainFire(args[0] as Fire)];
+  if (op === 'recordFires') return [(args[0] as readonly Fire[]).map(plainFire)];
+  return [...args];
+}
+
+function plainFire(fire: Fire): Fire {
+  const { writtenAt: _asked, ...plain } = stampedNow(fire);
+  return plain;
+}
+
+const cell = z.union([z.string(), z.number(), z.null()]);
+
+/** A snapshot's rows as the wire carries them (the frame bounds their size). */
+export const replicaRowsSchema: z.ZodType<ReplicaRows> = z.object({
+  appliedIndex: z.int().min(0),
+  tables: z.record(z.string().max(100), z.array(z.record(z.string().max(100), cell))),
+});

@@ -1,0 +1,206 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { StoreChange } from '../../../src/store/store.js';
+import { createJob, newRun, outcome, stamp, T0 } from '../../store/conformance/fixtures.js';
+import { ReplicaCluster, type ReplicaMember } from '../../support/replica-cluster.js';
+import { waitFor } from '../../support/sched-harness.js';
+
+const MINUTE = 60_000;
+const IDS = ['n1', 'n2', 'n3'];
+
+describe('The replicated store: every write through the log, applied to each member’s SQLite', () => {
+  let dir: string;
+  let cluster: ReplicaCluster;
+
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sched-replicated-'));
+  });
+  afterEach(async () => {
+    await cluster?.stopAll();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function started(
+    tuning: ConstructorParameters<typeof ReplicaCluster>[2] = {},
+  ): Promise<ReplicaCluster> {
+    cluster = new ReplicaCluster(dir, IDS, tuning);
+    cluster.startAll();
+    await waitFor(async () => cluster.leader() !== undefined, 10_000, 10);
+    return cluster;
+  }
+
+  /** Every member's rows, once each has applied as far as the leader. */
+  async function convergedRows(): Promise<unknown[]> {
+    await waitFor(
+      async () => {
+        const applied = [...cluster.members.values()].map(
+          (member) => member.replication.machine.appliedIndex,
+        );
+        return new Set(applied).size === 1;
+      },
+      10_000,
+      10,
+    );
+    return [...cluster.members.values()].map((member) => member.local.replica.copy().tables);
+  }
+
+  it('Given a job created through a follower, when it is answered, then it is read back there at once and every member holds the same rows', async () => {
+    await started();
+    const follower = cluster.follower();
+
+    const job = await createJob(follower.store, 'nightly');
+    expect(await follower.store.findJob('nightly')).toEqual(job);
+    await follower.store.updateJob(job.id, job.version, { state: 'paused' }, stamp('job.pause', T0 + 1));
+    await follower.store.appendAudit({ ...stamp('note'), jobId: job.id, before: null, after: null });
+
+    const rows = await convergedRows();
+    expect(rows[1]).toEqual(rows[0]);
+    expect(rows[2]).toEqual(rows[0]);
+    for (const member of cluster.members.values())
+      expect((await member.store.findJob(job.id))?.state).toBe('paused');
+  });
+
+  it('Given two members firing the same instant at once, when both are applied, then one fire wins on every member and one run exists', async () => {
+    await started();
+    const [a, b] = [...cluster.members.values()] as [ReplicaMember, ReplicaMember];
+    const job = await createJob(a.store, 'every-minute', { nextRunAt: T0 + MINUTE });
+    const fireFrom = (member: ReplicaMember) =>
+      member.store.recordFire({
+        jobId: job.id,
+        runs: [newRun(job.id, { scheduledFor: T0 + MINUTE, node: member.id, state: 'running' })],
+        occurrences: [],
+        expectedNextRunAt: T0 + MINUTE,
+        nextRunAt: T0 + 2 * MINUTE,
+        writtenAt: () => T0 + MINUTE + 5,
+      });
+
+    const fired = await Promise.all([fireFrom(a), fireFrom(b)]);
+
+    expect(fired.filter((one) => one !== null)).toHaveLength(1);
+    const winner = fired.find((one) => one !== null)!;
+    expect(winner.runs[0]?.startedAt).toBe(T0 + MINUTE + 5);
+    await convergedRows();
+    for (const member of cluster.members.values()) {
+      const runs = (await member.store.listRuns({ limit: 10, jobId: job.id })).items;
+      expect(runs.map((run) => run.id)).toEqual([winner.runs[0]!.id]);
+    }
+  });
+
+  it('Given a name already taken, when a follower creates it again, then the store’s refusal is its answer and nothing is stored anywhere', async () => {
+    await started();
+    const follower = cluster.follower();
+    await createJob(cluster.leader()!.store, 'backup');
+
+    await expect(createJob(follower.store, 'backup')).rejects.toMatchObject({ code: 'NAME_TAKEN' });
+
+    await convergedRows();
+    for (const member of cluster.members.values())
+      expect((await member.store.listJobs({ limit: 10 })).items.map((job) => job.name)).toEqual(['backup']);
+  });
+
+  it('Given a run finished with a retry and optional arguments left out, when applied from the wire, then every member has the retry and the same events', async () => {
+    await started();
+    const follower = cluster.follower();
+    const job = await createJob(follower.store, 'flaky');
+    const run = await follower.store.insertRun(newRun(job.id, { state: 'running' }));
+    const retry = newRun(job.id, { attempt: 2, trigger: 'retry', dueAt: T0 + 70_000 });
+
+    const finished = await follower.store.finishRun(run.id, outcome({ state: 'failed', exitCode: 1 }), retry);
+    await follower.store.finishRun(retry.id, outcome()).catch(() => undefined);
+
+    expect(finished.retry?.id).toBe(retry.id);
+    const rows = await convergedRows();
+    expect(rows[1]).toEqual(rows[0]);
+    expect(rows[2]).toEqual(rows[0]);
+    const events = await cluster.leader()!.store.readEvents({ after: 0, limit: 100 });
+    expect(events.map((event) => event.type)).toContain('run:finished');
+    expect(await follower.store.latestEventId()).toBe(await cluster.leader()!.store.latestEventId());
+  });
+
+  it('Given writes made through other members, when this member watches changes, then it hears the jobs, the waiting runs and the kills, and not its own writes', async () => {
+    await started();
+    const [watcher, writer] = [...cluster.members.values()] as [ReplicaMember, ReplicaMember];
+    const heard: StoreChange[] = [];
+    const stop = await watcher.store.watchChanges(
+      (change) => heard.push(change),
+      () => undefined,
+    );
+    await createJob(watcher.store, 'mine');
+
+    const job = await createJob(writer.store, 'theirs');
+    const waiting = await writer.store.insertRun(newRun(job.id, { state: 'scheduled', trigger: 'manual' }));
+    await writer.store.relayKill(waiting.id, 'asked by alice');
+
+    await waitFor(async () => heard.length >= 3, 10_000, 10);
+    expect(heard).toEqual([
+      { kind: 'job', id: job.id },
+      { kind: 'waiting-run', id: waiting.id },
+      { kind: 'kill', runId: waiting.id, reason: 'asked by alice' },
+    ]);
+    await stop?.();
+  });
+
+  it('Given a member restarted on its files, when the log is applied again, then nothing is applied twice and it catches up with what it missed', async () => {
+    await started();
+    const first = await createJob(cluster.leader()!.store, 'before');
+    await convergedRows();
+    const restarted = cluster.follower().id;
+    const eventsBefore = await cluster.member(restarted).store.latestEventId();
+    await cluster.stop(restarted);
+
+    await createJob(cluster.leader()!.store, 'while-down');
+    cluster.start(restarted);
+
+    const rows = await convergedRows();
+    expect(new Set(rows.map((table) => JSON.stringify(table))).size).toBe(1);
+    const member = cluster.member(restarted);
+    expect((await member.store.listJobs({ limit: 10 })).items.map((job) => job.name).sort()).toEqual([
+      'before',
+      'while-down',
+    ]);
+    expect(await member.store.latestEventId()).toBe(eventsBefore + 1);
+    expect((await member.store.findJob(first.id))?.version).toBe(1);
+    expect(cluster.failures).toEqual([]);
+  });
+
+  it('Given a member down while the others compacted their logs, when it comes back, then it is sent a snapshot and ends with the same rows', async () => {
+    await started({ compactEvery: 5 });
+    const behind = cluster.follower().id;
+    await cluster.stop(behind);
+    const leader = cluster.leader()!;
+    for (let index = 0; index < 12; index += 1) await createJob(leader.store, `job-${index}`);
+
+    const restarted = cluster.start(behind);
+    const heard: StoreChange[] = [];
+    await restarted.store.watchChanges(
+      (change) => heard.push(change),
+      () => undefined,
+    );
+
+    const rows = await convergedRows();
+    expect(heard).toContainEqual({ kind: 'missed' });
+    for (const table of Object.keys(rows[0] as object))
+      for (const other of rows.slice(1))
+        expect([table, (other as Record<string, unknown>)[table]]).toEqual([
+          table,
+          (rows[0] as Record<string, unknown>)[table],
+        ]);
+    expect(await cluster.member(behind).store.countJobs('active')).toBe(12);
+  });
+
+  it('Given a member cut off from the other two, when it is asked to write, then it answers NO_QUORUM naming what it sees, and nothing is stored anywhere', async () => {
+    await started({ commitTimeoutMs: 1_500 });
+    const alone = cluster.follower();
+    cluster.cutOff.add(alone.id);
+
+    const refused = await createJob(alone.store, 'lonely').catch((error: unknown) => error);
+
+    expect(refused).toMatchObject({ code: 'NO_QUORUM', details: { reachable: [alone.id] } });
+    expect((refused as { hint: string }).hint).toContain('1 of 3 voters');
+    cluster.cutOff.delete(alone.id);
+    await convergedRows();
+    for (const member of cluster.members.values()) expect(await member.store.findJob('lonely')).toBeNull();
+  });
+});

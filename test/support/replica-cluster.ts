@@ -1,0 +1,149 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { RaftDisk } from '../../src/cluster/peer/raft-disk.js';
+import { RaftHost, type RaftChannel } from '../../src/cluster/peer/raft-host.js';
+import { Replication, replicatedStore, type Submission } from '../../src/cluster/peer/replicated-store.js';
+import {
+  replicaRowsSchema,
+  storeCommandSchema,
+  type StoreCommand,
+} from '../../src/cluster/peer/store-commands.js';
+import { raftWire } from '../../src/core/consensus/raft-wire.js';
+import { systemClock } from '../../src/daemon/clock.js';
+import type { ReplicaRows } from '../../src/store/sqlite/sqlite-replica.js';
+import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import type { Store } from '../../src/store/store.js';
+
+type Host = RaftHost<StoreCommand, ReplicaRows>;
+
+export interface ReplicaMember {
+  id: string;
+  store: Store;
+  local: SqliteStore;
+  host: Host;
+  replication: Replication;
+  disk: RaftDisk<StoreCommand, ReplicaRows>;
+}
+
+const wire = raftWire(storeCommandSchema.nullable(), replicaRowsSchema);
+
+/**
+ * Members of one process over a loopback network whose messages cross as the peer streams carry them
+ * (encoded, then decoded and validated), each delivered on a later turn of the event loop. A command is
+ * submitted to whichever member leads, as the daemon's forwarding does over the network.
+ */
+export class ReplicaCluster {
+  readonly members = new Map<string, ReplicaMember>();
+  readonly cutOff = new Set<string>();
+  private readonly handlers = new Map<
+    string,
+    (message: Parameters<RaftChannel<StoreCommand, ReplicaRows>['send']>[0]) => void
+  >();
+  failures: Error[] = [];
+
+  constructor(
+    readonly dir: string,
+    readonly ids: readonly string[],
+    private readonly tuning: { compactEvery?: number; commitTimeoutMs?: number } = {},
+  ) {
+    fs.mkdirSync(dir, { recursive: true });
+  }
+
+  startAll(): void {
+    for (const id of this.ids) this.start(id);
+  }
+
+  start(id: string): ReplicaMember {
+    const local = openSqliteStore(path.join(this.dir, `${id}.db`));
+    const disk = RaftDisk.open<StoreCommand, ReplicaRows>(path.join(this.dir, `${id}.raft`));
+    const replication = new Replication({
+      nodeId: id,
+      local,
+      submit: (command) => this.submit(id, command),
+      clock: systemClock,
+      commitTimeoutMs: this.tuning.commitTimeoutMs ?? 10_000,
+      resubmitAfterMs: 20,
+      voters: () => ({ all: [...this.ids], reachable: this.ids.filter((other) => this.reaches(id, other)) }),
+      onFailed: (error) => this.failures.push(error),
+    });
+    const host: Host = new RaftHost({
+      id,
+      voters: this.ids,
+      disk,
+      channel: this.channel(id),
+      machine: replication.machine,
+      clock: systemClock,
+      tickMs: 10,
+      electionTicks: 10,
+      heartbeatTicks: 2,
+      compactEvery: this.tuning.compactEvery ?? 10_000,
+    });
+    const member = { id, store: replicatedStore(local, replication), local, host, replication, disk };
+    this.members.set(id, member);
+    host.start();
+    return member;
+  }
+
+  async stop(id: string): Promise<void> {
+    const member = this.members.get(id);
+    if (!member) return;
+    this.members.delete(id);
+    member.host.stop();
+    await member.local.close();
+    member.disk.close();
+  }
+
+  async stopAll(): Promise<void> {
+    for (const id of [...this.members.keys()]) await this.stop(id);
+  }
+
+  member(id: string): ReplicaMember {
+    const member = this.members.get(id);
+    if (!member) throw new Error(`member ${id} is not running`);
+    return member;
+  }
+
+  leader(): ReplicaMember | undefined {
+    return [...this.members.values()].find(
+      (member) => member.host.role === 'leader' && !this.cutOff.has(member.id),
+    );
+  }
+
+  /** A member that does not lead (a write through it is forwarded). */
+  follower(): ReplicaMember {
+    const leader = this.leader();
+    const other = [...this.members.values()].find((member) => member !== leader);
+    if (!other) throw new Error('no follower is running');
+    return other;
+  }
+
+  private reaches(from: string, to: string): boolean {
+    return from === to || (this.members.has(to) && !this.cutOff.has(from) && !this.cutOff.has(to));
+  }
+
+  private async submit(from: string, command: StoreCommand): Promise<Submission> {
+    const leader = [...this.members.values()].find(
+      (member) => member.host.role === 'leader' && this.reaches(from, member.id),
+    );
+    if (!leader) return { accepted: false, leader: null, reason: 'no leader known' };
+    // Across the wire, as a forwarded command would go.
+    const decoded = storeCommandSchema.parse(JSON.parse(JSON.stringify(command)));
+    const offer = leader.host.offer(decoded);
+    return offer.accepted ? { accepted: true } : offer;
+  }
+
+  private channel(id: string): RaftChannel<StoreCommand, ReplicaRows> {
+    return {
+      send: (message) => {
+        const bytes = wire.encode(message);
+        setImmediate(() => {
+          if (!this.reaches(message.from, message.to)) return;
+          const decoded = wire.decode(bytes);
+          if (!decoded.ok) throw new Error(`a member sent what the wire refuses: ${decoded.reason}`);
+          this.handlers.get(message.to)?.(decoded.message);
+        });
+      },
+      onMessage: (handler) => this.handlers.set(id, handler),
+    };
+  }
+}
