@@ -1,0 +1,139 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { MessageSeal } from '../../../src/cluster/peer/message-seal.js';
+import { PeerReplica } from '../../../src/cluster/peer/peer-replica.js';
+import { PeerStreams } from '../../../src/cluster/peer/peer-streams.js';
+import { formatPeerAddress } from '../../../src/core/peer/peer-address.js';
+import { systemClock } from '../../../src/daemon/clock.js';
+import { openSqliteStore } from '../../../src/store/sqlite/sqlite-store.js';
+import { createJob } from '../../store/conformance/fixtures.js';
+import { waitFor } from '../../support/sched-harness.js';
+import { newKey, ring } from './peer-test-kit.js';
+
+const FAST = { tickMs: 20, electionTicks: 10, heartbeatTicks: 2, compactEvery: 1_000 };
+
+interface Member {
+  id: string;
+  streams: PeerStreams;
+  replica: PeerReplica;
+  drops: string[];
+  failures: Error[];
+}
+
+describe('Peer replicas over sealed TCP streams on loopback', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sched-peer-replica-'));
+  const members: Member[] = [];
+  afterEach(async () => {
+    for (const member of members.splice(0)) await stop(member);
+  });
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  async function stop(member: Member): Promise<void> {
+    await member.replica.close();
+    await member.streams.close();
+  }
+
+  async function startThree(key: string): Promise<Member[]> {
+    const streams = await Promise.all(
+      [0, 1, 2].map(() =>
+        PeerStreams.open({
+          bind: { host: '127.0.0.1', port: 0 },
+          seal: new MessageSeal(ring(key)),
+          clock: systemClock,
+          random: Math.random,
+        }),
+      ),
+    );
+    const ids = streams.map((one) => formatPeerAddress(one.address()));
+    for (const [index, id] of ids.entries()) {
+      const drops: string[] = [];
+      const failures: Error[] = [];
+      const replica = new PeerReplica({
+        self: id,
+        voters: ids,
+        streams: streams[index]!,
+        local: openSqliteStore(path.join(dir, `${index}-${Date.now()}.db`)),
+        raftFile: path.join(dir, `${index}-${Date.now()}.raft`),
+        clock: systemClock,
+        timing: FAST,
+        commitTimeoutMs: 3_000,
+        reachable: () => ids,
+        onFailed: (error) => failures.push(error),
+        onDrop: (reason, detail) => drops.push(`${reason}: ${detail}`),
+      });
+      replica.store.markEventsWith(id);
+      replica.start();
+      members.push({ id, streams: streams[index]!, replica, drops, failures });
+    }
+    return members;
+  }
+
+  const leaderOf = (among: Member[]) =>
+    waitFor(
+      async () => {
+        const leaders = among.filter((member) => member.replica.raft.role === 'leader');
+        return leaders.length === 1 && among.every((member) => member.replica.raft.leader === leaders[0]!.id)
+          ? leaders[0]!
+          : null;
+      },
+      20_000,
+      20,
+    );
+
+  it('Given three members, when jobs are created through followers and the leader then stops, then each write is read back where it was made and the two left hold them all', async () => {
+    await startThree(newKey());
+    const leader = await leaderOf(members);
+    const followers = members.filter((member) => member !== leader);
+
+    const first = await createJob(followers[0]!.replica.store, 'first');
+    expect(await followers[0]!.replica.store.findJob('first')).toEqual(first);
+    await createJob(followers[1]!.replica.store, 'second');
+    await stop(leader);
+    members.splice(members.indexOf(leader), 1);
+    await leaderOf(members);
+    const third = await createJob(members[0]!.replica.store, 'third');
+    const fromOther = await waitFor(async () => members[1]!.replica.store.findJob(third.id), 10_000, 20);
+
+    expect(fromOther?.name).toBe('third');
+    for (const member of members) {
+      const names = (await member.replica.store.listJobs({ limit: 10 })).items.map((job) => job.name);
+      expect(names.sort()).toEqual(['first', 'second', 'third']);
+      const events = await member.replica.store.readEvents({ after: 0, limit: 10 });
+      expect(events.map((event) => event.node)).toEqual([followers[0]!.id, followers[1]!.id, members[0]!.id]);
+      expect(member.failures).toEqual([]);
+    }
+  });
+
+  it('Given a key holder sending malformed forwarded writes, when the leader reads them, then it drops and counts them and goes on serving', async () => {
+    const key = newKey();
+    await startThree(key);
+    const leader = await leaderOf(members);
+    const intruder = await PeerStreams.open({
+      bind: { host: '127.0.0.1', port: 0 },
+      seal: new MessageSeal(ring(key)),
+      clock: systemClock,
+      random: Math.random,
+    });
+    try {
+      const to = leader.streams.address();
+      for (const body of [
+        'not json',
+        '{"request":1}',
+        JSON.stringify({ request: 2, from: 'x y', command: {} }),
+      ])
+        intruder.send(to, 'forward', Buffer.from(body));
+      await waitFor(
+        async () => leader.drops.filter((drop) => drop.startsWith('malformed')).length >= 3,
+        10_000,
+        20,
+      );
+
+      const follower = members.find((member) => member !== leader)!;
+      expect((await createJob(follower.replica.store, 'still-fine')).name).toBe('still-fine');
+    } finally {
+      await intruder.close();
+    }
+  });
+});
