@@ -73,3 +73,12 @@ export function runAlreadyRetried(id: string, retriedBy: string): SchedError {
     details: { runId: id, retriedBy },
   });
 }
+
+/** A fire decided on a shard map that is no longer the one in force. */
+export function mapReplaced(fence: { term: number }, currentTerm: number | null): SchedError {
+  return new SchedError(
+    'FENCED',
+    `The shard map of term ${fence.term} has been replaced; this node may not fire from it.`,
+    { details: { term: fence.term, current: currentTerm } },
+  );
+}

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../core/clock.js';
 import { SchedError } from '../../core/errors.js';
+import type { ShardMap } from '../../core/cluster/shard-map.js';
 import type { Job } from '../../core/job.js';
 import type { Run } from '../../core/run.js';
 import type { SqliteStore } from '../../store/sqlite/sqlite-store.js';
@@ -10,6 +11,7 @@ import {
   commandOf,
   LOCAL_READS,
   REPLICATED_WRITES,
+  PUBLISH_MAP,
   RELAYED_KILL,
   type CommandOp,
   type OwnStoreMember,
@@ -49,6 +51,7 @@ export class Replication implements StoreMachineListener {
   private eventNode = '';
   private readonly waiting = new Map<string, (result: Promise<unknown>) => void>();
   private readonly changeListeners = new Set<(change: StoreChange) => void>();
+  private readonly mapListeners = new Set<(map: ShardMap, previous: ShardMap | null) => void>();
 
   constructor(private readonly options: ReplicationOptions) {
     this.machine = new StoreMachine(options.local, this);
@@ -85,6 +88,25 @@ export class Replication implements StoreMachineListener {
   onChange(listener: (change: StoreChange) => void): () => void {
     this.changeListeners.add(listener);
     return () => this.changeListeners.delete(listener);
+  }
+
+  /** The shard map in force as of the entries applied here; null before the first is published. */
+  currentMap(): ShardMap | null {
+    return this.machine.shardMap;
+  }
+
+  /** Publishes a new map through the log (the coordinator does); refused when one of a later term is in force. */
+  async publishMap(map: ShardMap): Promise<void> {
+    await this.write(PUBLISH_MAP, [map]);
+  }
+
+  onMapChanged(listener: (map: ShardMap, previous: ShardMap | null) => void): () => void {
+    this.mapListeners.add(listener);
+    return () => this.mapListeners.delete(listener);
+  }
+
+  mapChanged(map: ShardMap, previous: ShardMap | null): void {
+    for (const listener of this.mapListeners) listener(map, previous);
   }
 
   applied(command: StoreCommand, result: Promise<unknown>): void {

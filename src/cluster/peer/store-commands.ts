@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { stampedNow } from '../../store/sql/fire-scripts.js';
+import type { ShardMap } from '../../core/cluster/shard-map.js';
+import { SHARD_COUNT } from '../../core/cluster/shard.js';
 import type { ReplicaRows } from '../../store/sqlite/sqlite-replica.js';
 import type { Fire, Store } from '../../store/store.js';
 
@@ -103,8 +105,10 @@ export const EVERY_STORE_MEMBER_CLASSIFIED: [UnclassifiedStoreMember] extends [n
 
 /** Not a write: a kill every member hears in log order, and the one running the run carries out. */
 export const RELAYED_KILL = 'relayKill';
+/** The coordinator's new shard map: fires fenced with another are refused where they are applied. */
+export const PUBLISH_MAP = 'publishMap';
 
-export type CommandOp = ReplicatedWrite | typeof RELAYED_KILL;
+export type CommandOp = ReplicatedWrite | typeof RELAYED_KILL | typeof PUBLISH_MAP;
 
 export interface StoreCommand {
   /** The proposer's id for it (its node id and a counter), by which it finds its own entry applied. */
@@ -124,7 +128,7 @@ const MAX_ARGS = 8;
 export const storeCommandSchema: z.ZodType<StoreCommand> = z.object({
   id: z.string().min(1).max(200),
   node: z.string().max(300),
-  op: z.enum([...REPLICATED_WRITES, RELAYED_KILL]),
+  op: z.enum([...REPLICATED_WRITES, RELAYED_KILL, PUBLISH_MAP]),
   args: z.array(z.unknown()).max(MAX_ARGS),
   absent: z.array(z.int().min(0).max(MAX_ARGS)).max(MAX_ARGS).optional(),
 });
@@ -166,6 +170,19 @@ function plainFire(fire: Fire): Fire {
   const { writtenAt: _asked, ...plain } = stampedNow(fire);
   return plain;
 }
+
+const MAX_NODES = 1_000;
+
+/** A published map as an entry carries it: checked where it is applied, so a bad one changes nothing. */
+export const shardMapSchema: z.ZodType<ShardMap> = z.object({
+  term: z.int().min(0),
+  coordinator: z.string().max(300),
+  publishedAt: z.number().finite(),
+  nodes: z
+    .array(z.object({ id: z.string().max(300), labels: z.record(z.string().max(200), z.string().max(200)) }))
+    .max(MAX_NODES),
+  owners: z.array(z.string().max(300).nullable()).length(SHARD_COUNT),
+});
 
 const cell = z.union([z.string(), z.number(), z.null()]);
 

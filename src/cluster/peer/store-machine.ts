@@ -2,13 +2,18 @@ import type { LogEntry } from '../../core/consensus/raft-messages.js';
 import type { ReplicaRows } from '../../store/sqlite/sqlite-replica.js';
 import type { SqliteStore } from '../../store/sqlite/sqlite-store.js';
 import type { RaftStateMachine } from './raft-host.js';
-import { argsOf, RELAYED_KILL, type StoreCommand } from './store-commands.js';
+import type { ShardMap } from '../../core/cluster/shard-map.js';
+import { mapReplaced } from '../../store/store-errors.js';
+import type { Fire } from '../../store/store.js';
+import { argsOf, PUBLISH_MAP, RELAYED_KILL, shardMapSchema, type StoreCommand } from './store-commands.js';
 
 export interface StoreMachineListener {
   /** A command was applied here: `result` is what the store gave (a rejection is its answer too). */
   applied(command: StoreCommand, result: Promise<unknown>): void;
   /** The copy was replaced by a snapshot: anything read from it before may be stale. */
   restored(): void;
+  /** A new shard map is in force (published through the log, or found in a snapshot). */
+  mapChanged(map: ShardMap, previous: ShardMap | null): void;
   /** The copy could not record what it applied: this member must stop, not go on diverging. */
   failed(error: Error): void;
 }
@@ -22,16 +27,23 @@ export interface StoreMachineListener {
  */
 export class StoreMachine implements RaftStateMachine<StoreCommand, ReplicaRows> {
   private applied: number;
+  private map: ShardMap | null;
 
   constructor(
     private readonly store: SqliteStore,
     private readonly listener: StoreMachineListener,
   ) {
     this.applied = store.replica.appliedIndex();
+    this.map = store.replica.shardMap();
   }
 
   get appliedIndex(): number {
     return this.applied;
+  }
+
+  /** The shard map in force as of the entries applied here. */
+  get shardMap(): ShardMap | null {
+    return this.map;
   }
 
   apply(entry: LogEntry<StoreCommand | null>): void {
@@ -46,7 +58,11 @@ export class StoreMachine implements RaftStateMachine<StoreCommand, ReplicaRows>
     if (rows.appliedIndex <= this.applied) return;
     this.store.replica.replaceWith(rows);
     this.applied = rows.appliedIndex;
+    const previous = this.map;
+    this.map = this.store.replica.shardMap();
     this.listener.restored();
+    if (this.map !== null && this.map.publishedAt !== previous?.publishedAt)
+      this.listener.mapChanged(this.map, previous);
   }
 
   snapshot(): ReplicaRows {
@@ -58,6 +74,10 @@ export class StoreMachine implements RaftStateMachine<StoreCommand, ReplicaRows>
     try {
       if (command.op === RELAYED_KILL) {
         result = Promise.resolve();
+      } else if (command.op === PUBLISH_MAP) {
+        result = this.publish(command.args[0]);
+      } else if (this.staleFence(command) !== null) {
+        result = Promise.reject(mapReplaced(this.staleFence(command)!, this.map?.term ?? null));
       } else {
         this.store.markEventsWith(command.node);
         const write = this.store[command.op] as (...args: unknown[]) => Promise<unknown>;
@@ -68,5 +88,31 @@ export class StoreMachine implements RaftStateMachine<StoreCommand, ReplicaRows>
     }
     result.catch(() => undefined);
     this.listener.applied(command, result);
+  }
+
+  /** A map of an older term than the one in force is refused; any other takes its place. */
+  private publish(raw: unknown): Promise<void> {
+    const parsed = shardMapSchema.safeParse(raw);
+    if (!parsed.success)
+      return Promise.reject(new Error(`not a shard map: ${parsed.error.issues[0]?.message}`));
+    const previous = this.map;
+    if (previous !== null && parsed.data.term < previous.term)
+      return Promise.reject(mapReplaced({ term: parsed.data.term }, previous.term));
+    this.map = parsed.data;
+    this.store.replica.recordShardMap(parsed.data).catch((error: Error) => this.listener.failed(error));
+    this.listener.mapChanged(parsed.data, previous);
+    return Promise.resolve();
+  }
+
+  /** The fence of a fire the command makes from a map that is not the one in force here (see Fire.fence). */
+  private staleFence(command: StoreCommand): { term: number; publishedAt: number } | null {
+    if (command.op !== 'recordFire' && command.op !== 'recordFires') return null;
+    const fires = (command.op === 'recordFire' ? [command.args[0]] : command.args[0]) as Fire[];
+    for (const { fence } of fires) {
+      if (fence === undefined) continue;
+      if (this.map === null || fence.term !== this.map.term || fence.publishedAt !== this.map.publishedAt)
+        return fence;
+    }
+    return null;
   }
 }

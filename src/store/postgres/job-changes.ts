@@ -1,7 +1,7 @@
 import type { StoreChange } from '../store.js';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
-import { SchedError } from '../../core/errors.js';
+import { mapReplaced } from '../store-errors.js';
 import type { Db } from './session.js';
 import { postgresClientConfig, type PostgresServer } from './tls-options.js';
 
@@ -57,13 +57,7 @@ export async function assertMapInForce(db: Db, fence: { term: number; publishedA
   );
   const row = result.rows[0];
   if (row && Number(row.term) === fence.term && Number(row.published_at) === fence.publishedAt) return;
-  throw new SchedError(
-    'FENCED',
-    `The shard map of term ${fence.term} has been replaced; this node may not fire from it.`,
-    {
-      details: { term: fence.term, current: row ? Number(row.term) : null },
-    },
-  );
+  throw mapReplaced(fence, row ? Number(row.term) : null);
 }
 
 /**

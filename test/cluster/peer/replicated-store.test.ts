@@ -2,13 +2,22 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { StoreChange } from '../../../src/store/store.js';
+import { assignShards } from '../../../src/core/cluster/rendezvous.js';
+import type { ShardMap } from '../../../src/core/cluster/shard-map.js';
+import type { Fire, StoreChange } from '../../../src/store/store.js';
 import { createJob, newRun, outcome, stamp, T0 } from '../../store/conformance/fixtures.js';
 import { ReplicaCluster, type ReplicaMember } from '../../support/replica-cluster.js';
 import { waitFor } from '../../support/sched-harness.js';
 
 const MINUTE = 60_000;
 const IDS = ['n1', 'n2', 'n3'];
+const mapOf = (term: number, publishedAt: number): ShardMap => ({
+  term,
+  coordinator: 'n1',
+  publishedAt,
+  nodes: IDS.map((id) => ({ id, labels: {} })),
+  owners: assignShards(IDS),
+});
 
 describe('The replicated store: every write through the log, applied to each member’s SQLite', () => {
   let dir: string;
@@ -170,6 +179,7 @@ describe('The replicated store: every write through the log, applied to each mem
     const behind = cluster.follower().id;
     await cluster.stop(behind);
     const leader = cluster.leader()!;
+    await leader.replication.publishMap(mapOf(7, 7_000));
     for (let index = 0; index < 12; index += 1) await createJob(leader.store, `job-${index}`);
 
     const restarted = cluster.start(behind);
@@ -181,6 +191,7 @@ describe('The replicated store: every write through the log, applied to each mem
 
     const rows = await convergedRows();
     expect(heard).toContainEqual({ kind: 'missed' });
+    expect(restarted.replication.currentMap()).toMatchObject({ term: 7, publishedAt: 7_000 });
     for (const table of Object.keys(rows[0] as object))
       for (const other of rows.slice(1))
         expect([table, (other as Record<string, unknown>)[table]]).toEqual([
@@ -202,5 +213,44 @@ describe('The replicated store: every write through the log, applied to each mem
     cluster.cutOff.delete(alone.id);
     await convergedRows();
     for (const member of cluster.members.values()) expect(await member.store.findJob('lonely')).toBeNull();
+  });
+
+  it('Given shard maps published through a follower, when fires carry fences, then a fire from a replaced map is FENCED on every member and one from the map in force fires', async () => {
+    await started();
+    const follower = cluster.follower();
+    const heard: number[] = [];
+    cluster.leader()!.replication.onMapChanged((map) => heard.push(map.term));
+    const job = await createJob(follower.store, 'fenced', { nextRunAt: T0 + MINUTE });
+    await follower.replication.publishMap(mapOf(3, 1_000));
+    await follower.replication.publishMap(mapOf(4, 2_000));
+    const fire = (fence: Fire['fence']): Fire => ({
+      jobId: job.id,
+      runs: [newRun(job.id, { scheduledFor: T0 + MINUTE, state: 'running' })],
+      occurrences: [],
+      expectedNextRunAt: T0 + MINUTE,
+      nextRunAt: T0 + 2 * MINUTE,
+      fence,
+    });
+
+    await expect(follower.store.recordFire(fire({ term: 3, publishedAt: 1_000 }))).rejects.toMatchObject({
+      code: 'FENCED',
+      details: { term: 3, current: 4 },
+    });
+    await expect(follower.store.recordFires([fire({ term: 4, publishedAt: 1 })])).rejects.toMatchObject({
+      code: 'FENCED',
+    });
+    await expect(follower.replication.publishMap(mapOf(2, 3_000))).rejects.toMatchObject({ code: 'FENCED' });
+    const fired = await follower.store.recordFire(fire({ term: 4, publishedAt: 2_000 }));
+
+    expect(fired?.runs).toHaveLength(1);
+    await convergedRows();
+    expect(heard).toEqual([3, 4]);
+    for (const member of cluster.members.values()) {
+      expect(member.replication.currentMap()).toMatchObject({ term: 4, publishedAt: 2_000 });
+      expect((await member.store.listRuns({ limit: 10, jobId: job.id })).items).toHaveLength(1);
+    }
+    const restarted = follower.id;
+    await cluster.stop(restarted);
+    expect(cluster.start(restarted).replication.currentMap()).toMatchObject({ term: 4, publishedAt: 2_000 });
   });
 });
