@@ -234,8 +234,11 @@ export interface ClusterNodeStatus {
 }
 
 export interface ClusterStatus {
-  /** `single`: one daemon on its own SQLite store; `federated`: daemons sharing PostgreSQL. */
-  mode: 'single' | 'federated';
+  /**
+   * `single`: one daemon on its own SQLite store; `federated`: daemons sharing PostgreSQL; `peers`: daemons
+   * replicating one log among themselves (Raft), with no shared database.
+   */
+  mode: 'single' | 'federated' | 'peers';
   /** This daemon's node id. */
   node: string;
   /** The coordinator's node id, or null while none holds the lease. */
@@ -255,6 +258,13 @@ export interface ClusterStatus {
    * reach the store (then `nodes` is empty when the membership could not be read either); absent otherwise.
    */
   degraded?: string;
+  /** Peer mode: the Raft voters, the leader and its term, and how membership (SWIM) sees each member. */
+  peers?: {
+    voters: string[];
+    leader: string | null;
+    raftTerm: number;
+    members: { id: string; state: 'alive' | 'suspect' | 'dead' }[];
+  };
 }
 
 export interface WhyAnswer {

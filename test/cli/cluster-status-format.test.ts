@@ -129,3 +129,32 @@ describe('renderClusterStatus', () => {
     expect(alive).toContain('\u001b[32malive\u001b[39m');
   });
 });
+
+describe('renderClusterStatus in peer mode', () => {
+  it('given a peer cluster, when rendered, then it names the mode, each voter with how membership sees it, and the leader with its term', () => {
+    const text = renderClusterStatus(
+      {
+        ...federated,
+        mode: 'peers',
+        peers: {
+          voters: ['10.0.0.1:7946', '10.0.0.2:7946', '10.0.0.3:7946'],
+          leader: '10.0.0.2:7946',
+          raftTerm: 5,
+          members: [
+            { id: '10.0.0.1:7946', state: 'alive' },
+            { id: '10.0.0.2:7946', state: 'alive' },
+            { id: '10.0.0.3:7946', state: 'suspect' },
+          ],
+        },
+      },
+      plain,
+    );
+    expect(text).toContain(
+      'Mode:         peers (daemons replicating one log among themselves, no shared database)',
+    );
+    expect(text).toContain(
+      'Voters:       10.0.0.1:7946 (alive), 10.0.0.2:7946 (alive), 10.0.0.3:7946 (suspect)',
+    );
+    expect(text).toContain('Leader:       10.0.0.2:7946, term 5');
+  });
+});

@@ -42,6 +42,7 @@ export function orderNodes(nodes: readonly ClusterNodeStatus[]): ClusterNodeStat
 }
 
 function describeMode(mode: ClusterStatus['mode']): string {
+  if (mode === 'peers') return 'peers (daemons replicating one log among themselves, no shared database)';
   return mode === 'single'
     ? 'single (one daemon, its own SQLite store)'
     : 'federated (daemons sharing PostgreSQL)';
@@ -101,6 +102,19 @@ export function renderNodeTable(status: ClusterStatus, painter: ChalkInstance = 
   );
 }
 
+/** Peer mode's Raft and membership: the voters (each as membership sees it) and the leader with its term. */
+function describePeers(peers: NonNullable<ClusterStatus['peers']>): [string, string][] {
+  const stateOf = new Map(peers.members.map((member) => [member.id, member.state]));
+  const voters = peers.voters.map((voter) => `${voter} (${stateOf.get(voter) ?? 'unknown'})`).join(', ');
+  return [
+    ['Voters', voters],
+    [
+      'Leader',
+      `${peers.leader ?? 'none (an election is under way, or no majority is reachable)'}, term ${peers.raftTerm}`,
+    ],
+  ];
+}
+
 /** `sched cluster status` for people: who is who above the node table, what is wrong or late below it. */
 export function renderClusterStatus(status: ClusterStatus, painter: ChalkInstance = chalk): string {
   const unassigned = describeUnassigned(status.unassignedShards);
@@ -109,6 +123,7 @@ export function renderClusterStatus(status: ClusterStatus, painter: ChalkInstanc
     ['This node', status.node],
     ['Coordinator', describeCoordinator(status)],
     ['Shard map', describeShardMap(status)],
+    ...(status.peers ? describePeers(status.peers) : []),
   ];
   const below: [string, string][] = [
     ...(unassigned === null ? [] : [['Unassigned', painter.yellow(unassigned)] as [string, string]]),

@@ -12,7 +12,9 @@ import {
   LOCAL_READS,
   REPLICATED_WRITES,
   PUBLISH_MAP,
+  REGISTER_MEMBER,
   RELAYED_KILL,
+  type MemberRecord,
   type CommandOp,
   type OwnStoreMember,
   type StoreCommand,
@@ -98,6 +100,16 @@ export class Replication implements StoreMachineListener {
   /** Publishes a new map through the log (the coordinator does); refused when one of a later term is in force. */
   async publishMap(map: ShardMap): Promise<void> {
     await this.write(PUBLISH_MAP, [map]);
+  }
+
+  /** The members that registered, as of the entries applied here. */
+  members(): readonly MemberRecord[] {
+    return this.machine.memberRecords;
+  }
+
+  /** Records this member's labels, host and version in the log (on start, so the coordinator can place jobs). */
+  async registerMember(record: MemberRecord): Promise<void> {
+    await this.write(REGISTER_MEMBER, [record]);
   }
 
   onMapChanged(listener: (map: ShardMap, previous: ShardMap | null) => void): () => void {

@@ -108,7 +108,18 @@ export const RELAYED_KILL = 'relayKill';
 /** The coordinator's new shard map: fires fenced with another are refused where they are applied. */
 export const PUBLISH_MAP = 'publishMap';
 
-export type CommandOp = ReplicatedWrite | typeof RELAYED_KILL | typeof PUBLISH_MAP;
+/** A member's labels, host and version, which the coordinator places jobs by and `cluster status` shows. */
+export const REGISTER_MEMBER = 'registerMember';
+
+export type CommandOp = ReplicatedWrite | typeof RELAYED_KILL | typeof PUBLISH_MAP | typeof REGISTER_MEMBER;
+
+export interface MemberRecord {
+  id: string;
+  hostname: string;
+  version: string;
+  labels: Record<string, string>;
+  startedAt: number;
+}
 
 export interface StoreCommand {
   /** The proposer's id for it (its node id and a counter), by which it finds its own entry applied. */
@@ -128,7 +139,7 @@ const MAX_ARGS = 8;
 export const storeCommandSchema: z.ZodType<StoreCommand> = z.object({
   id: z.string().min(1).max(200),
   node: z.string().max(300),
-  op: z.enum([...REPLICATED_WRITES, RELAYED_KILL, PUBLISH_MAP]),
+  op: z.enum([...REPLICATED_WRITES, RELAYED_KILL, PUBLISH_MAP, REGISTER_MEMBER]),
   args: z.array(z.unknown()).max(MAX_ARGS),
   absent: z.array(z.int().min(0).max(MAX_ARGS)).max(MAX_ARGS).optional(),
 });
@@ -172,16 +183,23 @@ function plainFire(fire: Fire): Fire {
 }
 
 const MAX_NODES = 1_000;
+const labelsSchema = z.record(z.string().max(200), z.string().max(200));
 
 /** A published map as an entry carries it: checked where it is applied, so a bad one changes nothing. */
 export const shardMapSchema: z.ZodType<ShardMap> = z.object({
   term: z.int().min(0),
   coordinator: z.string().max(300),
   publishedAt: z.number().finite(),
-  nodes: z
-    .array(z.object({ id: z.string().max(300), labels: z.record(z.string().max(200), z.string().max(200)) }))
-    .max(MAX_NODES),
+  nodes: z.array(z.object({ id: z.string().max(300), labels: labelsSchema })).max(MAX_NODES),
   owners: z.array(z.string().max(300).nullable()).length(SHARD_COUNT),
+});
+
+export const memberRecordSchema: z.ZodType<MemberRecord> = z.object({
+  id: z.string().min(1).max(300),
+  hostname: z.string().max(300),
+  version: z.string().max(100),
+  labels: labelsSchema,
+  startedAt: z.number().finite(),
 });
 
 const cell = z.union([z.string(), z.number(), z.null()]);

@@ -5,7 +5,16 @@ import type { RaftStateMachine } from './raft-host.js';
 import type { ShardMap } from '../../core/cluster/shard-map.js';
 import { mapReplaced } from '../../store/store-errors.js';
 import type { Fire } from '../../store/store.js';
-import { argsOf, PUBLISH_MAP, RELAYED_KILL, shardMapSchema, type StoreCommand } from './store-commands.js';
+import {
+  argsOf,
+  memberRecordSchema,
+  PUBLISH_MAP,
+  REGISTER_MEMBER,
+  RELAYED_KILL,
+  shardMapSchema,
+  type MemberRecord,
+  type StoreCommand,
+} from './store-commands.js';
 
 export interface StoreMachineListener {
   /** A command was applied here: `result` is what the store gave (a rejection is its answer too). */
@@ -28,17 +37,24 @@ export interface StoreMachineListener {
 export class StoreMachine implements RaftStateMachine<StoreCommand, ReplicaRows> {
   private applied: number;
   private map: ShardMap | null;
+  private members: MemberRecord[];
 
   constructor(
     private readonly store: SqliteStore,
     private readonly listener: StoreMachineListener,
   ) {
     this.applied = store.replica.appliedIndex();
-    this.map = store.replica.shardMap();
+    this.map = store.replica.value<ShardMap>('replicated_shard_map');
+    this.members = store.replica.value<MemberRecord[]>('replicated_members') ?? [];
   }
 
   get appliedIndex(): number {
     return this.applied;
+  }
+
+  /** The members that registered (their labels, host and version), as of the entries applied here. */
+  get memberRecords(): readonly MemberRecord[] {
+    return this.members;
   }
 
   /** The shard map in force as of the entries applied here. */
@@ -59,7 +75,8 @@ export class StoreMachine implements RaftStateMachine<StoreCommand, ReplicaRows>
     this.store.replica.replaceWith(rows);
     this.applied = rows.appliedIndex;
     const previous = this.map;
-    this.map = this.store.replica.shardMap();
+    this.map = this.store.replica.value<ShardMap>('replicated_shard_map');
+    this.members = this.store.replica.value<MemberRecord[]>('replicated_members') ?? [];
     this.listener.restored();
     if (this.map !== null && this.map.publishedAt !== previous?.publishedAt)
       this.listener.mapChanged(this.map, previous);
@@ -76,6 +93,8 @@ export class StoreMachine implements RaftStateMachine<StoreCommand, ReplicaRows>
         result = Promise.resolve();
       } else if (command.op === PUBLISH_MAP) {
         result = this.publish(command.args[0]);
+      } else if (command.op === REGISTER_MEMBER) {
+        result = this.register(command.args[0]);
       } else if (this.staleFence(command) !== null) {
         result = Promise.reject(mapReplaced(this.staleFence(command)!, this.map?.term ?? null));
       } else {
@@ -99,8 +118,24 @@ export class StoreMachine implements RaftStateMachine<StoreCommand, ReplicaRows>
     if (previous !== null && parsed.data.term < previous.term)
       return Promise.reject(mapReplaced({ term: parsed.data.term }, previous.term));
     this.map = parsed.data;
-    this.store.replica.recordShardMap(parsed.data).catch((error: Error) => this.listener.failed(error));
+    this.store.replica
+      .recordValue('replicated_shard_map', parsed.data)
+      .catch((error: Error) => this.listener.failed(error));
     this.listener.mapChanged(parsed.data, previous);
+    return Promise.resolve();
+  }
+
+  /** A member's record replaces the one it had (its labels or version changed as it restarted). */
+  private register(raw: unknown): Promise<void> {
+    const parsed = memberRecordSchema.safeParse(raw);
+    if (!parsed.success)
+      return Promise.reject(new Error(`not a member record: ${parsed.error.issues[0]?.message}`));
+    this.members = [...this.members.filter((member) => member.id !== parsed.data.id), parsed.data].sort(
+      (a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+    );
+    this.store.replica
+      .recordValue('replicated_members', this.members)
+      .catch((error: Error) => this.listener.failed(error));
     return Promise.resolve();
   }
 

@@ -1,12 +1,11 @@
 import type Database from 'better-sqlite3';
-import type { ShardMap } from '../../core/cluster/shard-map.js';
 import type { SqliteDialect } from './sqlite-dialect.js';
 import { readTableRows, replaceTableRows, type TableRows } from './table-rows.js';
 
 /** The meta keys that are this database's own, never replicated: its fence epoch and how far it applied. */
 const APPLIED_INDEX_KEY = 'replicated_log_applied';
-/** The shard map in force, as the log last set it (replicated, so a snapshot carries it). */
-const SHARD_MAP_KEY = 'replicated_shard_map';
+/** What the log keeps beside the tables, as meta rows (replicated, so a snapshot carries them). */
+export type ReplicatedValueKey = 'replicated_shard_map' | 'replicated_members';
 const LOCAL_META_KEYS = new Set(['fence_epoch', APPLIED_INDEX_KEY]);
 
 /** The rows a replica copies from another, and the log index they are as of. */
@@ -55,17 +54,17 @@ export class SqliteReplica {
     });
   }
 
-  /** The shard map the log last set; null before any. */
-  shardMap(): ShardMap | null {
+  /** A value the log keeps beside the store's tables (the shard map, the members), as last set; null before. */
+  value<T>(key: ReplicatedValueKey): T | null {
     this.dialect.flushWrites();
-    const value = this.readMeta.get(SHARD_MAP_KEY)?.value;
-    return value === undefined ? null : (JSON.parse(value) as ShardMap);
+    const value = this.readMeta.get(key)?.value;
+    return value === undefined ? null : (JSON.parse(value) as T);
   }
 
-  /** Records the map in force, in the group commit of the entry that set it. */
-  recordShardMap(map: ShardMap): Promise<void> {
+  /** Records such a value, in the group commit of the entry that set it. */
+  recordValue(key: ReplicatedValueKey, value: unknown): Promise<void> {
     return this.dialect.write(() => {
-      this.writeMeta.run(SHARD_MAP_KEY, JSON.stringify(map));
+      this.writeMeta.run(key, JSON.stringify(value));
     });
   }
 

@@ -167,3 +167,20 @@ async function until<T>(what: string, check: () => T | undefined | false, timeou
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
+
+/** Resolves once every node acts on one map (same term, same publication) that gives each of them shards. */
+export async function agreeOnMap(nodes: Cluster[]): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const statuses = await Promise.all(nodes.map((node) => node.status(null)));
+    const first = statuses[0]!;
+    const same = statuses.every(
+      (status) => status.term === first.term && status.mapPublishedAt === first.mapPublishedAt,
+    );
+    const everyNodeOwns = first.nodes.filter((row) => row.shards > 0).length === nodes.length;
+    if (same && first.mapPublishedAt !== null && everyNodeOwns && first.unassignedShards === 0) return;
+    if (Date.now() > deadline)
+      throw new Error(`the nodes did not agree on a map: ${JSON.stringify(statuses)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

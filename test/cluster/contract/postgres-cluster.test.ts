@@ -6,7 +6,7 @@ import { PostgresCluster } from '../../../src/cluster/postgres-cluster.js';
 import { systemClock } from '../../../src/daemon/clock.js';
 import { migratePostgres } from '../../../src/store/postgres/connection.js';
 import { usePostgres } from '../../support/postgres.js';
-import { describeClusterContract } from './cluster-contract.js';
+import { agreeOnMap, describeClusterContract } from './cluster-contract.js';
 
 const postgres = usePostgres();
 // Slow enough that a loaded machine does not make a node miss its heartbeats and move shards mid-test.
@@ -37,7 +37,7 @@ describeClusterContract('PostgreSQL', { nodes: 3 }, async () => {
         }),
       );
       joined.push(...nodes);
-      await agree(nodes);
+      await agreeOnMap(nodes);
       return nodes;
     },
     cleanup: async () => {
@@ -47,20 +47,3 @@ describeClusterContract('PostgreSQL', { nodes: 3 }, async () => {
     },
   };
 });
-
-/** Resolves once every node acts on one map (same term, same publication) that gives each of them shards. */
-async function agree(nodes: Cluster[]): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const statuses = await Promise.all(nodes.map((node) => node.status(null)));
-    const first = statuses[0]!;
-    const same = statuses.every(
-      (status) => status.term === first.term && status.mapPublishedAt === first.mapPublishedAt,
-    );
-    const everyNodeOwns = first.nodes.filter((row) => row.shards > 0).length === nodes.length;
-    if (same && first.mapPublishedAt !== null && everyNodeOwns && first.unassignedShards === 0) return;
-    if (Date.now() > deadline)
-      throw new Error(`the nodes did not agree on a map: ${JSON.stringify(statuses)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

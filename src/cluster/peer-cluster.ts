@@ -1,0 +1,197 @@
+import os from 'node:os';
+import { assignShards } from '../core/cluster/rendezvous.js';
+import { runPlacement } from '../core/cluster/run-placement.js';
+import { labelsMatch, ownerOf, sameAssignment, type ShardMap } from '../core/cluster/shard-map.js';
+import { SHARD_COUNT } from '../core/cluster/shard.js';
+import type { CancelTimer, Clock } from '../core/clock.js';
+import type { Run } from '../core/run.js';
+import type { ClusterNodeStatus, ClusterStatus } from '../ipc/protocol.js';
+import type { Cluster, FireFence, MapListener, PlacedJob } from './cluster.js';
+import type { Replication } from './peer/replicated-store.js';
+import type { MemberRecord } from './peer/store-commands.js';
+
+/** What the cluster reads of this member's Raft. */
+export interface RaftView {
+  readonly role: string | null;
+  readonly term: number;
+  readonly leader: string | null;
+}
+
+/** What the cluster reads of membership (SWIM): how it sees a member now. */
+export interface MembershipView {
+  stateOf(id: string): 'alive' | 'suspect' | 'dead' | undefined;
+}
+
+export interface PeerClusterOptions {
+  self: string;
+  voters: readonly string[];
+  labels: Record<string, string>;
+  version: string;
+  raft: RaftView;
+  replication: Pick<Replication, 'currentMap' | 'publishMap' | 'onMapChanged' | 'members' | 'registerMember'>;
+  membership: MembershipView;
+  clock: Clock;
+  startedAt: number;
+  /** How often the leader checks the map against the live members, and a member its registration (1 s). */
+  coordinateEveryMs?: number;
+  onError: (error: Error) => void;
+}
+
+/**
+ * Peer mode's cluster: the Raft leader coordinates. It publishes, through the log, a shard map over the
+ * registered members that membership sees alive (or suspected: a slow member is not dropped at once), in
+ * its own term, whenever the members or the term change; every member fires from the map the log put in
+ * force, and a fire from another map is refused where the log is applied. Each member registers its labels,
+ * host and version through the log, so the coordinator can place `--on` jobs.
+ */
+export class PeerCluster implements Cluster {
+  readonly shared = true;
+  readonly nodeId: string;
+  private timer: CancelTimer | null = null;
+  private stopped = false;
+  private busy = false;
+
+  constructor(private readonly options: PeerClusterOptions) {
+    this.nodeId = options.self;
+  }
+
+  start(): void {
+    this.arm();
+  }
+
+  private get map(): ShardMap | null {
+    return this.options.replication.currentMap();
+  }
+
+  fenceToken(): number {
+    return this.map?.term ?? 0;
+  }
+
+  fireFence(): FireFence | undefined {
+    const map = this.map;
+    return map === null ? undefined : { term: map.term, publishedAt: map.publishedAt };
+  }
+
+  owns(job: PlacedJob): boolean {
+    if (job.placement.mode === 'every-host') return false;
+    const map = this.map;
+    return map !== null && ownerOf(job.id, job.placement.on, map) === this.nodeId;
+  }
+
+  matches(job: PlacedJob): boolean {
+    return labelsMatch(this.options.labels, job.placement.on);
+  }
+
+  runnersOf(job: PlacedJob): string[] {
+    const map = this.map;
+    return map === null ? [] : runPlacement(job.id, job.placement, map);
+  }
+
+  startsWaitingRun(run: Pick<Run, 'node'>, job: PlacedJob): boolean {
+    if (run.node === this.nodeId) return true;
+    const makerInMap = this.map?.nodes.some((node) => node.id === run.node) ?? false;
+    return !makerInMap && this.owns(job);
+  }
+
+  isCoordinator(): boolean {
+    return this.options.raft.role === 'leader' && this.map?.coordinator === this.nodeId;
+  }
+
+  onMapChanged(listener: MapListener): void {
+    this.options.replication.onMapChanged(listener);
+  }
+
+  async status(firingLagMs: number | null): Promise<ClusterStatus> {
+    const { raft, membership, voters, clock } = this.options;
+    const map = this.map;
+    const now = clock.now();
+    const shards = new Map<string, number>();
+    for (const owner of map?.owners ?? [])
+      if (owner !== null) shards.set(owner, (shards.get(owner) ?? 0) + 1);
+    const records = this.options.replication.members();
+    const ids = [...new Set([...records.map((record) => record.id), ...voters])].sort();
+    const stateOf = (id: string) => (id === this.nodeId ? 'alive' : (membership.stateOf(id) ?? 'dead'));
+    const nodes: ClusterNodeStatus[] = ids.map((id) => {
+      const record = records.find((each) => each.id === id);
+      return {
+        id,
+        hostname: record?.hostname ?? '',
+        address: id,
+        version: record?.version ?? '',
+        labels: record?.labels ?? {},
+        load: 0,
+        startedAt: record?.startedAt ?? 0,
+        heartbeatAt: now,
+        alive: stateOf(id) !== 'dead',
+        shards: shards.get(id) ?? 0,
+        coordinator: map?.coordinator === id,
+        self: id === this.nodeId,
+      };
+    });
+    const owned = [...shards.values()].reduce((sum, count) => sum + count, 0);
+    return {
+      mode: 'peers',
+      node: this.nodeId,
+      coordinator: map?.coordinator ?? null,
+      term: map?.term ?? 0,
+      mapPublishedAt: map?.publishedAt ?? null,
+      now,
+      nodes,
+      unassignedShards: SHARD_COUNT - owned,
+      firingLagMs,
+      peers: {
+        voters: [...voters],
+        leader: raft.leader,
+        raftTerm: raft.term,
+        members: ids.map((id) => ({ id, state: stateOf(id) })),
+      },
+    };
+  }
+
+  async leave(): Promise<void> {
+    this.stopped = true;
+    this.timer?.();
+  }
+
+  private arm(): void {
+    if (this.stopped) return;
+    this.timer = this.options.clock.setTimer(this.options.coordinateEveryMs ?? 1_000, () => {
+      void this.round().finally(() => this.arm());
+    });
+  }
+
+  /** One round: register this member if the log does not have it as it is, and, leading, keep the map current. */
+  async round(): Promise<void> {
+    if (this.busy || this.stopped) return;
+    this.busy = true;
+    try {
+      await this.register();
+      if (this.options.raft.role === 'leader') await this.coordinate();
+    } catch (error) {
+      this.options.onError(error as Error);
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  private async register(): Promise<void> {
+    const { replication, labels, version, startedAt } = this.options;
+    const record: MemberRecord = { id: this.nodeId, hostname: os.hostname(), version, labels, startedAt };
+    const known = replication.members().find((member) => member.id === this.nodeId);
+    if (known === undefined || JSON.stringify(known) !== JSON.stringify(record))
+      await replication.registerMember(record);
+  }
+
+  private async coordinate(): Promise<void> {
+    const { replication, raft, membership, clock } = this.options;
+    const live = replication
+      .members()
+      .filter((member) => member.id === this.nodeId || (membership.stateOf(member.id) ?? 'dead') !== 'dead');
+    const nodes = live.map((member) => ({ id: member.id, labels: member.labels }));
+    const assignment = { nodes, owners: assignShards(nodes.map((node) => node.id)) };
+    const current = this.map;
+    if (current !== null && current.term === raft.term && sameAssignment(current, assignment)) return;
+    const publishedAt = Math.max(clock.now(), (current?.publishedAt ?? 0) + 1);
+    await replication.publishMap({ term: raft.term, coordinator: this.nodeId, publishedAt, ...assignment });
+  }
+}
