@@ -1,12 +1,11 @@
 import os from 'node:os';
 import { assignShards } from '../core/cluster/rendezvous.js';
-import { runPlacement } from '../core/cluster/run-placement.js';
-import { labelsMatch, ownerOf, sameAssignment, type ShardMap } from '../core/cluster/shard-map.js';
+import { sameAssignment, type ShardMap } from '../core/cluster/shard-map.js';
 import { SHARD_COUNT } from '../core/cluster/shard.js';
 import type { CancelTimer, Clock } from '../core/clock.js';
-import type { Run } from '../core/run.js';
 import type { ClusterNodeStatus, ClusterStatus } from '../ipc/protocol.js';
-import type { Cluster, FireFence, MapListener, PlacedJob } from './cluster.js';
+import type { Cluster, MapListener } from './cluster.js';
+import { MappedCluster } from './mapped-cluster.js';
 import type { Replication } from './peer/replicated-store.js';
 import type { MemberRecord } from './peer/store-commands.js';
 
@@ -44,53 +43,21 @@ export interface PeerClusterOptions {
  * force, and a fire from another map is refused where the log is applied. Each member registers its labels,
  * host and version through the log, so the coordinator can place `--on` jobs.
  */
-export class PeerCluster implements Cluster {
-  readonly shared = true;
-  readonly nodeId: string;
+export class PeerCluster extends MappedCluster implements Cluster {
   private timer: CancelTimer | null = null;
   private stopped = false;
   private busy = false;
 
   constructor(private readonly options: PeerClusterOptions) {
-    this.nodeId = options.self;
+    super(options.self, options.labels);
   }
 
   start(): void {
     this.arm();
   }
 
-  private get map(): ShardMap | null {
+  protected get map(): ShardMap | null {
     return this.options.replication.currentMap();
-  }
-
-  fenceToken(): number {
-    return this.map?.term ?? 0;
-  }
-
-  fireFence(): FireFence | undefined {
-    const map = this.map;
-    return map === null ? undefined : { term: map.term, publishedAt: map.publishedAt };
-  }
-
-  owns(job: PlacedJob): boolean {
-    if (job.placement.mode === 'every-host') return false;
-    const map = this.map;
-    return map !== null && ownerOf(job.id, job.placement.on, map) === this.nodeId;
-  }
-
-  matches(job: PlacedJob): boolean {
-    return labelsMatch(this.options.labels, job.placement.on);
-  }
-
-  runnersOf(job: PlacedJob): string[] {
-    const map = this.map;
-    return map === null ? [] : runPlacement(job.id, job.placement, map);
-  }
-
-  startsWaitingRun(run: Pick<Run, 'node'>, job: PlacedJob): boolean {
-    if (run.node === this.nodeId) return true;
-    const makerInMap = this.map?.nodes.some((node) => node.id === run.node) ?? false;
-    return !makerInMap && this.owns(job);
   }
 
   isCoordinator(): boolean {

@@ -2,16 +2,15 @@ import os from 'node:os';
 import type pg from 'pg';
 import { DEFAULT_LEASE_TTL_MS } from '../core/cluster/lease-timing.js';
 import { liveNodes } from '../core/cluster/liveness.js';
-import { runPlacement } from '../core/cluster/run-placement.js';
-import { labelsMatch, ownerOf, type ShardMap } from '../core/cluster/shard-map.js';
+import type { ShardMap } from '../core/cluster/shard-map.js';
 import { SHARD_COUNT } from '../core/cluster/shard.js';
 import type { Clock } from '../core/clock.js';
-import type { Run } from '../core/run.js';
 import type { ClusterNodeStatus, ClusterStatus } from '../ipc/protocol.js';
 import { PostgresClusterStore } from '../store/postgres/cluster-store.js';
 import { openPostgresPool } from '../store/postgres/connection.js';
 import type { PostgresServer } from '../store/postgres/tls-options.js';
-import type { Cluster, FireFence, MapListener, PlacedJob } from './cluster.js';
+import type { Cluster, MapListener } from './cluster.js';
+import { MappedCluster } from './mapped-cluster.js';
 import { ClusterMember } from './cluster-member.js';
 import { loadNodeId } from './node-identity.js';
 
@@ -36,19 +35,19 @@ export interface PostgresClusterOptions {
  * coordinator lease, shard map), and the answers the daemon asks of it: does this node fire that job,
  * from which map (the fence), and what does the cluster look like.
  */
-export class PostgresCluster implements Cluster {
-  readonly shared = true;
+export class PostgresCluster extends MappedCluster implements Cluster {
   private readonly listeners: MapListener[] = [];
   private previous: ShardMap | null = null;
 
   private constructor(
-    readonly nodeId: string,
+    nodeId: string,
     private readonly member: ClusterMember,
     private readonly store: PostgresClusterStore,
     private readonly pool: pg.Pool,
     private readonly deadAfterMs: number,
-    private readonly labels: Record<string, string>,
+    labels: Record<string, string>,
   ) {
+    super(nodeId, labels);
     member.on('map:changed', (map) => {
       const previous = this.previous;
       this.previous = map;
@@ -93,43 +92,12 @@ export class PostgresCluster implements Cluster {
     this.listeners.push(listener);
   }
 
-  get map(): ShardMap | null {
+  protected get map(): ShardMap | null {
     return this.member.currentMap();
-  }
-
-  fenceToken(): number {
-    return this.map?.term ?? 0;
   }
 
   isCoordinator(): boolean {
     return this.member.isCoordinator();
-  }
-
-  /** It owns the job's shard (among the nodes matching `--on`); `every-host` jobs fire on each node apart. */
-  owns(job: PlacedJob): boolean {
-    if (job.placement.mode === 'every-host') return false;
-    const map = this.map;
-    return map !== null && ownerOf(job.id, job.placement.on, map) === this.nodeId;
-  }
-
-  matches(job: PlacedJob): boolean {
-    return labelsMatch(this.labels, job.placement.on);
-  }
-
-  runnersOf(job: PlacedJob): string[] {
-    const map = this.map;
-    return map === null ? [] : runPlacement(job.id, job.placement, map);
-  }
-
-  startsWaitingRun(run: Pick<Run, 'node'>, job: PlacedJob): boolean {
-    if (run.node === this.nodeId) return true;
-    const makerInMap = this.map?.nodes.some((node) => node.id === run.node) ?? false;
-    return !makerInMap && this.owns(job);
-  }
-
-  fireFence(): FireFence | undefined {
-    const map = this.map;
-    return map === null ? undefined : { term: map.term, publishedAt: map.publishedAt };
   }
 
   async status(firingLagMs: number | null): Promise<ClusterStatus> {
