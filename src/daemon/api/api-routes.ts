@@ -244,6 +244,7 @@ const RESOURCE_ROUTES: readonly ApiRoute[] = [
     method: 'GET',
     url: '/v1/runs/:id/logs',
     request: 'run.get',
+    operationId: 'run.logs',
     summary: 'A run’s output: the stored tails of stdout and stderr (an HTTP run’s response body).',
     schema: { params: runPath },
     toParams: ({ params }) => ({ id: params.id }),
