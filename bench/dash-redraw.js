@@ -82,7 +82,7 @@ const figures = {};
 const rows = [];
 try {
   const dashboard = runDashboard({
-    socketPath: daemon.socketPath,
+    target: { socketPath: daemon.socketPath },
     env: { NO_COLOR: '1' },
     zone: 'UTC',
     stdout: terminal,

@@ -1,31 +1,62 @@
 import { Command, Errors, type Interfaces } from '@oclif/core';
-import { DaemonClient } from '../client/daemon-client.js';
+import { SchedClient, type ClientTarget } from '../client/sched-client.js';
+import type { RemoteFlags } from '../config/client-target.js';
+import { SchedError } from '../core/errors.js';
 import { classifyFailure, renderFailure, toErrorJson } from './failure.js';
 import { hostTimeZone, type Viewer } from './format/time.js';
+import { remoteFlags } from './remote-flags.js';
 
 /**
- * What every sched command shares: `--json`, a lazily opened daemon connection, and one way of
- * reporting failures. `run()` returns its typed result so `--json` prints it as is; commands render
- * for people only when `!this.jsonEnabled()`.
+ * What every sched command shares: `--json`, `--remote` and its token and CA, a lazily opened daemon
+ * connection (this host's socket, or a remote daemon's HTTPS API), and one way of reporting failures.
+ * `run()` returns its typed result so `--json` prints it as is; commands render for people only when
+ * `!this.jsonEnabled()`.
  */
 export abstract class SchedCommand extends Command {
   static override enableJsonFlag = true;
+  static override baseFlags = remoteFlags;
 
-  private daemonClient: DaemonClient | undefined;
+  /**
+   * Set by a command that acts on this host itself (its processes, its files) rather than through a
+   * daemon's requests: what it does, so that `--remote` is refused with that reason instead of the
+   * command quietly acting here.
+   */
+  static localOnly: string | undefined;
 
-  /** The connection to this host's daemon, opened on first use and closed when the command ends. */
-  protected async client(): Promise<DaemonClient> {
-    if (this.daemonClient === undefined) {
-      // The socket may be set in config.toml as well as in SCHED_SOCKET; both win over the default.
-      const { clientSocketPath } = await import('../config/client-socket.js');
-      this.daemonClient = await DaemonClient.connect(await clientSocketPath(process.env));
-    }
+  private daemonClient: SchedClient | undefined;
+
+  /** The connection to the daemon, opened on first use and closed when the command ends. */
+  protected async client(): Promise<SchedClient> {
+    this.daemonClient ??= await SchedClient.connect(await this.clientTarget());
     return this.daemonClient;
+  }
+
+  /** Where requests go: --remote (or SCHED_REMOTE) with its token and CA, else this host's socket. */
+  protected async clientTarget(): Promise<ClientTarget> {
+    // Loaded here: the socket may be set in config.toml, which only a command that connects reads.
+    const { clientTarget } = await import('../config/client-target.js');
+    return clientTarget(await this.remoteFlags(), process.env);
+  }
+
+  /** Whether requests go to a remote daemon (--remote or SCHED_REMOTE), where this shell's directory means nothing. */
+  protected async remote(): Promise<boolean> {
+    const { remoteUrl } = await import('../config/client-target.js');
+    return remoteUrl(await this.remoteFlags(), process.env) !== undefined;
   }
 
   /** Who is looking, and when: instants are shown in the viewer's zone, relative to now. */
   protected viewer(): Viewer {
     return { zone: hostTimeZone(), now: Date.now() };
+  }
+
+  override async init(): Promise<void> {
+    await super.init();
+    const localOnly = (this.ctor as typeof SchedCommand).localOnly;
+    if (localOnly === undefined || !(await this.remote())) return;
+    const command = `${this.config.bin} ${(this.id ?? '').replaceAll(':', ' ')}`.trim();
+    throw new SchedError('VALIDATION_FAILED', `\`${command}\` ${localOnly}, so it takes no --remote.`, {
+      hint: 'Run it on the daemon’s host, without --remote (and with SCHED_REMOTE unset there).',
+    });
   }
 
   protected override async catch(error: Interfaces.CommandError): Promise<never> {
@@ -46,5 +77,11 @@ export abstract class SchedCommand extends Command {
     this.daemonClient?.close();
     this.daemonClient = undefined;
     await super.finally(error);
+  }
+
+  /** The flags every command has for a remote daemon, as given (the command's own parse reads the rest). */
+  private async remoteFlags(): Promise<RemoteFlags> {
+    const { flags } = await this.parse(this.ctor);
+    return flags as RemoteFlags;
   }
 }

@@ -215,13 +215,14 @@ export type JobFields = Omit<JobInput, 'name'>;
  * alone can know is done here: reading @files and resolving the cwd against this shell's directory.
  * Everything else (schedules, zones, durations, JSON) is checked once, by the daemon. With
  * `runHere`, a new command job without --cwd runs in `cwd`, so `-- ./backup.sh` means the backup.sh the
- * user sees, wherever the daemon was started.
+ * user sees, wherever the daemon was started. For a `remote` daemon this shell's directory is on another
+ * machine: a job runs where the daemon starts it, and --cwd must be absolute.
  */
 export async function jobFieldsFromFlags(
   flags: JobFlagValues,
   command: string[] | undefined,
   cwd: string,
-  options: { runHere?: boolean } = {},
+  options: { runHere?: boolean; remote?: boolean } = {},
 ): Promise<JobFields> {
   assertOneTarget(flags, command);
   const fields: JobFields = {
@@ -232,7 +233,9 @@ export async function jobFieldsFromFlags(
     timeout: flags.timeout,
     payload: flags.payload === undefined ? undefined : await readPayloadArgument(flags.payload, cwd),
     env: parseKeyValuePairs(flags.env, 'env'),
-    cwd: jobDirectory(flags, command, cwd, options.runHere === true),
+    cwd: options.remote
+      ? remoteJobDirectory(flags)
+      : jobDirectory(flags, command, cwd, options.runHere === true),
     labels: parseKeyValuePairs(flags.label, 'label'),
     description: flags.description,
     shell: flags.shell,
@@ -267,6 +270,13 @@ function jobDirectory(
   if (flags.cwd !== undefined) return path.resolve(cwd, flags.cwd);
   const commandJob = flags.http === undefined && (command !== undefined || flags.shell !== undefined);
   return runHere && commandJob ? cwd : undefined;
+}
+
+function remoteJobDirectory(flags: JobFlagValues): string | undefined {
+  if (flags.cwd === undefined || path.isAbsolute(flags.cwd)) return flags.cwd;
+  throw new SchedError('VALIDATION_FAILED', `--cwd ${flags.cwd} is relative, and the daemon is remote.`, {
+    hint: 'Give the directory on the daemon’s host as an absolute path, such as --cwd /srv/app.',
+  });
 }
 
 /** A job runs one thing: a command after "--", a --shell script, or a request to an --http URL. */

@@ -6,21 +6,17 @@ import type {
   RequestMessage,
   ResponseMessage,
   Results,
-  StreamEvent,
 } from '../ipc/protocol.js';
 import type { ClientConnection } from '../ipc/socket-client.js';
+import type { DaemonConnection, StreamListener } from './daemon-connection.js';
 
-/** Where the events of one `events.subscribe` go; `closed` is called once, when the connection ends. */
-export interface StreamListener {
-  event(event: StreamEvent): void;
-  closed(): void;
-}
+export type { StreamListener } from './daemon-connection.js';
 
 const START_HINT =
   'Start it with `sched daemon start` (in the background) or `sched daemon run` (in the foreground), or set SCHED_HOME to the home of a running daemon.';
 
 /** A typed client of the daemon's socket protocol: one connection, many concurrent requests. */
-export class DaemonClient {
+export class DaemonClient implements DaemonConnection {
   private nextId = 1;
   private readonly pending = new Map<
     number,

@@ -1,6 +1,6 @@
 import { SchedError } from '../core/errors.js';
 import type { StreamEvent, StreamEventType } from '../ipc/protocol.js';
-import type { DaemonClient } from './daemon-client.js';
+import type { DaemonConnection } from './daemon-connection.js';
 
 /**
  * Events that arrived but were not read yet. A consumer this far behind will not catch up; it is cut off
@@ -28,7 +28,7 @@ export interface EventSubscription extends AsyncIterableIterator<StreamEvent> {
   return(): Promise<IteratorResult<StreamEvent>>;
 }
 
-type StreamSource = Pick<DaemonClient, 'openStream' | 'closeStream'>;
+type StreamSource = Pick<DaemonConnection, 'openStream' | 'closeStream'>;
 
 /**
  * Subscribes to the daemon's event stream on `client`'s connection. Iteration ends when the connection

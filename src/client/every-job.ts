@@ -1,10 +1,10 @@
 import type { Job } from '../core/job.js';
 import type { Params } from '../ipc/protocol.js';
-import type { DaemonClient } from './daemon-client.js';
+import type { DaemonConnection } from './daemon-connection.js';
 
 /** Every job a `job.list` query matches, page after page; the cursor only moves forward, so this ends. */
 export async function listEveryJob(
-  client: Pick<DaemonClient, 'call'>,
+  client: Pick<DaemonConnection, 'call'>,
   query: Omit<Params<'job.list'>, 'cursor'>,
 ): Promise<Job[]> {
   const jobs: Job[] = [];

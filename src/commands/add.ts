@@ -100,8 +100,10 @@ With --idempotency-key, repeating the same command within 24h (say, after a lost
     assertNoRetiredJitterSwitch(own);
     const { args, argv, flags } = await this.parse(Add, own);
     assertNoStrayArguments(argv, 1, `${this.config.bin} add ${args.name} --every 5m -- echo hi`);
-    const fields = await jobFieldsFromFlags(flags, command, process.cwd(), { runHere: true });
-    const warning = missingProgramWarning(fields, process.env.PATH);
+    const remote = await this.remote();
+    const fields = await jobFieldsFromFlags(flags, command, process.cwd(), { runHere: true, remote });
+    // This host's files and PATH say nothing of a remote daemon's.
+    const warning = remote ? null : missingProgramWarning(fields, process.env.PATH);
 
     const client = await this.client();
     const job = await client.call('job.add', {

@@ -4,6 +4,7 @@ import { SchedCommand } from '../cli/base-command.js';
 import type { BackupResult } from '../ipc/protocol.js';
 
 export default class Backup extends SchedCommand {
+  static override localOnly = "writes the copy to a file on the daemon's host";
   static override summary = 'Write a consistent copy of the jobs database while the daemon runs.';
   static override description =
     "The daemon copies its SQLite database with SQLite's online backup API, so jobs keep firing meanwhile. " +

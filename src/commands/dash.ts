@@ -1,7 +1,6 @@
 import { SchedCommand } from '../cli/base-command.js';
 import { hostTimeZone } from '../cli/format/time.js';
 import { SchedError } from '../core/errors.js';
-import { resolveLocations } from '../ipc/locations.js';
 
 export default class Dash extends SchedCommand {
   static override summary = 'A live dashboard of jobs and runs in the terminal.';
@@ -35,7 +34,7 @@ It needs an interactive terminal; for scripts and pipes use \`sched watch\`. NO_
     // Loaded here so the other commands never pay for React and Ink.
     const { runDashboard } = await import('../tui/run-dashboard.js');
     await runDashboard({
-      socketPath: resolveLocations(process.env).socketPath,
+      target: await this.clientTarget(),
       env: process.env,
       zone: hostTimeZone(),
     });

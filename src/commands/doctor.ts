@@ -3,6 +3,7 @@ import type { CheckStatus, DoctorReport } from '../diagnostics/check.js';
 import { diagnose } from '../diagnostics/diagnose.js';
 
 export default class Doctor extends SchedCommand {
+  static override localOnly = 'checks this host: its config, socket, files and daemon';
   static override summary = 'Check that sched can work here, and say what to fix.';
   static override description =
     'Checks the config, the daemon (does it answer, which version), its socket (mode 0600, owned by you), the ' +

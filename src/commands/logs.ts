@@ -2,8 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import { chalkStderr } from 'chalk';
 import { SchedCommand } from '../cli/base-command.js';
 import { describeCutOutput, renderResponseHeaders, renderRunHeadline } from '../cli/format/run-detail.js';
-import type { DaemonClient } from '../client/daemon-client.js';
-import { subscribe } from '../client/event-subscription.js';
+import type { SchedClient } from '../client/sched-client.js';
 import { SchedError } from '../core/errors.js';
 import { isFinalRunState, type Run } from '../core/run.js';
 
@@ -70,8 +69,8 @@ With --follow, a run that has not ended is followed: what it printed so far, the
    * tail it answers with holds, so the chunks after it are printed and the others dropped: no gap and no
    * repeat. A stream that showed nothing live prints its kept tail at the end (an HTTP body, say).
    */
-  private async follow(client: DaemonClient, id: string): Promise<Run> {
-    const events = subscribe(client, {
+  private async follow(client: SchedClient, id: string): Promise<Run> {
+    const events = client.subscribe({
       runId: id,
       types: ['run:output', 'run:finished', 'run:lost', 'run:dead'],
     });

@@ -4,6 +4,7 @@ import { SchedCommand } from '../cli/base-command.js';
 import { SchedError } from '../core/errors.js';
 
 export default class Restore extends SchedCommand {
+  static override localOnly = "replaces the database file of this host's stopped daemon";
   static override summary = 'Put a backup back in place of the jobs database (the daemon must be stopped).';
   static override description =
     "Checks that FILE is a sched database that passes SQLite's integrity_check, keeps the current database " +

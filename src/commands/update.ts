@@ -93,7 +93,8 @@ With --if-version, the change is refused if someone changed the job since you lo
       ...retryClears(flags),
       ...alertClears(flags),
     ];
-    const patch: JobPatch = { ...(await jobFieldsFromFlags(flags, command, process.cwd())) };
+    const remote = await this.remote();
+    const patch: JobPatch = { ...(await jobFieldsFromFlags(flags, command, process.cwd(), { remote })) };
     if (flags.name !== undefined) patch.name = flags.name;
     if (clear.length > 0) patch.clear = clear;
     if (Object.keys(patch).length === 0) {

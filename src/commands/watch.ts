@@ -5,7 +5,6 @@ import { describeSchedule } from '../core/schedule/describe.js';
 import { describeExit, runDurationMs } from '../cli/format/run-detail.js';
 import { colourRunState } from '../cli/format/state.js';
 import { formatInstant, formatRelative } from '../cli/format/time.js';
-import { subscribe } from '../client/event-subscription.js';
 import { formatDuration } from '../core/duration.js';
 import { SchedError } from '../core/errors.js';
 import type { StreamEvent } from '../ipc/protocol.js';
@@ -58,7 +57,7 @@ A reader that falls too far behind is dropped by the daemon, which never waits f
     // A shortened run id names a run only once the daemon has resolved it; the stream filters by full id.
     const runId = flags.run === undefined ? undefined : (await client.call('run.get', { id: flags.run })).id;
     const since = flags.since === undefined ? undefined : parseEventId(flags.since, this.config.bin);
-    const events = subscribe(client, { types: flags.type, runId, since });
+    const events = client.subscribe({ types: flags.type, runId, since });
     await events.ready;
     // `sched watch | head -1` closes the pipe: that is the reader being done, not a failure.
     process.stdout.on('error', (error: NodeJS.ErrnoException) => {

@@ -1,4 +1,5 @@
 import { render } from 'ink';
+import type { ClientTarget } from '../client/sched-client.js';
 import { DaemonBackend, type DaemonBackendOptions } from './backend/daemon-backend.js';
 import { Dashboard } from './Dashboard.js';
 import { FrameSink } from './terminal/frame-sink.js';
@@ -13,7 +14,7 @@ type TerminalOut = NodeJS.WritableStream & {
 };
 
 export interface RunDashboardOptions {
-  socketPath: string;
+  target: ClientTarget;
   env: Record<string, string | undefined>;
   zone: string;
   /** The terminal; the benchmark passes a recording stand-in. */
@@ -34,7 +35,7 @@ const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
  */
 export async function runDashboard(options: RunDashboardOptions): Promise<void> {
   const terminal = options.stdout ?? process.stdout;
-  const backend = new DaemonBackend({ ...options.backend, socketPath: options.socketPath });
+  const backend = new DaemonBackend({ ...options.backend, target: options.target });
   const screen = new Screen(terminal);
   const frames = new FrameSink(terminal, (frame) => screen.paint(frame));
   const resized = () => {

@@ -234,7 +234,7 @@ describe('events cross nodes through the outbox', () => {
 
   it("the dashboard's link to A, once connected, gets the runs fired on B after it connected", async () => {
     const actions: Action[] = [];
-    const backend = new DaemonBackend({ socketPath: path.join(a, 'sched.sock'), coalesceMs: 50 });
+    const backend = new DaemonBackend({ target: { socketPath: path.join(a, 'sched.sock') }, coalesceMs: 50 });
     const stop = backend.start((action) => actions.push(action));
     try {
       await waitFor(async () => actions.some((action) => action.type === 'snapshot'), 30_000);

@@ -133,5 +133,6 @@ export async function startApiDaemon(daemons: ReturnType<typeof useDaemons>) {
     '--tls-key',
     keyFile,
   ]);
-  return { home, daemon, api: apiClient(`https://${await apiAddress(daemon)}`, ca) };
+  const url = `https://${await apiAddress(daemon)}`;
+  return { home, daemon, url, certFile, api: apiClient(url, ca) };
 }

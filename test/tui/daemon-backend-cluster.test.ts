@@ -67,7 +67,7 @@ async function scriptedDaemon(cluster: ClusterStatus | ErrorShape): Promise<Scri
 }
 
 function startBackend(socketPath: string, actions: Action[]): () => void {
-  const backend = new DaemonBackend({ socketPath, clusterPollMs: 30 });
+  const backend = new DaemonBackend({ target: { socketPath }, clusterPollMs: 30 });
   const stop = backend.start((action) => actions.push(action));
   cleanups.push(stop);
   return stop;

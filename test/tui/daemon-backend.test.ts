@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { DaemonClient } from '../../src/client/daemon-client.js';
+import type { SchedClient } from '../../src/client/sched-client.js';
 import { SchedError } from '../../src/core/errors.js';
 import { DaemonBackend } from '../../src/tui/backend/daemon-backend.js';
 import type { Action } from '../../src/tui/state/types.js';
@@ -15,7 +15,7 @@ describe('DaemonBackend', () => {
     const actions: Action[] = [];
     let attempts = 0;
     const backend = new DaemonBackend({
-      socketPath: '/nowhere/sched.sock',
+      target: { socketPath: '/nowhere/sched.sock' },
       connect: async () => {
         attempts += 1;
         throw refused();
@@ -44,7 +44,7 @@ describe('DaemonBackend', () => {
   it('given it was stopped while waiting, when the wait ends, then it does not connect again', async () => {
     let attempts = 0;
     const backend = new DaemonBackend({
-      socketPath: '/nowhere/sched.sock',
+      target: { socketPath: '/nowhere/sched.sock' },
       connect: async () => {
         attempts += 1;
         throw refused();
@@ -61,8 +61,8 @@ describe('DaemonBackend', () => {
   it('given no connection, when a key asks for something, then it says it is not connected', () => {
     const actions: Action[] = [];
     const backend = new DaemonBackend({
-      socketPath: '/nowhere/sched.sock',
-      connect: () => new Promise<DaemonClient>(() => {}),
+      target: { socketPath: '/nowhere/sched.sock' },
+      connect: () => new Promise<SchedClient>(() => {}),
     });
     backend.perform({ kind: 'pause', jobId: 'j', name: 'nightly' }, (action) => actions.push(action));
     expect(actions).toEqual([

@@ -17,7 +17,7 @@ describe('the dashboard cancel key against a real daemon', () => {
 
   it('given a job another runs after, when its cancel is confirmed, then the dashboard says it was refused and why, and the job stays', async () => {
     const actions: Action[] = [];
-    const backend = new DaemonBackend({ socketPath: path.join(home, 'sched.sock') });
+    const backend = new DaemonBackend({ target: { socketPath: path.join(home, 'sched.sock') } });
     const stop = backend.start((action) => actions.push(action));
     try {
       await waitFor(async () => actions.some((action) => action.type === 'snapshot'), 30_000);

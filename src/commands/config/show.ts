@@ -16,6 +16,7 @@ export interface ConfigShowResult {
 }
 
 export default class ConfigShow extends SchedCommand {
+  static override localOnly = "shows this host's configuration";
   static override summary = 'Show the effective configuration and where each value came from.';
   static override description =
     'Settings come from flags, then the environment (SCHED_STORE, SCHED_SOCKET, SCHED_MAX_CONCURRENT, ' +

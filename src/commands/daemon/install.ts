@@ -36,6 +36,7 @@ export interface DaemonInstallResult {
 const CARRIED_ENV = ['SCHED_HOME', 'SCHED_SOCKET', 'SCHED_CONFIG'] as const;
 
 export default class DaemonInstall extends SchedCommand {
+  static override localOnly = 'writes a systemd unit on this host';
   static override summary = 'Write a systemd unit that runs the daemon, and say how to enable it.';
   static override description =
     'A --user unit goes to ~/.config/systemd/user/sched.service and runs while you are logged in (or always, ' +

@@ -5,6 +5,7 @@ import { DEFAULT_LEASE_TTL_MS } from '../../core/cluster/lease-timing.js';
 import { configFlags, configFlagValues } from '../../config/flags.js';
 
 export default class DaemonRun extends SchedCommand {
+  static override localOnly = 'runs the daemon in this process';
   static override enableJsonFlag = false;
   static override description =
     'Run the scheduler daemon in the foreground until SIGTERM or SIGINT. Settings come from flags, then ' +

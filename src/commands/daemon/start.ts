@@ -27,6 +27,7 @@ const LOG_TAIL_LINES = 20;
 const CHILD_EXIT_ERRORS: Record<number, ErrorCode> = { 2: 'VALIDATION_FAILED', 4: 'DAEMON_ALREADY_RUNNING' };
 
 export default class DaemonStart extends SchedCommand {
+  static override localOnly = 'starts a daemon process on this host';
   static override summary = 'Start the daemon in the background, and wait until it answers.';
   static override description =
     'Runs `sched daemon run` with the same flags as a background process, its output appended to ' +

@@ -12,6 +12,7 @@ export interface DaemonStopResult {
 }
 
 export default class DaemonStop extends SchedCommand {
+  static override localOnly = "stops this host's daemon process and waits for it to be gone";
   static override summary = "Stop this host's daemon and wait until its process is gone.";
   static override description =
     'The daemon stops firing, lets running jobs finish within the grace period (its --grace, or --grace ' +

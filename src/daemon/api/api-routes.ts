@@ -20,6 +20,8 @@ export interface ApiRoute {
   /** fastify's form: `:name` for a path parameter. */
   url: string;
   request: Method;
+  /** The OpenAPI operationId; the request's method name unless said (two routes may make one request). */
+  operationId?: string;
   summary: string;
   /** The status of a success; 200 unless said. */
   status?: number;
@@ -40,6 +42,7 @@ function route<
   method: ApiRoute['method'];
   url: string;
   request: Method;
+  operationId?: string;
   summary: string;
   status?: number;
   schema: { params?: P; querystring?: Q; body?: B; headers?: H };
@@ -92,7 +95,7 @@ const runPath = z.object({
   id: requestSchemas['run.get'].shape.id.describe('The run’s id, or a unique prefix of it.'),
 });
 
-export const API_ROUTES: readonly ApiRoute[] = [
+const RESOURCE_ROUTES: readonly ApiRoute[] = [
   route({
     method: 'POST',
     url: '/v1/jobs',
@@ -241,6 +244,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     method: 'GET',
     url: '/v1/runs/:id/logs',
     request: 'run.get',
+    operationId: 'run.logs',
     summary: 'A run’s output: the stored tails of stdout and stderr (an HTTP run’s response body).',
     schema: { params: runPath },
     toParams: ({ params }) => ({ id: params.id }),
@@ -254,7 +258,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     url: '/v1/events',
     request: 'events.subscribe',
     summary:
-      'The daemon’s events as Server-Sent Events; with Last-Event-ID, the retained events after that id come first.',
+      'The daemon’s events as Server-Sent Events; with Last-Event-ID, the retained events after that id come first. A `stream:subscribed` message says the subscription is in place (its data: `{subscribed, types, shared}`).',
     stream: true,
     schema: {
       querystring: z.object({
@@ -292,3 +296,43 @@ export const API_ROUTES: readonly ApiRoute[] = [
     toParams: () => ({}),
   }),
 ];
+
+/**
+ * Requests `/v1/call` does not take. `events.subscribe` streams, at /v1/events. `daemon.stop` and
+ * `store.backup` act on the daemon's host itself (its process, a file at a path there): a shell on that
+ * host does them, not a token from the network.
+ */
+const HOST_ONLY: ReadonlySet<Method> = new Set(['events.subscribe', 'daemon.stop', 'store.backup']);
+
+/**
+ * `POST /v1/call/{method}`: any other socket request, its params as the JSON body and its result as the
+ * reply, exactly as on the socket. The resource routes above are for people writing HTTP by hand; this is
+ * what `SchedClient` (and so `sched --remote`) uses, so a command sends the same params and reads the
+ * same result over either transport, with no per-method mapping to keep in step. One route per method,
+ * made from the protocol's table, so each is documented with its own body schema; the daemon then checks
+ * the params with that schema and admits the caller as for any request. `Idempotency-Key` fills in the
+ * params' `idempotencyKey` where the method has one.
+ */
+const CALL_ROUTES: readonly ApiRoute[] = (Object.keys(requestSchemas) as Method[])
+  .filter((method) => !HOST_ONLY.has(method))
+  .map((method) => {
+    const body = requestSchemas[method];
+    const idempotent = Object.hasOwn(body.shape, 'idempotencyKey');
+    return route({
+      method: 'POST',
+      url: `/v1/call/${method}`,
+      request: method,
+      operationId: `call.${method}`,
+      summary: `The socket request ${method}: its params as the body, its result as the reply.`,
+      schema: idempotent ? { body, headers: idempotencyHeaders } : { body },
+      toParams: ({ body: params, headers }) => {
+        const key = (headers as { 'idempotency-key'?: string } | undefined)?.['idempotency-key'];
+        const given = params as Record<string, unknown>;
+        return idempotent && given['idempotencyKey'] === undefined && key !== undefined
+          ? { ...given, idempotencyKey: key }
+          : given;
+      },
+    });
+  });
+
+export const API_ROUTES: readonly ApiRoute[] = [...RESOURCE_ROUTES, ...CALL_ROUTES];

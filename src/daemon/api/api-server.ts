@@ -116,7 +116,7 @@ function routeOf(spec: ApiRoute, deps: ApiDeps) {
   return {
     method: spec.method,
     url: spec.url,
-    schema: { ...spec.schema, summary: spec.summary, operationId: spec.request },
+    schema: { ...spec.schema, summary: spec.summary, operationId: spec.operationId ?? spec.request },
     handler: async (request: FastifyRequest, reply: FastifyReply) => {
       const params = spec.toParams({
         params: request.params,
@@ -152,7 +152,7 @@ async function streamEvents(
   reply.hijack();
   const connection = new SseConnection((streams += 1), reply.raw, deps.clock);
   const answer = await deps.call(spec.request, params, request.caller!, connection);
-  if (answer.ok) return connection.open();
+  if (answer.ok) return connection.subscribed(answer.result);
   reply.raw.writeHead(ERROR_STATUS[answer.error.code] ?? 500, {
     'content-type': 'application/json; charset=utf-8',
     'cache-control': 'no-store',

@@ -38,6 +38,17 @@ export class SseConnection implements ServerConnection {
     this.beat();
   }
 
+  /**
+   * Says the subscription is in place, as the socket's reply to `events.subscribe` does (`shared`: events
+   * come from several nodes): a `stream:subscribed` message, after any event that came before it.
+   */
+  subscribed(reply: unknown): void {
+    if (this.response.writableEnded) return;
+    this.open();
+    const message = { type: 'stream:subscribed', at: this.clock.now(), data: reply };
+    this.response.write(`event: stream:subscribed\ndata: ${JSON.stringify(message)}\n\n`);
+  }
+
   send(message: unknown): void {
     const { kind, event } = message as Partial<EventMessage>;
     if (kind !== 'event' || event === undefined || this.response.writableEnded) return;

@@ -1,4 +1,4 @@
-import type { DaemonClient } from '../../client/daemon-client.js';
+import type { DaemonConnection } from '../../client/daemon-connection.js';
 import type { Dispatch } from './backend.js';
 
 /** Heartbeats come about every second; reading twice as slowly keeps the ages honest at little cost. */
@@ -6,7 +6,7 @@ export const CLUSTER_POLL_MS = 2_000;
 
 export interface ClusterPollerOptions {
   /** The connection to read from, or null while there is none (the header says so; nothing to add). */
-  client: () => DaemonClient | null;
+  client: () => Pick<DaemonConnection, 'call'> | null;
   dispatch: Dispatch;
   now: () => number;
   intervalMs?: number;

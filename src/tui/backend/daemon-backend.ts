@@ -1,6 +1,7 @@
-import { DaemonClient } from '../../client/daemon-client.js';
-import { droppedReason, subscribe, type EventSubscription } from '../../client/event-subscription.js';
+import type { DaemonConnection } from '../../client/daemon-connection.js';
+import { droppedReason, type EventSubscription } from '../../client/event-subscription.js';
 import { listEveryJob } from '../../client/every-job.js';
+import { SchedClient, type ClientTarget } from '../../client/sched-client.js';
 import type { Job } from '../../core/job.js';
 import { backoffMs } from '../../core/retry/backoff.js';
 import type { RunSummary } from '../../core/run.js';
@@ -31,8 +32,9 @@ const RECENT_RUNS = 500;
 export const HISTORY_PAGE = 20;
 
 export interface DaemonBackendOptions {
-  socketPath: string;
-  connect?: (socketPath: string) => Promise<DaemonClient>;
+  /** This host's daemon by its socket, or a remote one's HTTPS API (`sched dash --remote`). */
+  target: ClientTarget;
+  connect?: (target: ClientTarget) => Promise<SchedClient>;
   now?: () => number;
   random?: () => number;
   /** The shortest time between two batches of events (and so between two frames that events cause). */
@@ -48,17 +50,17 @@ export interface DaemonBackendOptions {
  * throws out; only `stop()` ends it.
  */
 export class DaemonBackend implements DashBackend {
-  private client: DaemonClient | null = null;
+  private client: SchedClient | null = null;
   private outputStream: EventSubscription | null = null;
   private cluster: ClusterPoller | null = null;
   private stopped = false;
   private wake: (() => void) | null = null;
-  private readonly connect: (socketPath: string) => Promise<DaemonClient>;
+  private readonly connect: (target: ClientTarget) => Promise<SchedClient>;
   private readonly now: () => number;
   private readonly random: () => number;
 
   constructor(private readonly options: DaemonBackendOptions) {
-    this.connect = options.connect ?? ((path) => DaemonClient.connect(path));
+    this.connect = options.connect ?? ((target) => SchedClient.connect(target));
     this.now = options.now ?? Date.now;
     this.random = options.random ?? Math.random;
   }
@@ -87,14 +89,14 @@ export class DaemonBackend implements DashBackend {
     while (!this.stopped) {
       let reason = 'the daemon closed the connection';
       try {
-        const client = await this.connect(this.options.socketPath);
+        const client = await this.connect(this.options.target);
         if (this.stopped) {
           client.close();
           return;
         }
         this.client = client;
         // Subscribe before reading the snapshot: what changes meanwhile is queued and applied after it.
-        const events = subscribe(client, { types: DASH_EVENT_TYPES });
+        const events = client.subscribe({ types: DASH_EVENT_TYPES });
         await events.ready;
         const snapshot = await readSnapshot(client);
         dispatch({ type: 'snapshot', snapshot, now: this.now() });
@@ -189,9 +191,9 @@ export class DaemonBackend implements DashBackend {
   }
 
   /** The run view: live output of that run (one at a time), then the run as the daemon keeps it. */
-  private async openOutput(client: DaemonClient, runId: string, dispatch: Dispatch): Promise<void> {
+  private async openOutput(client: SchedClient, runId: string, dispatch: Dispatch): Promise<void> {
     void this.outputStream?.return();
-    const stream = subscribe(client, { runId, types: ['run:output'] });
+    const stream = client.subscribe({ runId, types: ['run:output'] });
     this.outputStream = stream;
     try {
       await stream.ready;
@@ -210,7 +212,7 @@ export class DaemonBackend implements DashBackend {
 }
 
 /** What the screen needs at (re)connect: the daemon, every live job, what runs, and the latest runs. */
-export async function readSnapshot(client: DaemonClient): Promise<Snapshot> {
+export async function readSnapshot(client: Pick<DaemonConnection, 'call'>): Promise<Snapshot> {
   const [daemon, jobs, running, recent] = await Promise.all([
     client.call('daemon.status', {}),
     readAllJobs(client),
@@ -220,7 +222,7 @@ export async function readSnapshot(client: DaemonClient): Promise<Snapshot> {
   return { daemon, jobs, running: running.items, recent: recent.items };
 }
 
-function readAllJobs(client: DaemonClient): Promise<Job[]> {
+function readAllJobs(client: Pick<DaemonConnection, 'call'>): Promise<Job[]> {
   return listEveryJob(client, { states: ['active', 'done', 'paused'], limit: JOB_PAGE });
 }
 
