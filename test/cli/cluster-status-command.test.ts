@@ -88,7 +88,7 @@ describe('sched cluster status (subprocess)', () => {
     const manifest = JSON.parse(fs.readFileSync(path.join(repoRoot, 'oclif.manifest.json'), 'utf8'));
     const command = manifest.commands['cluster:status'];
     expect({ flags: Object.keys(command.flags).sort(), args: Object.keys(command.args) }).toEqual({
-      flags: ['json'],
+      flags: ['ca-file', 'json', 'remote', 'token-file'],
       args: [],
     });
   });
