@@ -16,6 +16,7 @@ import { LocalReads } from './autonomy/local-reads.js';
 import { StoreReachability } from './autonomy/store-reachability.js';
 import { ClusterFollower } from './cluster/follow-cluster.js';
 import { ClusterMembership } from './cluster/cluster-membership.js';
+import { PeerMembership, type PeerSettings } from './cluster/peer-membership.js';
 import { systemClock, type Clock } from './clock.js';
 import { ScheduledBackups, type BackupSchedule } from './backup/scheduled-backups.js';
 import { StoreBackup } from './backup/store-backup.js';
@@ -104,6 +105,8 @@ export interface DaemonOptions {
   keyFile?: string;
   /** This node's place in a federation, used when the store is shared. */
   cluster?: { labels?: Record<string, string>; heartbeatIntervalMs?: number; leaseTtlMs?: number };
+  /** Peer mode (`--peers`): the store is this node's replica of a log the peers keep by majority. */
+  peers?: PeerSettings;
 }
 
 /** Where a test composition changes the daemon; `sched daemon run` passes none. */
@@ -190,13 +193,35 @@ export class Daemon {
     const target = storeTarget(this.options.storeUrl, locations.databasePath, this.options.postgresTls);
     const leaseTtlMs = this.options.cluster?.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
     // A node stalled past its lease has lost its shards: its open transaction must not hold up theirs.
-    const rawStore = (await stack.start(new StoreService(target, this.options.durability, leaseTtlMs))).store;
+    const opened = (await stack.start(new StoreService(target, this.options.durability, leaseTtlMs))).store;
+    const labels = this.options.cluster?.labels ?? {};
+    const peers = this.options.peers
+      ? await stack.start(
+          new PeerMembership({
+            settings: this.options.peers,
+            home: locations.home,
+            local: opened,
+            labels,
+            version,
+            clock,
+            startedAt: clock.now(),
+            onError: (error) => events.emit('cluster:error', { error }),
+            onFailed: (error) => {
+              events.emit('scheduler:error', {
+                error: new Error(`this node's copy of the log failed: ${error.message}`),
+              });
+              void this.stop('the replicated store could not be written');
+            },
+          }),
+        )
+      : null;
+    const rawStore = peers?.store ?? opened;
     const secrets = await openSecretsAtRest(stack, {
       keyFile: this.options.keyFile ?? path.join(locations.home, 'secret.key'),
       store: rawStore,
       clock,
       newId,
-      shared: target.kind === 'postgres',
+      shared: target.kind === 'postgres' || peers !== null,
     });
     let metrics: DaemonMetrics | null = null;
     const measured = this.options.metricsAddress
@@ -210,7 +235,6 @@ export class Daemon {
     const store = target.kind === 'postgres' ? reachability.observe(measured) : measured;
     const startedAt = clock.now();
     const epoch = await store.nextFenceEpoch();
-    const labels = this.options.cluster?.labels ?? {};
     const membership = new ClusterMembership(
       target,
       {
@@ -228,7 +252,7 @@ export class Daemon {
       },
       os.hostname(),
     );
-    const cluster = (await stack.start(membership)).cluster;
+    const cluster = peers?.cluster ?? (await stack.start(membership)).cluster;
     const node = cluster.nodeId;
     rawStore.markEventsWith(node);
     const fence = () => cluster.fenceToken();

@@ -43,6 +43,7 @@ const wire = raftWire(storeCommandSchema.nullable(), replicaRowsSchema);
 export class PeerReplica {
   readonly store: Store;
   readonly raft: RaftHost<StoreCommand, ReplicaRows>;
+  readonly replication: Replication;
   private readonly disk: RaftDisk<StoreCommand, ReplicaRows>;
 
   constructor(private readonly options: PeerReplicaOptions) {
@@ -50,7 +51,7 @@ export class PeerReplica {
     const timing = options.timing ?? PEER_RAFT_TIMING;
     const drop = options.onDrop ?? (() => undefined);
     this.disk = RaftDisk.open<StoreCommand, ReplicaRows>(options.raftFile);
-    const replication: Replication = new Replication({
+    const replication: Replication = (this.replication = new Replication({
       nodeId: self,
       local,
       submit: (command) => forwarding.submit(command),
@@ -58,7 +59,7 @@ export class PeerReplica {
       commitTimeoutMs: options.commitTimeoutMs,
       voters: () => ({ all: [...voters], reachable: options.reachable() }),
       onFailed: options.onFailed,
-    });
+    }));
     this.raft = new RaftHost({
       id: self,
       voters,
@@ -81,10 +82,9 @@ export class PeerReplica {
     this.raft.start();
   }
 
-  /** Stops taking part (the streams are the caller's), then closes the log and the copy. */
+  /** Stops taking part and closes the log (the streams and the copy are the caller's). */
   async close(): Promise<void> {
     this.raft.stop();
     this.disk.close();
-    await this.options.local.close();
   }
 }

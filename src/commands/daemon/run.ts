@@ -49,6 +49,27 @@ export default class DaemonRun extends SchedCommand {
       helpValue: 'DURATION',
       helpGroup: 'CLUSTER',
     }),
+    peers: Flags.string({
+      summary:
+        'Peer mode: every voter of the cluster, this node included, comma-separated (the same list on each host).',
+      helpValue: 'HOST:PORT,...',
+      helpGroup: 'CLUSTER',
+    }),
+    bind: Flags.string({
+      summary: 'Peer mode: where this node listens for its peers (TCP and UDP on one port).',
+      helpValue: 'HOST:PORT',
+      helpGroup: 'CLUSTER',
+    }),
+    advertise: Flags.string({
+      summary: 'Peer mode: the address the others reach this node at, when --bind is a wildcard.',
+      helpValue: 'HOST:PORT',
+      helpGroup: 'CLUSTER',
+    }),
+    'cluster-key-file': Flags.string({
+      summary: 'Peer mode: the cluster key file (`sched cluster keygen`), the same on every host.',
+      helpValue: 'FILE',
+      helpGroup: 'CLUSTER',
+    }),
     'lease-ttl': Flags.string({
       summary: 'How long the coordinator lease lasts without renewal: the bound on failover (default 10s).',
       helpValue: 'DURATION',
@@ -86,6 +107,7 @@ export default class DaemonRun extends SchedCommand {
       leaseTtlMs: flags['lease-ttl'] ? parseDuration(flags['lease-ttl'], '--lease-ttl') : undefined,
     };
     checkClusterTimings(cluster.heartbeatIntervalMs ?? 2_000, cluster.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS);
+    const peers = peerSettings(flags);
     const graceMs = parseDuration(flags.grace, '--grace');
     let stopped: () => void = () => undefined;
     const finished = new Promise<void>((resolve) => (stopped = resolve));
@@ -99,6 +121,7 @@ export default class DaemonRun extends SchedCommand {
       storeUrl: config.sources.store.kind === 'default' ? undefined : config.store,
       maxConcurrent: config.maxConcurrent ?? undefined,
       cluster,
+      peers,
       metricsAddress: config.metricsAddress ?? undefined,
       metricsTokenFile: config.metricsTokenFile ?? undefined,
       postgresTls: config.postgresTls,
@@ -161,4 +184,42 @@ function checkClusterTimings(heartbeatMs: number, leaseTtlMs: number): void {
       { hint: 'Keep the defaults (--heartbeat-interval 2s --lease-ttl 10s), or shorten the interval.' },
     );
   }
+}
+
+/** Peer mode's flags, all or none: --peers needs --bind and --cluster-key-file. */
+function peerSettings(flags: {
+  peers?: string;
+  bind?: string;
+  advertise?: string;
+  'cluster-key-file'?: string;
+}): { peers: string[]; bind: string; advertise?: string; keyFile: string } | undefined {
+  const { peers, bind, advertise } = flags;
+  const keyFile = flags['cluster-key-file'];
+  if (peers === undefined) {
+    const stray =
+      bind !== undefined
+        ? '--bind'
+        : advertise !== undefined
+          ? '--advertise'
+          : keyFile !== undefined
+            ? '--cluster-key-file'
+            : null;
+    if (stray === null) return undefined;
+    throw new SchedError('VALIDATION_FAILED', `${stray} is for peer mode, which --peers turns on.`, {
+      hint: 'Give --peers HOST:PORT,... (every voter, this node included) with --bind and --cluster-key-file.',
+    });
+  }
+  if (bind === undefined || keyFile === undefined)
+    throw new SchedError(
+      'VALIDATION_FAILED',
+      `Peer mode needs ${bind === undefined ? '--bind' : '--cluster-key-file'} as well as --peers.`,
+      {
+        hint: 'Give --bind HOST:PORT (where this node listens) and --cluster-key-file FILE (from `sched cluster keygen`).',
+      },
+    );
+  const list = peers
+    .split(',')
+    .map((peer) => peer.trim())
+    .filter((peer) => peer !== '');
+  return { peers: list, bind, ...(advertise === undefined ? {} : { advertise }), keyFile };
 }

@@ -7,7 +7,7 @@ import { PeerReplica } from '../../../src/cluster/peer/peer-replica.js';
 import { PeerStreams } from '../../../src/cluster/peer/peer-streams.js';
 import { formatPeerAddress } from '../../../src/core/peer/peer-address.js';
 import { systemClock } from '../../../src/daemon/clock.js';
-import { openSqliteStore } from '../../../src/store/sqlite/sqlite-store.js';
+import { openSqliteStore, type SqliteStore } from '../../../src/store/sqlite/sqlite-store.js';
 import { createJob } from '../../store/conformance/fixtures.js';
 import { waitFor } from '../../support/sched-harness.js';
 import { newKey, ring } from './peer-test-kit.js';
@@ -16,6 +16,7 @@ const FAST = { tickMs: 20, electionTicks: 10, heartbeatTicks: 2, compactEvery: 1
 
 interface Member {
   id: string;
+  local: SqliteStore;
   streams: PeerStreams;
   replica: PeerReplica;
   drops: string[];
@@ -32,6 +33,7 @@ describe('Peer replicas over sealed TCP streams on loopback', () => {
 
   async function stop(member: Member): Promise<void> {
     await member.replica.close();
+    await member.local.close();
     await member.streams.close();
   }
 
@@ -50,11 +52,12 @@ describe('Peer replicas over sealed TCP streams on loopback', () => {
     for (const [index, id] of ids.entries()) {
       const drops: string[] = [];
       const failures: Error[] = [];
+      const local = openSqliteStore(path.join(dir, `${index}-${Date.now()}.db`));
       const replica = new PeerReplica({
         self: id,
         voters: ids,
         streams: streams[index]!,
-        local: openSqliteStore(path.join(dir, `${index}-${Date.now()}.db`)),
+        local,
         raftFile: path.join(dir, `${index}-${Date.now()}.raft`),
         clock: systemClock,
         timing: FAST,
@@ -65,7 +68,7 @@ describe('Peer replicas over sealed TCP streams on loopback', () => {
       });
       replica.store.markEventsWith(id);
       replica.start();
-      members.push({ id, streams: streams[index]!, replica, drops, failures });
+      members.push({ id, local, streams: streams[index]!, replica, drops, failures });
     }
     return members;
   }

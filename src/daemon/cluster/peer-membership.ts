@@ -1,0 +1,153 @@
+import { randomInt } from 'node:crypto';
+import path from 'node:path';
+import { PeerCluster } from '../../cluster/peer-cluster.js';
+import { readClusterKeyFile } from '../../cluster/peer/cluster-key-file.js';
+import { MessageSeal } from '../../cluster/peer/message-seal.js';
+import { PeerReplica } from '../../cluster/peer/peer-replica.js';
+import { PeerStreams } from '../../cluster/peer/peer-streams.js';
+import { SwimMembership } from '../../cluster/peer/swim-membership.js';
+import { SchedError } from '../../core/errors.js';
+import { formatPeerAddress, parsePeerAddress, type PeerAddress } from '../../core/peer/peer-address.js';
+import { SqliteStore } from '../../store/sqlite/sqlite-store.js';
+import type { Store } from '../../store/store.js';
+import type { Clock } from '../clock.js';
+import { createPrivateFile } from '../private-file.js';
+import type { Service } from '../service.js';
+
+/** `--peers`, `--bind`, `--advertise`, `--cluster-key-file`: how this daemon joins its peers. */
+export interface PeerSettings {
+  /** Every voter's address, this node's included (the same list on every host). */
+  peers: string[];
+  bind: string;
+  /** The address the others reach this node at (its id); the bind address when that is not a wildcard. */
+  advertise?: string;
+  keyFile: string;
+}
+
+export interface PeerMembershipOptions {
+  settings: PeerSettings;
+  home: string;
+  /** The store the daemon opened: peer mode keeps its replica in this node's SQLite file. */
+  local: Store;
+  labels: Record<string, string>;
+  version: string;
+  clock: Clock;
+  startedAt: number;
+  onError: (error: Error) => void;
+  /** The copy can no longer be kept (a write to it failed): the daemon must stop. */
+  onFailed: (error: Error) => void;
+}
+
+/**
+ * This daemon as a member of a peer cluster, for as long as it runs: the sealed peer streams and
+ * datagrams, membership by gossip, its replica of the log (its store), and its place in the cluster.
+ */
+export class PeerMembership implements Service {
+  readonly name = 'peer membership';
+  private streams: PeerStreams | null = null;
+  private swim: SwimMembership | null = null;
+  private replica: PeerReplica | null = null;
+  private joined: PeerCluster | null = null;
+
+  constructor(private readonly options: PeerMembershipOptions) {}
+
+  get store(): Store {
+    if (this.replica === null) throw new Error('the peer store is used before it was opened');
+    return this.replica.store;
+  }
+
+  get cluster(): PeerCluster {
+    if (this.joined === null) throw new Error('the peer cluster is used before it was joined');
+    return this.joined;
+  }
+
+  async start(): Promise<void> {
+    const { settings, home, labels, version, clock, startedAt } = this.options;
+    const local = sqliteOnly(this.options.local);
+    const bind = parsePeerAddress(settings.bind);
+    const self = formatPeerAddress(advertisedAddress(bind, settings.advertise));
+    const voters = [...new Set(settings.peers.map((peer) => formatPeerAddress(parsePeerAddress(peer))))];
+    if (!voters.includes(self))
+      throw new SchedError(
+        'VALIDATION_FAILED',
+        `This node (${self}) is not among --peers (${voters.join(', ')}).`,
+        {
+          hint: 'List every voter in --peers, this node included, with the address the others reach it at (--advertise).',
+        },
+      );
+    const keyring = readClusterKeyFile(settings.keyFile);
+    const random = () => randomInt(2 ** 47) / 2 ** 47;
+    const report = (reason: string, detail: string) =>
+      this.options.onError(new Error(`peer message dropped (${reason}): ${detail}`));
+    this.streams = await PeerStreams.open({
+      bind,
+      seal: new MessageSeal(keyring),
+      clock,
+      random,
+      onDrop: report,
+    });
+    this.swim = await SwimMembership.start({
+      bind,
+      advertise: parsePeerAddress(self),
+      seeds: voters.filter((voter) => voter !== self).map(parsePeerAddress),
+      seal: new MessageSeal(keyring),
+      streams: this.streams,
+      clock,
+      onDrop: report,
+      onError: this.options.onError,
+    });
+    const swim = this.swim;
+    const raftFile = path.join(home, 'raft.db');
+    createPrivateFile(raftFile);
+    this.replica = new PeerReplica({
+      self,
+      voters,
+      streams: this.streams,
+      local,
+      raftFile,
+      clock,
+      reachable: () => voters.filter((voter) => voter === self || swim.stateOf(voter) === 'alive'),
+      onFailed: this.options.onFailed,
+      onDrop: report,
+    });
+    this.replica.start();
+    this.joined = new PeerCluster({
+      self,
+      voters,
+      labels,
+      version,
+      raft: this.replica.raft,
+      replication: this.replica.replication,
+      membership: { stateOf: (id) => swim.stateOf(id) },
+      clock,
+      startedAt,
+      onError: this.options.onError,
+    });
+    this.joined.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.joined?.leave();
+    await this.replica?.close();
+    await this.swim?.stop();
+    await this.streams?.close();
+  }
+}
+
+function advertisedAddress(bind: PeerAddress, advertise: string | undefined): PeerAddress {
+  if (advertise !== undefined) return parsePeerAddress(advertise);
+  if (bind.host === '0.0.0.0' || bind.host === '::')
+    throw new SchedError('VALIDATION_FAILED', `--bind ${formatPeerAddress(bind)} listens on every address.`, {
+      hint: 'Say which one the other peers reach this node at with --advertise HOST:PORT.',
+    });
+  return bind;
+}
+
+function sqliteOnly(store: Store): SqliteStore {
+  if (store instanceof SqliteStore) return store;
+  throw new SchedError(
+    'VALIDATION_FAILED',
+    'Peer mode (--peers) keeps each node’s jobs in its own SQLite file; it cannot use a PostgreSQL store.',
+    { hint: 'Drop --store (or SCHED_STORE), or federate through PostgreSQL without --peers.' },
+  );
+}
