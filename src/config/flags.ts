@@ -35,6 +35,29 @@ export const configFlags = {
     summary: 'The API’s TLS private key, PEM (config: [api] tls_key_file).',
     helpValue: 'FILE',
   }),
+  peers: Flags.string({
+    summary:
+      'Peer mode: every voter, this node included, comma-separated, the same on each host (config: [cluster] peers).',
+    helpValue: 'HOST:PORT,...',
+    helpGroup: 'CLUSTER',
+  }),
+  bind: Flags.string({
+    summary:
+      'Peer mode: where this node listens for its peers, TCP and UDP on one port (config: [cluster] bind).',
+    helpValue: 'HOST:PORT',
+    helpGroup: 'CLUSTER',
+  }),
+  advertise: Flags.string({
+    summary:
+      'Peer mode: the address the others reach this node at, when --bind is a wildcard (config: [cluster] advertise).',
+    helpValue: 'HOST:PORT',
+    helpGroup: 'CLUSTER',
+  }),
+  'cluster-key-file': Flags.string({
+    summary: 'Peer mode: the cluster key file, the same on every host (config: [cluster] key_file).',
+    helpValue: 'FILE',
+    helpGroup: 'CLUSTER',
+  }),
   'log-level': Flags.string({
     summary: 'Log level (config: log_level, env: SCHED_LOG_LEVEL).',
     options: [...LOG_LEVELS],
@@ -54,6 +77,10 @@ export interface ConfigFlagInput {
   api?: string;
   'tls-cert'?: string;
   'tls-key'?: string;
+  peers?: string;
+  bind?: string;
+  advertise?: string;
+  'cluster-key-file'?: string;
   'log-level'?: string;
   tz?: string;
 }
@@ -67,6 +94,10 @@ export function configFlagValues(flags: ConfigFlagInput): FlagValues {
     'api.listen': flags.api,
     'api.tls_cert_file': flags['tls-cert'],
     'api.tls_key_file': flags['tls-key'],
+    'cluster.peers': flags.peers,
+    'cluster.bind': flags.bind,
+    'cluster.advertise': flags.advertise,
+    'cluster.key_file': flags['cluster-key-file'],
     log_level: flags['log-level'],
     timezone: flags.tz,
   };

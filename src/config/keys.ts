@@ -7,6 +7,7 @@ import { parseNotifyTarget } from '../core/notify/notify-target.js';
 import { assertTimezone, isValidTimezone } from '../core/schedule/timezone.js';
 import { ACCESS_KEYS } from './access-keys.js';
 import { API_KEYS } from './api-keys.js';
+import { CLUSTER_KEYS } from './cluster-keys.js';
 import { commaList } from './comma-list.js';
 import { LIMITS_KEYS } from './limits-keys.js';
 
@@ -343,6 +344,7 @@ export const KEY_SPECS: readonly KeySpec[] = [
   ...ACCESS_KEYS,
   ...LIMITS_KEYS,
   ...API_KEYS,
+  ...CLUSTER_KEYS,
 ];
 
 export type ConfigKey =
@@ -388,7 +390,12 @@ export type ConfigKey =
   | 'api.listen'
   | 'api.tls_cert_file'
   | 'api.tls_key_file'
-  | 'api.allow_plain_http';
+  | 'api.allow_plain_http'
+  | 'cluster.mode'
+  | 'cluster.peers'
+  | 'cluster.bind'
+  | 'cluster.advertise'
+  | 'cluster.key_file';
 
 /** The keys that a flag can set, by flag name without dashes (`max-concurrent`). */
 export type FlagValues = Partial<Record<ConfigKey, string | undefined>>;

@@ -51,10 +51,20 @@ export interface ResolvedConfig {
   readonly limits: Readonly<RateLimits>;
   /** `[api]`: the HTTPS API's address (null: off), its certificate and key, and plain HTTP on loopback. */
   readonly api: Readonly<ApiSettings>;
+  /** `[cluster]`: peer mode's voters, bind and advertised addresses and key file (mode `store`: none). */
+  readonly cluster: Readonly<PeerConfig>;
   /** The config file that was read, if any. */
   readonly file: string | null;
   readonly values: Readonly<Record<ConfigKey, unknown>>;
   readonly sources: Readonly<Record<ConfigKey, ConfigSource>>;
+}
+
+export interface PeerConfig {
+  mode: 'store' | 'peers';
+  peers: string[];
+  bind: string | null;
+  advertise: string | null;
+  keyFile: string | null;
 }
 
 export interface NotifyConfig {
@@ -165,6 +175,13 @@ export function resolveConfig(inputs: ConfigInputs): ResolvedConfig {
       tlsCertFile: values['api.tls_cert_file'] as string | null,
       tlsKeyFile: values['api.tls_key_file'] as string | null,
       allowPlainHttp: values['api.allow_plain_http'] as boolean,
+    },
+    cluster: {
+      mode: values['cluster.mode'] as 'store' | 'peers',
+      peers: values['cluster.peers'] as string[],
+      bind: values['cluster.bind'] as string | null,
+      advertise: values['cluster.advertise'] as string | null,
+      keyFile: values['cluster.key_file'] as string | null,
     },
     file: inputs.file?.path ?? null,
     values,

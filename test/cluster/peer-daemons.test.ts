@@ -162,7 +162,7 @@ describe('peer mode: three daemons with no shared database', () => {
     const port = await freePort();
     const cases: [string[], RegExp][] = [
       [['--peers', `127.0.0.1:${port}`], /needs --bind/],
-      [['--bind', `127.0.0.1:${port}`], /--bind is for peer mode/],
+      [['--bind', `127.0.0.1:${port}`], /--bind .*is for peer mode/],
       [
         ['--peers', '127.0.0.1:1,127.0.0.1:2', '--bind', `127.0.0.1:${port}`, '--cluster-key-file', keyFile],
         /is not among --peers/,
@@ -176,7 +176,7 @@ describe('peer mode: three daemons with no shared database', () => {
           '--cluster-key-file',
           keyFile,
         ],
-        /"nonsense" is not a peer address/,
+        /--peers must be a list of host:port/,
       ],
       [
         [
@@ -201,6 +201,13 @@ describe('peer mode: three daemons with no shared database', () => {
       expect(result.stderr).toMatch(/Hint: /);
       expect(result.stderr).not.toMatch(/\n\s+at /);
     }
+    fs.writeFileSync(
+      path.join(dir, 'config.toml'),
+      `[cluster]\nmode = "peers"\nbind = "127.0.0.1:${port}"\n`,
+    );
+    const fromConfig = await sched(dir, ['daemon', 'run', '--quiet'], { timeoutMs: 30_000 });
+    expect(fromConfig.code, fromConfig.stderr).toBe(2);
+    expect(fromConfig.stderr).toMatch(/Peer mode needs --peers/);
     expect((await sched(dir, ['ls'])).code).toBe(7);
   });
 });

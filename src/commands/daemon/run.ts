@@ -3,6 +3,8 @@ import { SchedCommand } from '../../cli/base-command.js';
 import { SchedError } from '../../core/errors.js';
 import { DEFAULT_LEASE_TTL_MS } from '../../core/cluster/lease-timing.js';
 import { configFlags, configFlagValues } from '../../config/flags.js';
+import type { PeerConfig } from '../../config/resolve.js';
+import type { PeerSettings } from '../../daemon/cluster/peer-membership.js';
 
 export default class DaemonRun extends SchedCommand {
   static override localOnly = 'runs the daemon in this process';
@@ -49,27 +51,6 @@ export default class DaemonRun extends SchedCommand {
       helpValue: 'DURATION',
       helpGroup: 'CLUSTER',
     }),
-    peers: Flags.string({
-      summary:
-        'Peer mode: every voter of the cluster, this node included, comma-separated (the same list on each host).',
-      helpValue: 'HOST:PORT,...',
-      helpGroup: 'CLUSTER',
-    }),
-    bind: Flags.string({
-      summary: 'Peer mode: where this node listens for its peers (TCP and UDP on one port).',
-      helpValue: 'HOST:PORT',
-      helpGroup: 'CLUSTER',
-    }),
-    advertise: Flags.string({
-      summary: 'Peer mode: the address the others reach this node at, when --bind is a wildcard.',
-      helpValue: 'HOST:PORT',
-      helpGroup: 'CLUSTER',
-    }),
-    'cluster-key-file': Flags.string({
-      summary: 'Peer mode: the cluster key file (`sched cluster keygen`), the same on every host.',
-      helpValue: 'FILE',
-      helpGroup: 'CLUSTER',
-    }),
     'lease-ttl': Flags.string({
       summary: 'How long the coordinator lease lasts without renewal: the bound on failover (default 10s).',
       helpValue: 'DURATION',
@@ -107,7 +88,7 @@ export default class DaemonRun extends SchedCommand {
       leaseTtlMs: flags['lease-ttl'] ? parseDuration(flags['lease-ttl'], '--lease-ttl') : undefined,
     };
     checkClusterTimings(cluster.heartbeatIntervalMs ?? 2_000, cluster.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS);
-    const peers = peerSettings(flags);
+    const peers = peerSettings(config.cluster);
     const graceMs = parseDuration(flags.grace, '--grace');
     let stopped: () => void = () => undefined;
     const finished = new Promise<void>((resolve) => (stopped = resolve));
@@ -186,40 +167,32 @@ function checkClusterTimings(heartbeatMs: number, leaseTtlMs: number): void {
   }
 }
 
-/** Peer mode's flags, all or none: --peers needs --bind and --cluster-key-file. */
-function peerSettings(flags: {
-  peers?: string;
-  bind?: string;
-  advertise?: string;
-  'cluster-key-file'?: string;
-}): { peers: string[]; bind: string; advertise?: string; keyFile: string } | undefined {
-  const { peers, bind, advertise } = flags;
-  const keyFile = flags['cluster-key-file'];
-  if (peers === undefined) {
+/** Peer mode's settings, all or none: `--peers` (or `[cluster] mode = "peers"`) needs a bind address and a key file. */
+function peerSettings(cluster: PeerConfig): PeerSettings | undefined {
+  const { peers, bind, advertise, keyFile } = cluster;
+  if (cluster.mode !== 'peers' && peers.length === 0) {
     const stray =
-      bind !== undefined
+      bind !== null
         ? '--bind'
-        : advertise !== undefined
+        : advertise !== null
           ? '--advertise'
-          : keyFile !== undefined
+          : keyFile !== null
             ? '--cluster-key-file'
             : null;
     if (stray === null) return undefined;
-    throw new SchedError('VALIDATION_FAILED', `${stray} is for peer mode, which --peers turns on.`, {
-      hint: 'Give --peers HOST:PORT,... (every voter, this node included) with --bind and --cluster-key-file.',
-    });
-  }
-  if (bind === undefined || keyFile === undefined)
     throw new SchedError(
       'VALIDATION_FAILED',
-      `Peer mode needs ${bind === undefined ? '--bind' : '--cluster-key-file'} as well as --peers.`,
+      `${stray} (or its [cluster] key) is for peer mode, which --peers turns on.`,
       {
-        hint: 'Give --bind HOST:PORT (where this node listens) and --cluster-key-file FILE (from `sched cluster keygen`).',
+        hint: 'Give --peers HOST:PORT,... (every voter, this node included) with --bind and --cluster-key-file.',
       },
     );
-  const list = peers
-    .split(',')
-    .map((peer) => peer.trim())
-    .filter((peer) => peer !== '');
-  return { peers: list, bind, ...(advertise === undefined ? {} : { advertise }), keyFile };
+  }
+  if (peers.length === 0 || bind === null || keyFile === null) {
+    const missing = peers.length === 0 ? '--peers' : bind === null ? '--bind' : '--cluster-key-file';
+    throw new SchedError('VALIDATION_FAILED', `Peer mode needs ${missing} (or its [cluster] key) as well.`, {
+      hint: 'Give --peers HOST:PORT,... (every voter, this node included), --bind HOST:PORT (where this node listens) and --cluster-key-file FILE (from `sched cluster keygen`).',
+    });
+  }
+  return { peers, bind, ...(advertise === null ? {} : { advertise }), keyFile };
 }

@@ -1,0 +1,59 @@
+import path from 'node:path';
+import { z } from 'zod';
+import { tryParsePeerAddress } from '../core/peer/peer-address.js';
+import { commaList } from './comma-list.js';
+import type { KeySpec } from './keys.js';
+
+const isPeerAddress = (text: string): boolean => tryParsePeerAddress(text.trim()) !== null;
+
+/**
+ * `[cluster]`: peer mode. `mode = "peers"` (or `--peers`) makes the daemon one of the voters listed in
+ * `peers`, listening on `bind` and sealing its traffic with `key_file`; `store` (the default) lets the
+ * store decide: alone on SQLite, federated on PostgreSQL.
+ */
+export const CLUSTER_KEYS: readonly KeySpec[] = [
+  {
+    key: 'cluster.mode',
+    env: 'SCHED_CLUSTER_MODE',
+    expects: '"store" (alone on SQLite, federated on PostgreSQL) or "peers"',
+    schema: z.enum(['store', 'peers']),
+    fromText: (text) => text.trim(),
+    default: () => 'store',
+  },
+  {
+    key: 'cluster.peers',
+    env: 'SCHED_PEERS',
+    flag: '--peers',
+    expects: 'a list of host:port, every voter of the cluster with this node included',
+    schema: z.array(z.string().refine(isPeerAddress)).min(1),
+    fromText: commaList,
+    default: () => [],
+  },
+  {
+    key: 'cluster.bind',
+    env: 'SCHED_PEER_BIND',
+    flag: '--bind',
+    expects: 'host:port, where this node listens for its peers',
+    schema: z.string().refine(isPeerAddress),
+    fromText: (text) => text.trim(),
+    default: () => null,
+  },
+  {
+    key: 'cluster.advertise',
+    env: 'SCHED_PEER_ADVERTISE',
+    flag: '--advertise',
+    expects: 'host:port, the address the other peers reach this node at',
+    schema: z.string().refine(isPeerAddress),
+    fromText: (text) => text.trim(),
+    default: () => null,
+  },
+  {
+    key: 'cluster.key_file',
+    env: 'SCHED_CLUSTER_KEY_FILE',
+    flag: '--cluster-key-file',
+    expects: 'the absolute path of the cluster key file (`sched cluster keygen`)',
+    schema: z.string().refine((text) => path.isAbsolute(text)),
+    fromText: (text) => path.resolve(text.trim()),
+    default: () => null,
+  },
+];
