@@ -4,7 +4,6 @@ import { SchedError } from '../../core/errors.js';
 import { DEFAULT_LEASE_TTL_MS } from '../../core/cluster/lease-timing.js';
 import { configFlags, configFlagValues } from '../../config/flags.js';
 import type { PeerConfig } from '../../config/resolve.js';
-import type { PeerSettings } from '../../daemon/cluster/peer-membership.js';
 
 export default class DaemonRun extends SchedCommand {
   static override localOnly = 'runs the daemon in this process';
@@ -168,7 +167,9 @@ function checkClusterTimings(heartbeatMs: number, leaseTtlMs: number): void {
 }
 
 /** Peer mode's settings, all or none: `--peers` (or `[cluster] mode = "peers"`) needs a bind address and a key file. */
-function peerSettings(cluster: PeerConfig): PeerSettings | undefined {
+function peerSettings(
+  cluster: PeerConfig,
+): { peers: string[]; bind: string; advertise?: string; keyFile: string } | undefined {
   const { peers, bind, advertise, keyFile } = cluster;
   if (cluster.mode !== 'peers' && peers.length === 0) {
     const stray =
