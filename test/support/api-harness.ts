@@ -121,18 +121,23 @@ export function apiClient(base: string, ca: string) {
   return { request, events, close: () => dispatcher.close() };
 }
 
+/** `sched daemon run`'s arguments to serve the API over HTTPS on a free loopback port with `certificate`. */
+export function apiDaemonArgs(certificate: { certFile: string; keyFile: string }): string[] {
+  return ['--api', '127.0.0.1:0', '--tls-cert', certificate.certFile, '--tls-key', certificate.keyFile];
+}
+
 /** A daemon in a new home serving the API over HTTPS on a free loopback port, and a client that trusts it. */
 export async function startApiDaemon(daemons: ReturnType<typeof useDaemons>) {
   const home = daemons.home();
-  const { certFile, keyFile, ca } = makeCertificate(home);
-  const daemon = await daemons.start(home, [
-    '--api',
-    '127.0.0.1:0',
-    '--tls-cert',
-    certFile,
-    '--tls-key',
-    keyFile,
-  ]);
+  const certificate = makeCertificate(home);
+  const daemon = await daemons.start(home, apiDaemonArgs(certificate));
   const url = `https://${await apiAddress(daemon)}`;
-  return { home, daemon, url, certFile, api: apiClient(url, ca) };
+  return {
+    home,
+    daemon,
+    url,
+    certFile: certificate.certFile,
+    certificate,
+    api: apiClient(url, certificate.ca),
+  };
 }
