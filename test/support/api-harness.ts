@@ -1,7 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import type { AddressInfo } from 'node:net';
 import { Agent, fetch } from 'undici';
+import { buildApiServer, type ApiPatience } from '../../src/daemon/api/api-server.js';
+import { readApiTls } from '../../src/daemon/api/api-tls.js';
+import { systemClock } from '../../src/daemon/clock.js';
+import type { HttpsTarget } from './raw-https.js';
 import { sched, useDaemons, waitFor, type RunningDaemon } from './sched-harness.js';
 
 /** A self-signed certificate for 127.0.0.1, made by openssl in `dir`. */
@@ -140,4 +145,30 @@ export async function startApiDaemon(daemons: ReturnType<typeof useDaemons>) {
     certificate,
     api: apiClient(url, certificate.ca),
   };
+}
+
+/**
+ * The API's fastify server alone, over TLS on a free loopback port, for a caller every token passes as and
+ * a daemon that answers every request with an empty result: for what the server does before and around the
+ * daemon's answer (parsing, deadlines, refusals).
+ */
+export async function startApiServerAlone(
+  dir: string,
+  patience?: ApiPatience,
+): Promise<{ target: HttpsTarget; close: () => Promise<void> }> {
+  const certificate = makeCertificate(dir);
+  const { app } = await buildApiServer(
+    readApiTls(certificate),
+    {
+      call: async () => ({ ok: true, result: {} }),
+      authenticate: async () => ({ user: 'alice', uid: -1, gid: -1, pid: -1, groups: [] }),
+      version: '0.0.0',
+      clock: systemClock,
+      onBug: () => undefined,
+    },
+    patience,
+  );
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const { port } = app.server.address() as AddressInfo;
+  return { target: { host: '127.0.0.1', port, ca: certificate.ca }, close: () => app.close() };
 }

@@ -37,9 +37,22 @@ export interface ApiDeps {
 
 const API_BODY_LIMIT_BYTES = 1024 * 1024;
 export const OPENAPI_PATH = '/v1/openapi.json';
-// A request must have arrived whole within this; a slow client holds a connection no longer.
-const REQUEST_TIMEOUT_MS = 30_000;
 const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+// How often the server looks for requests past their time. Node's default, 30 s, lets a stalled request
+// outstay its deadline by as much again.
+const DEADLINE_CHECK_MS = 1_000;
+
+/** How long a client may take over each part of a request: a slow or stalled one holds a connection no longer. */
+export interface ApiPatience {
+  /** From connecting to a finished TLS handshake (Node's default is 2 minutes). */
+  handshakeMs: number;
+  /** From a request's first byte to the end of its headers. */
+  headersMs: number;
+  /** From a request's first byte to its last. */
+  requestMs: number;
+}
+
+export const API_PATIENCE: ApiPatience = { handshakeMs: 10_000, headersMs: 10_000, requestMs: 30_000 };
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -57,12 +70,23 @@ export interface ApiServer {
  * The fastify instance of the API, ready to listen: with `tls` (as readApiTls read it) when the plan has
  * TLS, every route of API_ROUTES.
  */
-export async function buildApiServer(tls: ApiTls | null, deps: ApiDeps): Promise<ApiServer> {
+export async function buildApiServer(
+  tls: ApiTls | null,
+  deps: ApiDeps,
+  patience: ApiPatience = API_PATIENCE,
+): Promise<ApiServer> {
+  const server = {
+    headersTimeout: patience.headersMs,
+    requestTimeout: patience.requestMs,
+    connectionsCheckingInterval: DEADLINE_CHECK_MS,
+  };
   const common = {
     logger: false,
     bodyLimit: API_BODY_LIMIT_BYTES,
-    requestTimeout: REQUEST_TIMEOUT_MS,
-    connectionTimeout: REQUEST_TIMEOUT_MS,
+    requestTimeout: patience.requestMs,
+    // An idle socket is dropped unanswered: later than a stalled request gets its 408, and than an event
+    // stream's heartbeat.
+    connectionTimeout: patience.requestMs + 5_000,
     keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
     routerOptions: { maxParamLength: 500 },
     return503OnClosing: true,
@@ -70,8 +94,11 @@ export async function buildApiServer(tls: ApiTls | null, deps: ApiDeps): Promise
     forceCloseConnections: true,
   };
   const app = (tls === null
-    ? Fastify(common)
-    : Fastify({ ...common, https: { ...tls, minVersion: 'TLSv1.2' } })) as unknown as FastifyInstance;
+    ? Fastify({ ...common, http: server })
+    : Fastify({
+        ...common,
+        https: { ...tls, ...server, minVersion: 'TLSv1.2', handshakeTimeout: patience.handshakeMs },
+      })) as unknown as FastifyInstance;
   const routes: ApiServer['routes'] = [];
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) routes.push({ method, url: route.url });
