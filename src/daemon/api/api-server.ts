@@ -1,4 +1,4 @@
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import fastifySwagger from '@fastify/swagger';
 import Fastify, {
   type FastifyError,
@@ -23,6 +23,7 @@ import { API_ROUTES, type ApiRoute } from './api-routes.js';
 import type { ApiTls } from './api-tls.js';
 import { SseConnection } from './sse-connection.js';
 import { ERROR_STATUS, errorHeaders } from './error-status.js';
+import { refuseUnparsedRequest } from './unparsed-request.js';
 
 /** What the API needs of the daemon: one way to make a request for a verified caller, and to verify one. */
 export interface ApiDeps {
@@ -90,6 +91,7 @@ export async function buildApiServer(
     keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
     routerOptions: { maxParamLength: 500 },
     return503OnClosing: true,
+    clientErrorHandler: (error: Error, socket: Socket) => refuseUnparsedRequest(error, socket, patience),
     // Event streams never go idle: a stopping daemon must not wait for their clients to leave.
     forceCloseConnections: true,
   };

@@ -46,6 +46,10 @@ describe('clients that never finish a request', () => {
 
     expect(result.closedByServer).toBe(true);
     expect(result.responses.map((response) => response.status)).toEqual([408]);
+    expect(JSON.parse(result.responses[0]!.body).error).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      message: 'The request did not arrive in time: its headers within 1 s, all of it within 2 s.',
+    });
   });
 
   it('Given a client that sends its headers and part of its body and then nothing, when the request deadline passes, then it gets 408 and the connection closes', async () => {
@@ -59,5 +63,9 @@ describe('clients that never finish a request', () => {
 
     expect(result.closedByServer).toBe(true);
     expect(result.responses.map((response) => response.status)).toEqual([408]);
+    expect(JSON.parse(result.responses[0]!.body).error).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      message: 'The request did not arrive in time: its headers within 1 s, all of it within 2 s.',
+    });
   });
 });
