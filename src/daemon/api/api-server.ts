@@ -39,6 +39,7 @@ export interface ApiDeps {
 const API_BODY_LIMIT_BYTES = 1024 * 1024;
 export const OPENAPI_PATH = '/v1/openapi.json';
 const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+const MAX_PARAM_LENGTH = 500;
 // How often the server looks for requests past their time. Node's default, 30 s, lets a stalled request
 // outstay its deadline by as much again.
 const DEADLINE_CHECK_MS = 1_000;
@@ -89,9 +90,12 @@ export async function buildApiServer(
     // stream's heartbeat.
     connectionTimeout: patience.requestMs + 5_000,
     keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
-    routerOptions: { maxParamLength: 500 },
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     return503OnClosing: true,
     clientErrorHandler: (error: Error, socket: Socket) => refuseUnparsedRequest(error, socket, patience),
+    // What the router refuses before any route or hook: a path it cannot decode, a parameter too long.
+    frameworkErrors: (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) =>
+      void sendError(reply, shapeOf(error, deps.onBug)),
     // Event streams never go idle: a stopping daemon must not wait for their clients to leave.
     forceCloseConnections: true,
   };
@@ -210,6 +214,20 @@ function shapeOf(error: FastifyError, onBug: (error: Error) => void): ErrorShape
       message: `Invalid ${issues[0]!.path}: ${issues[0]!.message}.`,
       hint: `The request's shape is in ${OPENAPI_PATH}.`,
       details: { issues },
+    };
+  }
+  if (error.code === 'FST_ERR_BAD_URL') {
+    return {
+      code: 'VALIDATION_FAILED',
+      message: 'The path is not valid percent-encoding (a % must be followed by two hex digits of UTF-8).',
+      hint: 'Encode each path segment as encodeURIComponent does.',
+    };
+  }
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    return {
+      code: 'VALIDATION_FAILED',
+      message: `A path parameter is longer than ${MAX_PARAM_LENGTH} characters.`,
+      hint: 'Name the job or run by its name or id.',
     };
   }
   if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {

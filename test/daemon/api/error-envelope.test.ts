@@ -63,6 +63,9 @@ describe('the error envelope of each error class', () => {
 
   it('Given malformed requests (bad encoding, a bad version, a bad number), when they come, then each gets 400 in the envelope and the server goes on', async () => {
     const malformed = [
+      { method: 'GET' as const, url: '/v1/jobs/%E0%A4%A' },
+      { method: 'POST' as const, url: '/v1/jobs/%/pause' },
+      { method: 'GET' as const, url: `/v1/runs/${'a'.repeat(600)}` },
       { method: 'GET' as const, url: '/v1/jobs?limit=many' },
       { method: 'GET' as const, url: '/v1/jobs?limit=100000' },
       { method: 'PATCH' as const, url: '/v1/jobs/x', headers: { 'if-match': 'banana' }, payload: {} },
