@@ -24,6 +24,7 @@ import type { ApiTls } from './api-tls.js';
 import { SseConnection } from './sse-connection.js';
 import { ERROR_STATUS, errorHeaders } from './error-status.js';
 import { refuseUnparsedRequest } from './unparsed-request.js';
+import { dropUnreadBody } from './unread-body.js';
 
 /** What the API needs of the daemon: one way to make a request for a verified caller, and to verify one. */
 export interface ApiDeps {
@@ -125,7 +126,10 @@ export async function buildApiServer(
     if (request.routeOptions.url === OPENAPI_PATH) return;
     request.caller = await deps.authenticate(request.headers.authorization, request.ip);
   });
-  app.setErrorHandler((error: FastifyError, _request, reply) => sendError(reply, shapeOf(error, deps.onBug)));
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') dropUnreadBody(request, reply, deps.clock);
+    return sendError(reply, shapeOf(error, deps.onBug));
+  });
   app.setNotFoundHandler((request, reply) =>
     sendError(
       reply,
