@@ -79,6 +79,8 @@ export async function buildApiServer(
   patience: ApiPatience = API_PATIENCE,
 ): Promise<ApiServer> {
   const server = {
+    // Node answers a missing Host itself, with an empty body; the onRequest hook refuses it in the envelope.
+    requireHostHeader: false,
     headersTimeout: patience.headersMs,
     requestTimeout: patience.requestMs,
     connectionsCheckingInterval: DEADLINE_CHECK_MS,
@@ -123,6 +125,7 @@ export async function buildApiServer(
   });
 
   app.addHook('onRequest', async (request) => {
+    if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) throw missingHost();
     if (request.routeOptions.url === OPENAPI_PATH) return;
     request.caller = await deps.authenticate(request.headers.authorization, request.ip);
   });
@@ -255,6 +258,13 @@ function shapeOf(error: FastifyError, onBug: (error: Error) => void): ErrorShape
     message: `Internal error in the daemon: ${error.message}`,
     hint: 'This is a bug in sched; the daemon log has the details.',
   };
+}
+
+/** HTTP/1.1 requires a Host header (RFC 9112, 3.2); without one a request is refused. */
+function missingHost(): SchedError {
+  return new SchedError('VALIDATION_FAILED', 'An HTTP/1.1 request needs a Host header.', {
+    hint: 'Send Host: with the address the request goes to, as HTTP clients do.',
+  });
 }
 
 /** `host:port` as bound. */

@@ -64,6 +64,19 @@ describe('requests the HTTP parser cannot read', () => {
     });
   });
 
+  it('Given an HTTP/1.1 request without Host, when it is sent, then the answer is 400 in the error envelope', async () => {
+    const { responses } = await exchangeHttps(
+      server.target,
+      head(['GET /v1/health HTTP/1.1', 'Connection: close']),
+    );
+
+    expect(responses.map((response) => response.status)).toEqual([400]);
+    expect(JSON.parse(responses[0]!.body).error).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      message: 'An HTTP/1.1 request needs a Host header.',
+    });
+  });
+
   it('Given a good request and then garbage on one connection, when both are sent, then the first is answered and the garbage refused in the envelope', async () => {
     const bytes = Buffer.concat([
       head(['GET /v1/health HTTP/1.1', 'Host: 127.0.0.1']),
