@@ -213,7 +213,9 @@ function shapeOf(error: FastifyError, onBug: (error: Error) => void): ErrorShape
   if (error instanceof SchedError) return error.toShape();
   if (hasZodFastifySchemaValidationErrors(error)) {
     const issues = error.validation.map((issue) => ({
-      path: `${error.validationContext ?? 'request'}${issue.instancePath.replaceAll('/', '.')}`,
+      path: [error.validationContext ?? 'request', ...issue.instancePath.split('/').filter(Boolean)].join(
+        '.',
+      ),
       message: issue.message ?? 'invalid',
     }));
     return {

@@ -93,4 +93,14 @@ describe('the error envelope of each error class', () => {
       });
     }
   });
+
+  it('Given a body that is not an object, when it is posted, then the refusal names the body itself', async () => {
+    const answer = await server.app.inject({ method: 'POST', url: '/v1/jobs', payload: [] });
+
+    expect(answer.statusCode).toBe(400);
+    expect(answer.json().error).toMatchObject({
+      message: 'Invalid body: Invalid input: expected object, received array.',
+      details: { issues: [{ path: 'body', message: 'Invalid input: expected object, received array' }] },
+    });
+  });
 });
