@@ -103,4 +103,18 @@ describe('the error envelope of each error class', () => {
       details: { issues: [{ path: 'body', message: 'Invalid input: expected object, received array' }] },
     });
   });
+
+  it('Given an If-Match of more digits than any version has, when a job is patched, then the refusal names the header', async () => {
+    const answer = await server.app.inject({
+      method: 'PATCH',
+      url: '/v1/jobs/nightly',
+      headers: { 'if-match': '"99999999999999999999"' },
+      payload: {},
+    });
+
+    expect(answer.statusCode).toBe(400);
+    expect(answer.json().error.details.issues).toEqual([
+      { path: 'headers.if-match', message: 'the job version, such as "3"' },
+    ]);
+  });
 });
