@@ -98,7 +98,19 @@ const missingRef: fc.Arbitrary<string> = fc
   )
   .filter(namesNoKeptJob);
 
+/**
+ * Socket methods behind `POST /v1/call/{method}` that a body from here cannot make change anything: reads,
+ * and writes that need a ref (absent from these bodies, or a job that does not exist) or a job's input
+ * (never one that can be added). Methods the API does not take, and one no protocol has, are refused.
+ */
+const CALLED_METHODS = [
+  ...['daemon.status', 'job.list', 'job.get', 'run.list', 'run.get', 'audit.list', 'job.occurrences'],
+  ...['cluster.status', 'token.list', 'job.add', 'job.update', 'job.cancel', 'job.pause', 'job.resume'],
+  ...['job.trigger', 'run.kill', 'run.retry', 'events.subscribe', 'daemon.stop', 'store.backup', 'no.such'],
+];
+
 const path: fc.Arbitrary<string> = fc.oneof(
+  fc.constantFrom(...CALLED_METHODS).map((method) => `/v1/call/${method}`),
   fc.constantFrom('/v1/jobs', '/v1/health', '/v1/cluster', '/v1/events', '/v1/openapi.json'),
   missingRef.map((ref) => `/v1/jobs/${ref}`),
   fc
@@ -409,6 +421,8 @@ export function bodyRequests(token: string): fc.Arbitrary<HttpRequestModel> {
         { method: 'POST', target: '/v1/jobs' },
         { method: 'PATCH', target: `/v1/jobs/${GHOST}` },
         { method: 'POST', target: `/v1/jobs/${GHOST}/trigger` },
+        { method: 'POST', target: '/v1/call/job.add' },
+        { method: 'POST', target: '/v1/call/job.update' },
       ),
       body,
       contentType: fc.constantFrom('application/json', 'application/json; charset=utf-8'),
