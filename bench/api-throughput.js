@@ -78,15 +78,7 @@ async function measure(daemon, count, depth, send) {
   const cpuBefore = cpuSeconds(daemon.pid);
   const { latenciesMs, elapsedMs } = await pipelined(count, depth, send);
   const cpuUs = ((cpuSeconds(daemon.pid) - cpuBefore) / count) * 1e6;
-  const latency = summarize(latenciesMs);
-  return {
-    n: latency.n,
-    perSec: latency.n / (elapsedMs / 1000),
-    p50: latency.p50,
-    p99: latency.p99,
-    max: latency.max,
-    cpuUs,
-  };
+  return { ...summarize(latenciesMs), perSec: latenciesMs.length / (elapsedMs / 1000), cpuUs };
 }
 
 /** Deterministic names among those created, spread over all of them (a small LCG, as get-latency.js). */

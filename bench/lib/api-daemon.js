@@ -1,11 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request } from 'undici';
 import { startDaemon } from './daemon.js';
+import { freePort } from './free-port.js';
 import { makeTempDir } from './processes.js';
 
 const API_READY_TIMEOUT_MS = 30_000;
@@ -44,18 +44,6 @@ export async function startApiDaemon({ label }) {
   const api = { origin: `https://127.0.0.1:${port}`, ca: fs.readFileSync(certFile, 'utf8'), token };
   await apiAnswers(api);
   return { daemon, api };
-}
-
-/** A loopback port free a moment ago (the daemon binds it next). */
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 async function apiAnswers(api) {

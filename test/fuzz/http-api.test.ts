@@ -151,8 +151,10 @@ describe('the HTTPS API, given random and damaged requests', () => {
           head: model.method === 'HEAD',
           timeoutMs: model.stalls ? 500 : 5_000,
         });
+        // A HEAD's answer (after any 100 Continue) has no body to hold the envelope.
+        const answer = result.responses.findIndex((response) => response.status >= 200);
         result.responses.forEach((response, index) =>
-          expectProperAnswer(response, { head: index === 0 && model.method === 'HEAD' }),
+          expectProperAnswer(response, { head: index === answer && model.method === 'HEAD' }),
         );
         await expectUnharmed();
       }),

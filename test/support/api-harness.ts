@@ -3,7 +3,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Agent, fetch } from 'undici';
-import { buildApiServer, type ApiPatience } from '../../src/daemon/api/api-server.js';
+import { afterAll, beforeAll } from 'vitest';
+import type { ApiPatience } from '../../src/daemon/api/api-patience.js';
+import { buildApiServer } from '../../src/daemon/api/api-server.js';
 import { readApiTls } from '../../src/daemon/api/api-tls.js';
 import { systemClock } from '../../src/daemon/clock.js';
 import type { HttpsTarget } from './raw-https.js';
@@ -147,15 +149,17 @@ export async function startApiDaemon(daemons: ReturnType<typeof useDaemons>) {
   };
 }
 
+export interface ApiServerAlone {
+  target: HttpsTarget;
+  close: () => Promise<void>;
+}
+
 /**
  * The API's fastify server alone, over TLS on a free loopback port, for a caller every token passes as and
  * a daemon that answers every request with an empty result: for what the server does before and around the
  * daemon's answer (parsing, deadlines, refusals).
  */
-export async function startApiServerAlone(
-  dir: string,
-  patience?: ApiPatience,
-): Promise<{ target: HttpsTarget; close: () => Promise<void> }> {
+export async function startApiServerAlone(dir: string, patience?: ApiPatience): Promise<ApiServerAlone> {
   const certificate = makeCertificate(dir);
   const { app } = await buildApiServer(
     readApiTls(certificate),
@@ -171,4 +175,17 @@ export async function startApiServerAlone(
   await app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = app.server.address() as AddressInfo;
   return { target: { host: '127.0.0.1', port, ca: certificate.ca }, close: () => app.close() };
+}
+
+/** startApiServerAlone for the tests of one describe block: started before them, closed after them. */
+export function useApiServerAlone(patience?: ApiPatience): () => ApiServerAlone {
+  const homes = useDaemons(afterAll);
+  let server: ApiServerAlone | undefined;
+  beforeAll(async () => {
+    server = await startApiServerAlone(homes.home(), patience);
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+  return () => server!;
 }

@@ -65,14 +65,16 @@ export function exchangeHttps(
     const timer = setTimeout(() => finish(false), timeoutMs);
     socket.on('data', (chunk: Buffer) => {
       pending = Buffer.concat([pending, chunk]);
+      // An interim response (100 Continue) comes before the answer itself and is not it.
+      const answered = () => responses.some((response) => response.status >= 200);
       for (;;) {
-        const parsed = parseResponse(pending, head && responses.length === 0);
+        const parsed = parseResponse(pending, head && !answered());
         if (!parsed) break;
         responses.push(parsed.response);
         pending = pending.subarray(parsed.length);
       }
       clearTimeout(idle);
-      if (responses.length > 0) idle = setTimeout(() => finish(false), idleMs);
+      if (answered()) idle = setTimeout(() => finish(false), idleMs);
     });
     socket.on('close', () => finish(true));
     // The server may cut a write short (EPIPE, ECONNRESET) once it has refused the request.
@@ -88,10 +90,13 @@ export function exchangeHttps(
   });
 }
 
-/** The first whole response in `buffer` and its length in bytes, or null while it is incomplete. */
+/**
+ * The first whole response in `buffer` and its length in bytes, or null while it is incomplete. `head`:
+ * it answers a HEAD, so it has no body whatever its Content-Length says (nor has an interim 1xx one).
+ */
 export function parseResponse(
   buffer: Buffer,
-  noBody: boolean,
+  head: boolean,
 ): { response: RawHttpResponse; length: number } | null {
   const headEnd = buffer.indexOf('\r\n\r\n');
   if (headEnd === -1) return null;
@@ -105,6 +110,7 @@ export function parseResponse(
   const bodyStart = headEnd + 4;
   // An event stream never ends: its head is the response, and what follows it is read no further.
   const stream = headers['content-type']?.startsWith('text/event-stream') === true;
+  const noBody = head || status < 200;
   if (noBody || stream)
     return { response: { status, headers, body: '' }, length: stream ? buffer.length : bodyStart };
   if (headers['transfer-encoding']?.toLowerCase() === 'chunked')

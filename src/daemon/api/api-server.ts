@@ -22,6 +22,7 @@ import type { ServerConnection } from '../../ipc/transport.js';
 import { API_ROUTES, type ApiRoute } from './api-routes.js';
 import type { ApiTls } from './api-tls.js';
 import { SseConnection } from './sse-connection.js';
+import { API_PATIENCE, requestDeadlines, type ApiPatience } from './api-patience.js';
 import { ERROR_STATUS, errorHeaders } from './error-status.js';
 import { refuseUnparsedRequest } from './unparsed-request.js';
 import { dropUnreadBody } from './unread-body.js';
@@ -41,21 +42,6 @@ const API_BODY_LIMIT_BYTES = 1024 * 1024;
 export const OPENAPI_PATH = '/v1/openapi.json';
 const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 const MAX_PARAM_LENGTH = 500;
-// How often the server looks for requests past their time. Node's default, 30 s, lets a stalled request
-// outstay its deadline by as much again.
-const DEADLINE_CHECK_MS = 1_000;
-
-/** How long a client may take over each part of a request: a slow or stalled one holds a connection no longer. */
-export interface ApiPatience {
-  /** From connecting to a finished TLS handshake (Node's default is 2 minutes). */
-  handshakeMs: number;
-  /** From a request's first byte to the end of its headers. */
-  headersMs: number;
-  /** From a request's first byte to its last. */
-  requestMs: number;
-}
-
-export const API_PATIENCE: ApiPatience = { handshakeMs: 10_000, headersMs: 10_000, requestMs: 30_000 };
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -81,9 +67,7 @@ export async function buildApiServer(
   const server = {
     // Node answers a missing Host itself, with an empty body; the onRequest hook refuses it in the envelope.
     requireHostHeader: false,
-    headersTimeout: patience.headersMs,
-    requestTimeout: patience.requestMs,
-    connectionsCheckingInterval: DEADLINE_CHECK_MS,
+    ...requestDeadlines(patience),
   };
   const common = {
     logger: false,

@@ -1,6 +1,7 @@
 import { STATUS_CODES, maxHeaderSize, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ErrorShape } from '../../core/errors.js';
+import type { ApiPatience } from './api-patience.js';
 
 /** What Node's HTTP parser throws: `reason` says what it could not read. */
 interface ParserError extends Error {
@@ -8,11 +9,8 @@ interface ParserError extends Error {
   reason?: string;
 }
 
-/** How long a client may take to send a request; what a 408 says. */
-export interface RequestDeadlines {
-  headersMs: number;
-  requestMs: number;
-}
+/** What a 408 says of how long a client may take. */
+type RequestDeadlines = Pick<ApiPatience, 'headersMs' | 'requestMs'>;
 
 /** The status and envelope refusing a request that Node's HTTP parser could not read, or not in time. */
 export function unparsedRequestRefusal(

@@ -1,28 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApiServerAlone } from '../../support/api-harness.js';
+import { describe, expect, it } from 'vitest';
+import { useApiServerAlone } from '../../support/api-harness.js';
 import { exchangeHttps } from '../../support/raw-https.js';
-import { useDaemons } from '../../support/sched-harness.js';
 
 const TEN_MB = 10 * 1024 * 1024;
 
 describe('request bodies over the 1 MB limit', () => {
-  const homes = useDaemons(afterAll);
-  let server: Awaited<ReturnType<typeof startApiServerAlone>>;
-
-  beforeAll(async () => {
-    server = await startApiServerAlone(homes.home());
-  });
-
-  afterAll(async () => {
-    await server?.close();
-  });
+  const server = useApiServerAlone();
 
   it('Given a 10 MB body and then another request on one connection, when both are sent, then the body is refused with 413 and the next request answered', async () => {
     const head = `POST /v1/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${TEN_MB}\r\n\r\n`;
     const next = 'GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n';
 
     const { responses } = await exchangeHttps(
-      server.target,
+      server().target,
       Buffer.concat([Buffer.from(head), Buffer.alloc(TEN_MB, '['), Buffer.from(next)]),
       { timeoutMs: 15_000 },
     );
@@ -35,7 +25,7 @@ describe('request bodies over the 1 MB limit', () => {
     const head =
       'POST /v1/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100000000\r\n\r\n';
 
-    const result = await exchangeHttps(server.target, Buffer.from(head + 'x'.repeat(100_000)), {
+    const result = await exchangeHttps(server().target, Buffer.from(head + 'x'.repeat(100_000)), {
       timeoutMs: 20_000,
       idleMs: 20_000,
       trickle: { from: head.length, everyMs: 50 },

@@ -1,8 +1,7 @@
 import net from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApiServerAlone } from '../../support/api-harness.js';
+import { describe, expect, it } from 'vitest';
+import { useApiServerAlone } from '../../support/api-harness.js';
 import { exchangeHttps } from '../../support/raw-https.js';
-import { useDaemons } from '../../support/sched-harness.js';
 
 // Deadlines of a second or two, so that each is seen to hold; a server that checks its deadlines only
 // every 30 s (Node's default), or waits 2 minutes for a TLS handshake, keeps these clients past GIVE_UP_MS.
@@ -10,20 +9,11 @@ const PATIENCE = { handshakeMs: 1_000, headersMs: 1_000, requestMs: 2_000 };
 const GIVE_UP_MS = 15_000;
 
 describe('clients that never finish a request', () => {
-  const homes = useDaemons(afterAll);
-  let server: Awaited<ReturnType<typeof startApiServerAlone>>;
-
-  beforeAll(async () => {
-    server = await startApiServerAlone(homes.home(), PATIENCE);
-  });
-
-  afterAll(async () => {
-    await server?.close();
-  });
+  const server = useApiServerAlone(PATIENCE);
 
   it('Given a client that connects and never starts TLS, when the handshake deadline passes, then the server closes the connection', async () => {
     const closedByServer = await new Promise<boolean>((resolve) => {
-      const connection = net.connect(server.target.port, server.target.host);
+      const connection = net.connect(server().target.port, server().target.host);
       const giveUp = setTimeout(() => resolve(false), GIVE_UP_MS);
       connection.on('error', () => undefined);
       connection.on('close', () => {
@@ -38,7 +28,7 @@ describe('clients that never finish a request', () => {
   it('Given a client that sends its headers a byte at a time without end, when the headers deadline passes, then it gets 408 and the connection closes', async () => {
     const head = 'GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ';
 
-    const result = await exchangeHttps(server.target, Buffer.from(head + 'a'.repeat(10_000)), {
+    const result = await exchangeHttps(server().target, Buffer.from(head + 'a'.repeat(10_000)), {
       timeoutMs: GIVE_UP_MS,
       idleMs: GIVE_UP_MS,
       trickle: { from: head.length, everyMs: 100 },
@@ -56,7 +46,7 @@ describe('clients that never finish a request', () => {
     const request =
       'POST /v1/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"input":';
 
-    const result = await exchangeHttps(server.target, Buffer.from(request), {
+    const result = await exchangeHttps(server().target, Buffer.from(request), {
       timeoutMs: GIVE_UP_MS,
       idleMs: GIVE_UP_MS,
     });

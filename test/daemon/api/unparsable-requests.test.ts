@@ -1,23 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApiServerAlone } from '../../support/api-harness.js';
+import { describe, expect, it } from 'vitest';
+import { useApiServerAlone } from '../../support/api-harness.js';
 import { exchangeHttps } from '../../support/raw-https.js';
-import { useDaemons } from '../../support/sched-harness.js';
 
 const head = (lines: string[]) => Buffer.from(`${lines.join('\r\n')}\r\n\r\n`);
 
 // Requests Node's HTTP parser refuses never reach fastify's routes or error handler: without a handler of
 // its own the server answered them with a body in fastify's shape, not the API's envelope.
 describe('requests the HTTP parser cannot read', () => {
-  const homes = useDaemons(afterAll);
-  let server: Awaited<ReturnType<typeof startApiServerAlone>>;
-
-  beforeAll(async () => {
-    server = await startApiServerAlone(homes.home());
-  });
-
-  afterAll(async () => {
-    await server?.close();
-  });
+  const server = useApiServerAlone();
 
   it.each([
     ['an unknown method', head(['FOO /v1/jobs HTTP/1.1', 'Host: 127.0.0.1'])],
@@ -38,7 +28,7 @@ describe('requests the HTTP parser cannot read', () => {
   ])(
     'Given %s, when it is sent, then the answer is 400 in the error envelope and the connection closes',
     async (_what, bytes) => {
-      const { responses, closedByServer } = await exchangeHttps(server.target, bytes);
+      const { responses, closedByServer } = await exchangeHttps(server().target, bytes);
 
       expect(responses.map((response) => response.status)).toEqual([400]);
       expect(JSON.parse(responses[0]!.body)).toEqual({
@@ -55,7 +45,7 @@ describe('requests the HTTP parser cannot read', () => {
   it('Given headers over 16 KB, when they are sent, then the answer is 431 in the error envelope', async () => {
     const bytes = head(['GET /v1/jobs HTTP/1.1', 'Host: 127.0.0.1', `X-Big: ${'a'.repeat(20_000)}`]);
 
-    const { responses } = await exchangeHttps(server.target, bytes);
+    const { responses } = await exchangeHttps(server().target, bytes);
 
     expect(responses.map((response) => response.status)).toEqual([431]);
     expect(JSON.parse(responses[0]!.body).error).toMatchObject({
@@ -66,7 +56,7 @@ describe('requests the HTTP parser cannot read', () => {
 
   it('Given an HTTP/1.1 request without Host, when it is sent, then the answer is 400 in the error envelope', async () => {
     const { responses } = await exchangeHttps(
-      server.target,
+      server().target,
       head(['GET /v1/health HTTP/1.1', 'Connection: close']),
     );
 
@@ -83,7 +73,7 @@ describe('requests the HTTP parser cannot read', () => {
       Buffer.from('garbage\r\n\r\n'),
     ]);
 
-    const { responses } = await exchangeHttps(server.target, bytes);
+    const { responses } = await exchangeHttps(server().target, bytes);
 
     expect(responses.map((response) => response.status)).toEqual([200, 400]);
     expect(JSON.parse(responses[1]!.body).error.code).toBe('VALIDATION_FAILED');
