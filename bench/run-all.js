@@ -26,6 +26,7 @@ const BENCHMARKS = [
   'federation',
   'federation-capacity',
   'event-relay',
+  'api-throughput',
   'crash-cycles',
   'million-jobs',
 ];

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import pg from 'pg';
 import { statementFlags } from './pg-statements.js';
 import { cpuSeconds } from './process-cpu.js';
+import { freePort } from './free-port.js';
 import { makeTempDir, removeTempDir } from './processes.js';
 
 const START_ATTEMPTS = 3;
@@ -140,15 +140,4 @@ function childPids(parent) {
     }
   }
   return children;
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
 }

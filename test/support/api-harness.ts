@@ -1,7 +1,14 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import type { AddressInfo } from 'node:net';
 import { Agent, fetch } from 'undici';
+import { afterAll, beforeAll } from 'vitest';
+import type { ApiPatience } from '../../src/daemon/api/api-patience.js';
+import { buildApiServer } from '../../src/daemon/api/api-server.js';
+import { readApiTls } from '../../src/daemon/api/api-tls.js';
+import { systemClock } from '../../src/daemon/clock.js';
+import type { HttpsTarget } from './raw-https.js';
 import { sched, useDaemons, waitFor, type RunningDaemon } from './sched-harness.js';
 
 /** A self-signed certificate for 127.0.0.1, made by openssl in `dir`. */
@@ -121,18 +128,64 @@ export function apiClient(base: string, ca: string) {
   return { request, events, close: () => dispatcher.close() };
 }
 
+/** `sched daemon run`'s arguments to serve the API over HTTPS on a free loopback port with `certificate`. */
+export function apiDaemonArgs(certificate: { certFile: string; keyFile: string }): string[] {
+  return ['--api', '127.0.0.1:0', '--tls-cert', certificate.certFile, '--tls-key', certificate.keyFile];
+}
+
 /** A daemon in a new home serving the API over HTTPS on a free loopback port, and a client that trusts it. */
 export async function startApiDaemon(daemons: ReturnType<typeof useDaemons>) {
   const home = daemons.home();
-  const { certFile, keyFile, ca } = makeCertificate(home);
-  const daemon = await daemons.start(home, [
-    '--api',
-    '127.0.0.1:0',
-    '--tls-cert',
-    certFile,
-    '--tls-key',
-    keyFile,
-  ]);
+  const certificate = makeCertificate(home);
+  const daemon = await daemons.start(home, apiDaemonArgs(certificate));
   const url = `https://${await apiAddress(daemon)}`;
-  return { home, daemon, url, certFile, api: apiClient(url, ca) };
+  return {
+    home,
+    daemon,
+    url,
+    certFile: certificate.certFile,
+    certificate,
+    api: apiClient(url, certificate.ca),
+  };
+}
+
+export interface ApiServerAlone {
+  target: HttpsTarget;
+  close: () => Promise<void>;
+}
+
+/**
+ * The API's fastify server alone, over TLS on a free loopback port, for a caller every token passes as and
+ * a daemon that answers every request with an empty result: for what the server does before and around the
+ * daemon's answer (parsing, deadlines, refusals).
+ */
+export async function startApiServerAlone(dir: string, patience?: ApiPatience): Promise<ApiServerAlone> {
+  const certificate = makeCertificate(dir);
+  const { app } = await buildApiServer(
+    readApiTls(certificate),
+    {
+      call: async () => ({ ok: true, result: {} }),
+      authenticate: async () => ({ user: 'alice', uid: -1, gid: -1, pid: -1, groups: [] }),
+      version: '0.0.0',
+      clock: systemClock,
+      onBug: () => undefined,
+    },
+    patience,
+  );
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const { port } = app.server.address() as AddressInfo;
+  return { target: { host: '127.0.0.1', port, ca: certificate.ca }, close: () => app.close() };
+}
+
+/** startApiServerAlone for the tests of one describe block: started before them, closed after them. */
+export function useApiServerAlone(patience?: ApiPatience): () => ApiServerAlone {
+  const homes = useDaemons(afterAll);
+  let server: ApiServerAlone | undefined;
+  beforeAll(async () => {
+    server = await startApiServerAlone(homes.home(), patience);
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+  return () => server!;
 }

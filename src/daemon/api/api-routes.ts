@@ -81,7 +81,7 @@ const idempotencyHeaders = z.object({
 const ifMatchHeaders = z.object({
   'if-match': z
     .string()
-    .regex(/^(W\/)?"?\d+"?$/, 'the job version, such as "3"')
+    .regex(/^(W\/)?"?\d{1,15}"?$/, 'the job version, such as "3"')
     .transform((text) => Number(text.replace(/\D/g, '')))
     .optional()
     .describe('The version the change is made to; a newer one refuses it (412).'),

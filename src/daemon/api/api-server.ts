@@ -1,4 +1,4 @@
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import fastifySwagger from '@fastify/swagger';
 import Fastify, {
   type FastifyError,
@@ -22,7 +22,10 @@ import type { ServerConnection } from '../../ipc/transport.js';
 import { API_ROUTES, type ApiRoute } from './api-routes.js';
 import type { ApiTls } from './api-tls.js';
 import { SseConnection } from './sse-connection.js';
+import { API_PATIENCE, requestDeadlines, type ApiPatience } from './api-patience.js';
 import { ERROR_STATUS, errorHeaders } from './error-status.js';
+import { refuseUnparsedRequest } from './unparsed-request.js';
+import { dropUnreadBody } from './unread-body.js';
 
 /** What the API needs of the daemon: one way to make a request for a verified caller, and to verify one. */
 export interface ApiDeps {
@@ -37,9 +40,8 @@ export interface ApiDeps {
 
 const API_BODY_LIMIT_BYTES = 1024 * 1024;
 export const OPENAPI_PATH = '/v1/openapi.json';
-// A request must have arrived whole within this; a slow client holds a connection no longer.
-const REQUEST_TIMEOUT_MS = 30_000;
 const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+const MAX_PARAM_LENGTH = 500;
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -57,21 +59,39 @@ export interface ApiServer {
  * The fastify instance of the API, ready to listen: with `tls` (as readApiTls read it) when the plan has
  * TLS, every route of API_ROUTES.
  */
-export async function buildApiServer(tls: ApiTls | null, deps: ApiDeps): Promise<ApiServer> {
+export async function buildApiServer(
+  tls: ApiTls | null,
+  deps: ApiDeps,
+  patience: ApiPatience = API_PATIENCE,
+): Promise<ApiServer> {
+  const server = {
+    // Node answers a missing Host itself, with an empty body; the onRequest hook refuses it in the envelope.
+    requireHostHeader: false,
+    ...requestDeadlines(patience),
+  };
   const common = {
     logger: false,
     bodyLimit: API_BODY_LIMIT_BYTES,
-    requestTimeout: REQUEST_TIMEOUT_MS,
-    connectionTimeout: REQUEST_TIMEOUT_MS,
+    requestTimeout: patience.requestMs,
+    // An idle socket is dropped unanswered: later than a stalled request gets its 408, and than an event
+    // stream's heartbeat.
+    connectionTimeout: patience.requestMs + 5_000,
     keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
-    routerOptions: { maxParamLength: 500 },
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     return503OnClosing: true,
+    clientErrorHandler: (error: Error, socket: Socket) => refuseUnparsedRequest(error, socket, patience),
+    // What the router refuses before any route or hook: a path it cannot decode, a parameter too long.
+    frameworkErrors: (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) =>
+      void sendError(reply, shapeOf(error, deps.onBug)),
     // Event streams never go idle: a stopping daemon must not wait for their clients to leave.
     forceCloseConnections: true,
   };
   const app = (tls === null
-    ? Fastify(common)
-    : Fastify({ ...common, https: { ...tls, minVersion: 'TLSv1.2' } })) as unknown as FastifyInstance;
+    ? Fastify({ ...common, http: server })
+    : Fastify({
+        ...common,
+        https: { ...tls, ...server, minVersion: 'TLSv1.2', handshakeTimeout: patience.handshakeMs },
+      })) as unknown as FastifyInstance;
   const routes: ApiServer['routes'] = [];
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) routes.push({ method, url: route.url });
@@ -89,10 +109,14 @@ export async function buildApiServer(tls: ApiTls | null, deps: ApiDeps): Promise
   });
 
   app.addHook('onRequest', async (request) => {
+    if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) throw missingHost();
     if (request.routeOptions.url === OPENAPI_PATH) return;
     request.caller = await deps.authenticate(request.headers.authorization, request.ip);
   });
-  app.setErrorHandler((error: FastifyError, _request, reply) => sendError(reply, shapeOf(error, deps.onBug)));
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') dropUnreadBody(request, reply, deps.clock);
+    return sendError(reply, shapeOf(error, deps.onBug));
+  });
   app.setNotFoundHandler((request, reply) =>
     sendError(
       reply,
@@ -173,7 +197,9 @@ function shapeOf(error: FastifyError, onBug: (error: Error) => void): ErrorShape
   if (error instanceof SchedError) return error.toShape();
   if (hasZodFastifySchemaValidationErrors(error)) {
     const issues = error.validation.map((issue) => ({
-      path: `${error.validationContext ?? 'request'}${issue.instancePath.replaceAll('/', '.')}`,
+      path: [error.validationContext ?? 'request', ...issue.instancePath.split('/').filter(Boolean)].join(
+        '.',
+      ),
       message: issue.message ?? 'invalid',
     }));
     return {
@@ -181,6 +207,20 @@ function shapeOf(error: FastifyError, onBug: (error: Error) => void): ErrorShape
       message: `Invalid ${issues[0]!.path}: ${issues[0]!.message}.`,
       hint: `The request's shape is in ${OPENAPI_PATH}.`,
       details: { issues },
+    };
+  }
+  if (error.code === 'FST_ERR_BAD_URL') {
+    return {
+      code: 'VALIDATION_FAILED',
+      message: 'The path is not valid percent-encoding (a % must be followed by two hex digits of UTF-8).',
+      hint: 'Encode each path segment as encodeURIComponent does.',
+    };
+  }
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    return {
+      code: 'VALIDATION_FAILED',
+      message: `A path parameter is longer than ${MAX_PARAM_LENGTH} characters.`,
+      hint: 'Name the job or run by its name or id.',
     };
   }
   if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
@@ -204,6 +244,13 @@ function shapeOf(error: FastifyError, onBug: (error: Error) => void): ErrorShape
     message: `Internal error in the daemon: ${error.message}`,
     hint: 'This is a bug in sched; the daemon log has the details.',
   };
+}
+
+/** HTTP/1.1 requires a Host header (RFC 9112, 3.2); without one a request is refused. */
+function missingHost(): SchedError {
+  return new SchedError('VALIDATION_FAILED', 'An HTTP/1.1 request needs a Host header.', {
+    hint: 'Send Host: with the address the request goes to, as HTTP clients do.',
+  });
 }
 
 /** `host:port` as bound. */

@@ -15,6 +15,21 @@ export function placeholders(columns: readonly string[], as: (name: string) => u
   return Object.fromEntries(columns.map((column) => [column, as(column)]));
 }
 
+/** An ApiToken straight from SQL: every column but the hash. */
+export function apiTokenColumns({ apiTokens }: StoreTables) {
+  return {
+    id: apiTokens.id,
+    name: apiTokens.name,
+    role: apiTokens.role,
+    owner: apiTokens.owner,
+    createdAt: apiTokens.createdAt,
+    expiresAt: apiTokens.expiresAt,
+    lastUsedAt: apiTokens.lastUsedAt,
+    revokedAt: apiTokens.revokedAt,
+    createdBy: apiTokens.createdBy,
+  };
+}
+
 /** A RunSummary straight from SQL: every run column but the output tails, plus the job's name. */
 export function runSummaryColumns({ runs, jobs }: StoreTables) {
   return {

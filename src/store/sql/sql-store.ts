@@ -417,8 +417,8 @@ export class SqlStore implements Store {
     return tokenQueries.listApiTokens(this.dialect);
   }
 
-  findApiTokenByHash(hash: string): Promise<ApiToken | null> {
-    return tokenQueries.findApiTokenByHash(this.dialect, hash);
+  async findApiTokenByHash(hash: string): Promise<ApiToken | null> {
+    return (await this.session.first(this.statements.apiTokenByHash, { hash })) ?? null;
   }
 
   revokeApiToken(name: string, at: number): Promise<ApiToken | null> {

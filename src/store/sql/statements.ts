@@ -1,8 +1,17 @@
 import { and, asc, desc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { RunInFlight } from '../../core/policy/fire-overlap.js';
+import type { ApiToken } from '../../core/access/api-token.js';
 import type { RunSummary } from '../../core/run.js';
 import type { DependencyEdge } from '../store.js';
-import { param, placeholders, runColumns, runSummaryColumns, setParam, statePredicates } from './columns.js';
+import {
+  apiTokenColumns,
+  param,
+  placeholders,
+  runColumns,
+  runSummaryColumns,
+  setParam,
+  statePredicates,
+} from './columns.js';
 import type { QueryBuilder, QueryChain, Statement } from './query-builder.js';
 import type { AuditRecord, IdempotencyRow, JobRecord, RunRecord } from './records.js';
 import {
@@ -296,6 +305,14 @@ export function defineStatements(db: QueryBuilder, tables: StoreTables, dialect:
         .orderBy(asc(jobDependencies.jobId), asc(jobDependencies.upstreamId), asc(jobDependencies.on)),
     ),
 
+    /** Every API request's authentication: built once, not per request. */
+    apiTokenByHash: prepare<ApiToken>(
+      'api_token_by_hash',
+      db
+        .select(apiTokenColumns(tables))
+        .from(tables.apiTokens)
+        .where(eq(tables.apiTokens.hash, param('hash'))),
+    ),
     idempotencyByKey: prepare<IdempotencyRow>(
       'idempotency_by_key',
       db

@@ -1,25 +1,11 @@
 import { and, asc, eq, isNull } from 'drizzle-orm';
 import type { ApiToken } from '../../core/access/api-token.js';
 import type { NewApiToken } from '../store.js';
+import { apiTokenColumns } from './columns.js';
 import type { StoreDialect } from './dialect.js';
-import type { StoreTables } from './tables.js';
 
 // API tokens, written once for both dialects. Every write names its RETURNING columns: a SQLite session
 // runs a built query with all(), which only statements that return rows allow.
-
-function tokenColumns({ apiTokens }: StoreTables) {
-  return {
-    id: apiTokens.id,
-    name: apiTokens.name,
-    role: apiTokens.role,
-    owner: apiTokens.owner,
-    createdAt: apiTokens.createdAt,
-    expiresAt: apiTokens.expiresAt,
-    lastUsedAt: apiTokens.lastUsedAt,
-    revokedAt: apiTokens.revokedAt,
-    createdBy: apiTokens.createdBy,
-  };
-}
 
 /** Null when a live token already has that name (the partial unique index on live names). */
 export async function insertApiToken(dialect: StoreDialect, token: NewApiToken): Promise<ApiToken | null> {
@@ -30,7 +16,7 @@ export async function insertApiToken(dialect: StoreDialect, token: NewApiToken):
         .insert(apiTokens)
         .values({ ...token, lastUsedAt: null, revokedAt: null })
         .onConflictDoNothing()
-        .returning(tokenColumns(dialect.tables)),
+        .returning(apiTokenColumns(dialect.tables)),
     ),
   );
   return rows[0] ?? null;
@@ -40,19 +26,11 @@ export async function listApiTokens(dialect: StoreDialect): Promise<ApiToken[]> 
   const { apiTokens } = dialect.tables;
   return dialect.session.query<ApiToken>((db) =>
     db
-      .select(tokenColumns(dialect.tables))
+      .select(apiTokenColumns(dialect.tables))
       .from(apiTokens)
       .where(isNull(apiTokens.revokedAt))
       .orderBy(asc(apiTokens.name)),
   );
-}
-
-export async function findApiTokenByHash(dialect: StoreDialect, hash: string): Promise<ApiToken | null> {
-  const { apiTokens } = dialect.tables;
-  const rows = await dialect.session.query<ApiToken>((db) =>
-    db.select(tokenColumns(dialect.tables)).from(apiTokens).where(eq(apiTokens.hash, hash)),
-  );
-  return rows[0] ?? null;
 }
 
 export async function revokeApiToken(
@@ -67,7 +45,7 @@ export async function revokeApiToken(
         .update(apiTokens)
         .set({ revokedAt: at })
         .where(and(eq(apiTokens.name, name), isNull(apiTokens.revokedAt)))
-        .returning(tokenColumns(dialect.tables)),
+        .returning(apiTokenColumns(dialect.tables)),
     ),
   );
   return rows[0] ?? null;

@@ -63,6 +63,9 @@ describe('the error envelope of each error class', () => {
 
   it('Given malformed requests (bad encoding, a bad version, a bad number), when they come, then each gets 400 in the envelope and the server goes on', async () => {
     const malformed = [
+      { method: 'GET' as const, url: '/v1/jobs/%E0%A4%A' },
+      { method: 'POST' as const, url: '/v1/jobs/%/pause' },
+      { method: 'GET' as const, url: `/v1/runs/${'a'.repeat(600)}` },
       { method: 'GET' as const, url: '/v1/jobs?limit=many' },
       { method: 'GET' as const, url: '/v1/jobs?limit=100000' },
       { method: 'PATCH' as const, url: '/v1/jobs/x', headers: { 'if-match': 'banana' }, payload: {} },
@@ -89,5 +92,29 @@ describe('the error envelope of each error class', () => {
         code: 'VALIDATION_FAILED',
       });
     }
+  });
+
+  it('Given a body that is not an object, when it is posted, then the refusal names the body itself', async () => {
+    const answer = await server.app.inject({ method: 'POST', url: '/v1/jobs', payload: [] });
+
+    expect(answer.statusCode).toBe(400);
+    expect(answer.json().error).toMatchObject({
+      message: 'Invalid body: Invalid input: expected object, received array.',
+      details: { issues: [{ path: 'body', message: 'Invalid input: expected object, received array' }] },
+    });
+  });
+
+  it('Given an If-Match of more digits than any version has, when a job is patched, then the refusal names the header', async () => {
+    const answer = await server.app.inject({
+      method: 'PATCH',
+      url: '/v1/jobs/nightly',
+      headers: { 'if-match': '"99999999999999999999"' },
+      payload: {},
+    });
+
+    expect(answer.statusCode).toBe(400);
+    expect(answer.json().error.details.issues).toEqual([
+      { path: 'headers.if-match', message: 'the job version, such as "3"' },
+    ]);
   });
 });
