@@ -27,6 +27,7 @@ const BENCHMARKS = [
   'federation-capacity',
   'event-relay',
   'api-throughput',
+  'peer-mode',
   'crash-cycles',
   'million-jobs',
 ];

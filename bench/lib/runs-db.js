@@ -9,7 +9,7 @@ export function readRuns(databasePath) {
   try {
     return db
       .prepare(
-        `SELECT job_id AS jobId, scheduled_for AS scheduledFor, created_at AS createdAt,
+        `SELECT id, node, job_id AS jobId, scheduled_for AS scheduledFor, created_at AS createdAt,
                 started_at AS startedAt, finished_at AS finishedAt, state, "trigger" AS trigger
            FROM runs`,
       )
