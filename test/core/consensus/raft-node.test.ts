@@ -60,6 +60,22 @@ describe('RaftNode', () => {
     expect([a!, b!, c!].map((member) => member.committedIndex)).toEqual([2, 2, 2]);
   });
 
+  it('given three voters, a follower learns an entry is committed as soon as the leader does, without waiting for a heartbeat', () => {
+    const [a, b, c] = ['a', 'b', 'c'].map((id) => node(id, ['a', 'b', 'c']));
+    tickUntilCandidate(a!);
+    settle([a!, b!, c!]);
+
+    a!.propose('x');
+    const sent = settle([a!, b!, c!]);
+
+    expect([a!, b!, c!].map((member) => member.committedIndex)).toEqual([2, 2, 2]);
+    // Told once each: the answer to a commit-only append does not call for another.
+    const commitOnly = sent.filter(
+      (message) => message.type === 'append' && message.entries.length === 0 && message.leaderCommit === 2,
+    );
+    expect(commitOnly.map((message) => message.to).sort()).toEqual(['b', 'c']);
+  });
+
   it('given a proposal to a follower, refuses it and names the leader', () => {
     const [a, b] = ['a', 'b'].map((id) => node(id, ['a', 'b', 'c']));
     tickUntilCandidate(a!);
