@@ -6,6 +6,18 @@ import type { KeySpec } from './keys.js';
 
 const isPeerAddress = (text: string): boolean => tryParsePeerAddress(text.trim()) !== null;
 
+function peerAddressKey(key: string, env: string, flag: string, what: string): KeySpec {
+  return {
+    key,
+    env,
+    flag,
+    expects: `host:port, ${what}`,
+    schema: z.string().refine(isPeerAddress),
+    fromText: (text) => text.trim(),
+    default: () => null,
+  };
+}
+
 /**
  * `[cluster]`: peer mode. `mode = "peers"` (or `--peers`) makes the daemon one of the voters listed in
  * `peers`, listening on `bind` and sealing its traffic with `key_file`; `store` (the default) lets the
@@ -29,24 +41,13 @@ export const CLUSTER_KEYS: readonly KeySpec[] = [
     fromText: commaList,
     default: () => [],
   },
-  {
-    key: 'cluster.bind',
-    env: 'SCHED_PEER_BIND',
-    flag: '--bind',
-    expects: 'host:port, where this node listens for its peers',
-    schema: z.string().refine(isPeerAddress),
-    fromText: (text) => text.trim(),
-    default: () => null,
-  },
-  {
-    key: 'cluster.advertise',
-    env: 'SCHED_PEER_ADVERTISE',
-    flag: '--advertise',
-    expects: 'host:port, the address the other peers reach this node at',
-    schema: z.string().refine(isPeerAddress),
-    fromText: (text) => text.trim(),
-    default: () => null,
-  },
+  peerAddressKey('cluster.bind', 'SCHED_PEER_BIND', '--bind', 'where this node listens for its peers'),
+  peerAddressKey(
+    'cluster.advertise',
+    'SCHED_PEER_ADVERTISE',
+    '--advertise',
+    'the address the other peers reach this node at',
+  ),
   {
     key: 'cluster.key_file',
     env: 'SCHED_CLUSTER_KEY_FILE',

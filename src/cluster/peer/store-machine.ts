@@ -89,14 +89,15 @@ export class StoreMachine implements RaftStateMachine<StoreCommand, ReplicaRows>
   private carryOut(command: StoreCommand): void {
     let result: Promise<unknown>;
     try {
+      const stale = this.staleFence(command);
       if (command.op === RELAYED_KILL) {
         result = Promise.resolve();
       } else if (command.op === PUBLISH_MAP) {
         result = this.publish(command.args[0]);
       } else if (command.op === REGISTER_MEMBER) {
         result = this.register(command.args[0]);
-      } else if (this.staleFence(command) !== null) {
-        result = Promise.reject(mapReplaced(this.staleFence(command)!, this.map?.term ?? null));
+      } else if (stale !== null) {
+        result = Promise.reject(mapReplaced(stale, this.map?.term ?? null));
       } else {
         this.store.markEventsWith(command.node);
         const write = this.store[command.op] as (...args: unknown[]) => Promise<unknown>;

@@ -70,7 +70,6 @@ export class SqliteReplica {
 
   /** Every replicated row as of now (writes asked for are committed first). */
   copy(): ReplicaRows {
-    this.dialect.flushWrites();
     const appliedIndex = this.appliedIndex();
     const tables = readTableRows(this.sqlite, isLocalRow);
     return { appliedIndex, tables };
