@@ -72,7 +72,7 @@ export const timePolicyFlags = {
   }),
   placement: Flags.string({
     summary:
-      'With daemons sharing PostgreSQL: once (one run per instant in the whole cluster; the default) or every-host (each live node runs it).',
+      'In a cluster (shared PostgreSQL or peers): once (one run per instant in the whole cluster; the default) or every-host (each live node runs it).',
     helpValue: 'once|every-host',
     helpGroup: 'CLUSTER',
   }),

@@ -195,6 +195,7 @@ export class Daemon {
     // A node stalled past its lease has lost its shards: its open transaction must not hold up theirs.
     const opened = (await stack.start(new StoreService(target, this.options.durability, leaseTtlMs))).store;
     const labels = this.options.cluster?.labels ?? {};
+    const reachability = new StoreReachability(clock, events, this.options.peers ? 'quorum' : 'store');
     const peers = this.options.peers
       ? await stack.start(
           new PeerMembership({
@@ -212,6 +213,8 @@ export class Daemon {
               });
               void this.stop('the replicated store could not be written');
             },
+            onQuorumLost: (error) => reachability.failed(error),
+            onQuorumRegained: () => reachability.succeeded(),
           }),
         )
       : null;
@@ -230,8 +233,8 @@ export class Daemon {
         )
       : secrets.store;
     // Every call to a shared store tells whether it can be reached; a failure to reach it is degraded mode.
-    // A SQLite file in the home is never out of reach: its calls are not watched (one promise less each).
-    const reachability = new StoreReachability(clock, events);
+    // A SQLite file in the home is never out of reach: its calls are not watched (one promise less each),
+    // nor are a peer's (its reads are local: its Raft tells whether it reaches a majority).
     const store = target.kind === 'postgres' ? reachability.observe(measured) : measured;
     const startedAt = clock.now();
     const epoch = await store.nextFenceEpoch();
@@ -472,6 +475,7 @@ export class Daemon {
       }),
       replies,
       autonomy ? new LocalReads(autonomy, clock) : null,
+      () => reachability.staleReadNotice(),
     );
     const answer = answerSocketRequests(this.seams.route?.(router.route) ?? router.route, events);
     await stack.start(new SocketService(locations.socketPath, answer, access.socket));

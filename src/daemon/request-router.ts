@@ -5,6 +5,7 @@ import {
   isMethod,
   requestSchemas,
   type Method,
+  type JobListPage,
   type ParsedParams,
   type RequestMessage,
   type ResponseMessage,
@@ -73,11 +74,18 @@ export function createRequestRouter(
   guard: RequestGuard,
   replies: ReplySecrets,
   localReads: LocalReads | null = null,
+  /** Said with `ls` and `show` answered from a copy that may be stale (a peer without a majority). */
+  staleNotice: () => string | null = () => null,
 ): RequestRouter {
   // While the store cannot be reached, `ls` and `show` read this node's local copy (and say it may be stale).
-  const orLocalCopy = async <T>(read: () => Promise<T>, local: (reads: LocalReads) => T): Promise<T> => {
+  const orLocalCopy = async <T extends { stale?: string }>(
+    read: () => Promise<T>,
+    local: (reads: LocalReads) => T,
+  ): Promise<T> => {
     try {
-      return await read();
+      const answer = await read();
+      const stale = staleNotice();
+      return stale === null ? answer : { ...answer, stale };
     } catch (error) {
       if (localReads === null || !isStoreUnreachable(error)) throw error;
       return local(localReads);
@@ -97,7 +105,7 @@ export function createRequestRouter(
     'job.add': (params) => jobs.add(params),
     'job.list': (params: ParsedParams<'job.list'>) =>
       orLocalCopy(
-        async () => alerts.withOverdue(await jobs.list(params)),
+        async (): Promise<JobListPage> => alerts.withOverdue(await jobs.list(params)),
         (reads) => reads.list(params),
       ),
     'job.get': (params: ParsedParams<'job.get'>) =>

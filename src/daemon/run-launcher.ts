@@ -204,7 +204,15 @@ export class RunLauncher {
       stdoutTail: '',
       stderrTail: '',
     };
-    await this.released(run.id, job.id, () => this.finishWith(run.id, job, outcome, run));
+    // A node starting without its store (or a majority) keeps the end offline, as a run's own end is kept.
+    await this.released(run.id, job.id, () =>
+      persistently(
+        () => this.finishWith(run.id, job, outcome, run),
+        this.options.events,
+        this.options.clock,
+        () => this.options.keepEndOffline?.(run.id, outcome) ?? false,
+      ),
+    );
   }
 
   /** Records a waiting run that will never start (its job was cancelled) as cancelled. */

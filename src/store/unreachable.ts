@@ -25,11 +25,13 @@ const CLOSED_CONNECTION =
 /**
  * True when a store call failed because the store could not be reached, not because it refused the
  * change: the failure a node goes into degraded mode on. Walks the `cause` chain (drizzle wraps driver
- * errors). SQLite, a local file, never fails so.
+ * errors). SQLite, a local file, never fails so; peer mode's replicated store does when this node reaches
+ * no majority of the voters (NO_QUORUM), which is the same thing to the node.
  */
 export function isStoreUnreachable(error: unknown): boolean {
   for (let current = error; current instanceof Error; current = current.cause) {
-    if (current instanceof SchedError) return current.code === 'STORE_UNAVAILABLE';
+    if (current instanceof SchedError)
+      return current.code === 'STORE_UNAVAILABLE' || current.code === 'NO_QUORUM';
     const { code } = current as { code?: unknown };
     if (typeof code === 'string' && (NETWORK_CODES.has(code) || UNAVAILABLE_STATES.test(code))) return true;
     if (CLOSED_CONNECTION.test(current.message)) return true;

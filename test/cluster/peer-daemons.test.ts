@@ -1,79 +1,14 @@
-import dgram from 'node:dgram';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { sched, useDaemons, waitFor, type RunningDaemon } from '../support/sched-harness.js';
-
-interface RunRow {
-  id: string;
-  scheduledFor: number;
-  node: string;
-}
-
-/** A loopback port free for both TCP and UDP now (the peer streams and the gossip share it). */
-async function freePort(): Promise<number> {
-  for (let attempt = 0; attempt < 20; attempt += 1) {
-    const server = net.createServer();
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as net.AddressInfo;
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    const socket = dgram.createSocket('udp4');
-    const free = await new Promise<boolean>((resolve) => {
-      socket.once('error', () => resolve(false));
-      socket.bind(port, '127.0.0.1', () => resolve(true));
-    });
-    await new Promise<void>((resolve) => socket.close(() => resolve()));
-    if (free) return port;
-  }
-  throw new Error('no loopback port is free for both TCP and UDP');
-}
+import { freePeerPort, peerRunsOf, peerStatus, startPeerDaemons } from '../support/peer-daemons.js';
+import { sched, useDaemons, waitFor } from '../support/sched-harness.js';
 
 describe('peer mode: three daemons with no shared database', () => {
   const { home, start } = useDaemons(afterEach);
-
-  /** Three daemons on loopback sharing one cluster key and one secret key, started together. */
-  async function startPeers(): Promise<{ homes: string[]; ids: string[]; daemons: RunningDaemon[] }> {
-    const homes = [home(), home(), home()];
-    const ports = [await freePort(), await freePort(), await freePort()];
-    const ids = ports.map((port) => `127.0.0.1:${port}`);
-    const keygen = await sched(homes[0]!, ['cluster', 'keygen']);
-    expect(keygen.code, keygen.stderr).toBe(0);
-    const keyFile = path.join(homes[0]!, 'cluster.key');
-    fs.writeFileSync(keyFile, keygen.stdout, { mode: 0o600 });
-    // Every node seals secrets with one key, as an operator copies it to each host: the first start makes it.
-    const seed = await start(homes[0]!);
-    await seed.stop('SIGTERM');
-    for (const dir of homes.slice(1))
-      fs.copyFileSync(path.join(homes[0]!, 'secret.key'), path.join(dir, 'secret.key'));
-    const daemons = await Promise.all(
-      homes.map((dir, index) =>
-        start(dir, [
-          '--peers',
-          ids.join(','),
-          '--bind',
-          ids[index]!,
-          '--cluster-key-file',
-          keyFile,
-          '--label',
-          `index=${index}`,
-        ]),
-      ),
-    );
-    return { homes, ids, daemons };
-  }
-
-  async function status(dir: string) {
-    const result = await sched(dir, ['cluster', 'status', '--json']);
-    expect(result.code, result.stderr).toBe(0);
-    return result.json;
-  }
-
-  async function runsOf(dir: string, job: string): Promise<RunRow[]> {
-    const result = await sched(dir, ['history', job, '--json', '--limit', '200']);
-    expect(result.code, result.stderr).toBe(0);
-    return result.json.items as RunRow[];
-  }
+  const startPeers = () => startPeerDaemons(3, home, start);
+  const status = peerStatus;
+  const runsOf = peerRunsOf;
 
   it('agree on a leader and a map, fire a job added on any of them once per instant with its history on all, go on when its node is killed, and refuse writes without a majority', async () => {
     const { homes, ids, daemons } = await startPeers();
@@ -159,7 +94,7 @@ describe('peer mode: three daemons with no shared database', () => {
     const keygen = await sched(dir, ['cluster', 'keygen']);
     const keyFile = path.join(dir, 'cluster.key');
     fs.writeFileSync(keyFile, keygen.stdout, { mode: 0o600 });
-    const port = await freePort();
+    const port = await freePeerPort();
     const cases: [string[], RegExp][] = [
       [['--peers', `127.0.0.1:${port}`], /needs --bind/],
       [['--bind', `127.0.0.1:${port}`], /--bind .*is for peer mode/],

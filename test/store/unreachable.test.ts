@@ -77,4 +77,11 @@ describe('isStoreUnreachable: what puts a node in degraded mode', () => {
   it('given STORE_UNAVAILABLE from the daemon, says the store is unreachable', () => {
     expect(isStoreUnreachable(new SchedError('STORE_UNAVAILABLE', 'cannot reach it'))).toBe(true);
   });
+
+  it('given NO_QUORUM from a peer cut off from the majority, says the store is unreachable (the log is its store)', () => {
+    expect(isStoreUnreachable(new SchedError('NO_QUORUM', 'no majority'))).toBe(true);
+    expect(isStoreUnreachable(new Error('replay failed', { cause: new SchedError('NO_QUORUM', 'x') }))).toBe(
+      true,
+    );
+  });
 });

@@ -65,6 +65,7 @@ export class ReplicaCluster {
       resubmitAfterMs: 20,
       voters: () => ({ all: [...this.ids], reachable: this.ids.filter((other) => this.reaches(id, other)) }),
       onFailed: (error) => this.failures.push(error),
+      leaderSilentForMs: () => host.leaderSilentForMs(),
     });
     const host: Host = new RaftHost({
       id,

@@ -58,6 +58,7 @@ export class PeerReplica {
       clock,
       commitTimeoutMs: options.commitTimeoutMs,
       voters: () => ({ all: [...voters], reachable: options.reachable() }),
+      leaderSilentForMs: () => this.raft.leaderSilentForMs(),
       onFailed: options.onFailed,
     }));
     this.raft = new RaftHost({

@@ -71,6 +71,8 @@ export class RaftHost<Data, State> {
   private readonly sizes = new WeakMap<object, number>();
   private readonly maxAppendBytes: number;
   private flushAgain = false;
+  /** Since when (monotonic) this member has heard no leader, or null while it leads or hears one. */
+  private leaderSilentSince: number | null = null;
 
   constructor(private readonly options: RaftHostOptions<Data, State>) {
     this.maxAppendBytes = options.maxAppendBytes ?? MAX_STREAM_FRAME / 2;
@@ -92,11 +94,17 @@ export class RaftHost<Data, State> {
     return this.appliedIndex;
   }
 
+  /** How long this member has heard no leader (0 while it leads or hears one): a side without a majority grows it. */
+  leaderSilentForMs(): number {
+    return this.leaderSilentSince === null ? 0 : this.options.clock.monotonic() - this.leaderSilentSince;
+  }
+
   start(): void {
     const { id, voters, disk, channel, machine, electionTicks, heartbeatTicks } = this.options;
     const durable = disk.load();
     if (durable.snapshot) machine.restore(durable.snapshot.state);
     this.appliedIndex = durable.snapshot?.index ?? 0;
+    this.leaderSilentSince = this.options.clock.monotonic();
     this.node = new RaftNode<Data, State>(
       {
         id,
@@ -188,9 +196,16 @@ export class RaftHost<Data, State> {
         this.flushAgain = false;
         this.carryOutStep();
       } while (this.flushAgain);
+      this.noteLeaderContact();
     } finally {
       this.flushing = false;
     }
+  }
+
+  private noteLeaderContact(): void {
+    if (this.node === null) return;
+    if (this.node.hearsLeader()) this.leaderSilentSince = null;
+    else this.leaderSilentSince ??= this.options.clock.monotonic();
   }
 
   private carryOutStep(): void {

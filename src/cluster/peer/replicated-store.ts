@@ -35,6 +35,8 @@ export interface ReplicationOptions {
   resubmitAfterMs?: number;
   /** The voters, and which of them this member hears from now, for the hint of NO_QUORUM. */
   voters(): { all: string[]; reachable: string[] };
+  /** How long this member has heard no leader; a write is refused at once once that is a commit timeout. */
+  leaderSilentForMs?(): number;
   /** The copy cannot record what it applied: the daemon must stop. */
   onFailed(error: Error): void;
 }
@@ -68,12 +70,16 @@ export class Replication implements StoreMachineListener {
   /** Proposes the write and answers with what the store gave when this member applied it. */
   async write(op: CommandOp, args: readonly unknown[]): Promise<unknown> {
     const { clock } = this.options;
+    const timeoutMs = this.options.commitTimeoutMs ?? 10_000;
+    // Cut off that long, a write would most likely wait out its timeout too: the answer comes at once.
+    const silentMs = this.options.leaderSilentForMs?.() ?? 0;
+    if (silentMs >= timeoutMs) throw this.noQuorum(`no leader heard for ${Math.round(silentMs / 1_000)} s`);
     this.proposals += 1;
     const command = commandOf(`${this.proposer}${this.proposals}`, this.eventNode, op, args);
     const applied = new Promise<unknown>((resolve) => this.waiting.set(command.id, resolve));
     // Applied before its submission is answered (a leader alone commits at once), a refusal waits unheard.
     applied.catch(() => undefined);
-    const deadline = clock.monotonic() + (this.options.commitTimeoutMs ?? 10_000);
+    const deadline = clock.monotonic() + timeoutMs;
     let cancel = (): void => undefined;
     const timedOut = new Promise<never>((_, reject) => {
       cancel = clock.setTimer(deadline - clock.monotonic(), () => reject(this.noQuorum('timed-out')));

@@ -1,12 +1,33 @@
 import { formatDuration } from '../duration.js';
 
 /**
+ * What a node is cut off from: its store (a federation's PostgreSQL), or, in peer mode, a majority of the
+ * voters that keep the log. Either way it fires every-host jobs on its own and refuses what needs the rest.
+ */
+export type DegradedCause = 'store' | 'quorum';
+
+/**
  * What a node says while its store cannot be reached: `degraded: store unreachable for 45s, firing every-host
  * jobs from the local copy`. Jobs that fire on one node wait for the store; every-host jobs need no one else.
  */
-export function degradedNotice(unreachableSince: number, now: number): string {
+export function degradedNotice(
+  unreachableSince: number,
+  now: number,
+  cause: DegradedCause = 'store',
+): string {
   const lasted = formatDuration(Math.max(1_000, Math.floor((now - unreachableSince) / 1_000) * 1_000));
+  if (cause === 'quorum')
+    return `degraded: no majority of the voters reachable for ${lasted}, firing every-host jobs on its own; writes are refused (NO_QUORUM)`;
   return `degraded: store unreachable for ${lasted}, firing every-host jobs from the local copy`;
+}
+
+/**
+ * A read a peer answers from its own copy of the log while it cannot reach a majority: changes the others
+ * committed since are not in it.
+ */
+export function minorityReadNotice(since: number, now: number): string {
+  const lasted = formatDuration(Math.max(1_000, Math.floor((now - since) / 1_000) * 1_000));
+  return `this node has reached no majority of the voters for ${lasted}: this is its own copy of the cluster's jobs, which may be stale`;
 }
 
 /** A read served from the node's local copy of the job definitions while the store cannot be reached. */

@@ -362,7 +362,7 @@ export class RaftNode<Data, State = unknown> {
   }
 
   /** Whether this node leads, or heard from its leader within the last election timeout. */
-  private hearsLeader(): boolean {
+  hearsLeader(): boolean {
     if (this.role === 'leader') return true;
     return this.leader !== null && this.electionElapsed < this.config.electionTicks;
   }

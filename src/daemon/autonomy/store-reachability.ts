@@ -1,4 +1,10 @@
-import { degradedNotice, fellDueInOutage, type Outage } from '../../core/cluster/degraded-mode.js';
+import {
+  degradedNotice,
+  fellDueInOutage,
+  minorityReadNotice,
+  type DegradedCause,
+  type Outage,
+} from '../../core/cluster/degraded-mode.js';
 import { isStoreUnreachable } from '../../store/unreachable.js';
 import type { Store } from '../../store/store.js';
 import type { Clock } from '../clock.js';
@@ -11,7 +17,8 @@ const KEPT_OUTAGES = 16;
 /**
  * Whether this node can reach its store, as its own calls find out: a call that fails for want of the
  * store (a refused or dropped connection, a server shutting down) puts the node in degraded mode; any call
- * that succeeds takes it out. Nothing is guessed from timing, and nothing but real calls decides.
+ * that succeeds takes it out. Nothing is guessed from timing, and nothing but real calls decides. In peer
+ * mode, where every read is local and succeeds, the node's Raft decides instead (see QuorumWatch).
  */
 export class StoreReachability {
   private since: number | null = null;
@@ -21,6 +28,7 @@ export class StoreReachability {
   constructor(
     private readonly clock: Clock,
     private readonly events: DaemonEvents,
+    private readonly cause: DegradedCause = 'store',
   ) {}
 
   /** When the store became unreachable; null while it is reachable. */
@@ -34,7 +42,17 @@ export class StoreReachability {
 
   /** `degraded: store unreachable for 45s, …` while it is unreachable, else null. */
   notice(): string | null {
-    return this.since === null ? null : degradedNotice(this.since, this.clock.now());
+    return this.since === null ? null : degradedNotice(this.since, this.clock.now(), this.cause);
+  }
+
+  /**
+   * Said with a read a peer answers from its own copy while it reaches no majority, else null. (A federation's
+   * node reads its local copy then instead, and says so itself: see LocalReads.)
+   */
+  staleReadNotice(): string | null {
+    return this.since === null || this.cause !== 'quorum'
+      ? null
+      : minorityReadNotice(this.since, this.clock.now());
   }
 
   /** Whether the instant fell due while the store could not be reached (see fellDueInOutage). */

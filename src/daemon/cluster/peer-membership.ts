@@ -5,6 +5,7 @@ import { readClusterKeyFile } from '../../cluster/peer/cluster-key-file.js';
 import { MessageSeal } from '../../cluster/peer/message-seal.js';
 import { PeerReplica } from '../../cluster/peer/peer-replica.js';
 import { PeerStreams } from '../../cluster/peer/peer-streams.js';
+import { QuorumWatch } from '../../cluster/peer/quorum-watch.js';
 import { SwimMembership } from '../../cluster/peer/swim-membership.js';
 import { SchedError } from '../../core/errors.js';
 import { formatPeerAddress, parsePeerAddress, type PeerAddress } from '../../core/peer/peer-address.js';
@@ -36,6 +37,9 @@ export interface PeerMembershipOptions {
   onError: (error: Error) => void;
   /** The copy can no longer be kept (a write to it failed): the daemon must stop. */
   onFailed: (error: Error) => void;
+  /** This node is on a side without a majority: writes are refused, every-host jobs go on without the log. */
+  onQuorumLost: (error: SchedError) => void;
+  onQuorumRegained: () => void;
 }
 
 /**
@@ -48,6 +52,7 @@ export class PeerMembership implements Service {
   private swim: SwimMembership | null = null;
   private replica: PeerReplica | null = null;
   private joined: PeerCluster | null = null;
+  private quorum: QuorumWatch | null = null;
 
   constructor(private readonly options: PeerMembershipOptions) {}
 
@@ -111,6 +116,14 @@ export class PeerMembership implements Service {
       onDrop: report,
     });
     this.replica.start();
+    const raft = this.replica.raft;
+    this.quorum = new QuorumWatch({
+      leaderSilentForMs: () => raft.leaderSilentForMs(),
+      clock,
+      onLost: this.options.onQuorumLost,
+      onRegained: this.options.onQuorumRegained,
+    });
+    this.quorum.start();
     this.joined = new PeerCluster({
       self,
       voters,
@@ -127,6 +140,7 @@ export class PeerMembership implements Service {
   }
 
   async stop(): Promise<void> {
+    this.quorum?.stop();
     await this.joined?.leave();
     await this.replica?.close();
     await this.swim?.stop();

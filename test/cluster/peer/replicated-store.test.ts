@@ -215,6 +215,23 @@ describe('The replicated store: every write through the log, applied to each mem
     for (const member of cluster.members.values()) expect(await member.store.findJob('lonely')).toBeNull();
   });
 
+  it('Given a member that has heard no leader for a commit timeout, when it is asked to write, then it answers NO_QUORUM at once, saying so', async () => {
+    await started({ commitTimeoutMs: 1_500 });
+    const alone = cluster.follower();
+    cluster.cutOff.add(alone.id);
+    await waitFor(async () => alone.host.leaderSilentForMs() >= 1_500, 20_000, 50);
+
+    const refused = await createJob(alone.store, 'lonely').catch((error: unknown) => error);
+
+    expect(refused).toMatchObject({
+      code: 'NO_QUORUM',
+      details: { reason: expect.stringMatching(/^no leader heard for \d+ s$/) },
+    });
+    cluster.cutOff.delete(alone.id);
+    await waitFor(async () => alone.host.leaderSilentForMs() === 0, 20_000, 50);
+    expect((await createJob(alone.store, 'back')).name).toBe('back');
+  });
+
   it('Given shard maps published through a follower, when fires carry fences, then a fire from a replaced map is FENCED on every member and one from the map in force fires', async () => {
     await started();
     const follower = cluster.follower();

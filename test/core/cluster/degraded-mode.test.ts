@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { degradedNotice, fellDueInOutage, staleReadNotice } from '../../../src/core/cluster/degraded-mode.js';
+import {
+  degradedNotice,
+  fellDueInOutage,
+  minorityReadNotice,
+  staleReadNotice,
+} from '../../../src/core/cluster/degraded-mode.js';
 
 const t0 = Date.parse('2026-06-01T12:00:00Z');
 
@@ -18,6 +23,20 @@ describe('degradedNotice', () => {
 
   it('given a long outage, uses minutes', () => {
     expect(degradedNotice(t0, t0 + 125_000)).toContain('store unreachable for 2m5s,');
+  });
+
+  it('given a peer without a majority, says so, and that its writes are refused', () => {
+    expect(degradedNotice(t0, t0 + 45_600, 'quorum')).toBe(
+      'degraded: no majority of the voters reachable for 45s, firing every-host jobs on its own; writes are refused (NO_QUORUM)',
+    );
+  });
+});
+
+describe('minorityReadNotice', () => {
+  it('says for how long the node has reached no majority, and that its copy may be stale', () => {
+    expect(minorityReadNotice(t0, t0 + 90_000)).toBe(
+      "this node has reached no majority of the voters for 1m30s: this is its own copy of the cluster's jobs, which may be stale",
+    );
   });
 });
 

@@ -1,0 +1,124 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { peerRunsOf, peerStatus, startPeerDaemons } from '../support/peer-daemons.js';
+import { sched, useDaemons, waitFor, type RunningDaemon } from '../support/sched-harness.js';
+
+/** The instants an every-host job's command wrote to `beats` in its node's home, as it ran. */
+function beatsIn(dir: string): number[] {
+  const file = path.join(dir, 'beats');
+  if (!fs.existsSync(file)) return [];
+  return fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line !== '')
+    .map(Number);
+}
+
+describe('peer mode: a node cut off from the majority', () => {
+  const { home, start } = useDaemons(afterEach);
+  const frozen = new Set<RunningDaemon>();
+  afterEach(() => {
+    for (const daemon of frozen) process.kill(daemon.pid, 'SIGCONT');
+    frozen.clear();
+  });
+
+  it('keeps firing every-host jobs, refuses writes with NO_QUORUM, says its reads may be stale, and hands its runs over when the others are back', async () => {
+    const { homes, ids, daemons } = await startPeerDaemons(3, home, start);
+    await waitFor(
+      async () => {
+        const all = await Promise.all(homes.map(peerStatus));
+        return all.every((one) => one.term > 0 && one.coordinator === all[0].coordinator);
+      },
+      30_000,
+      200,
+    );
+    const added = await sched(homes[0]!, [
+      'add',
+      'beat',
+      '--every',
+      '1s',
+      '--placement',
+      'every-host',
+      '--',
+      'sh',
+      '-c',
+      'echo "$SCHED_SCHEDULED_FOR_MS" >> "$SCHED_HOME/beats"',
+    ]);
+    expect(added.code, added.stderr).toBe(0);
+    await waitFor(async () => homes.every((dir) => beatsIn(dir).length >= 2), 30_000, 200);
+
+    // Nodes 1 and 2 freeze (SIGSTOP): node 0 is alone, a minority of one of three voters.
+    const cutAt = Date.now();
+    for (const daemon of daemons.slice(1)) {
+      process.kill(daemon.pid, 'SIGSTOP');
+      frozen.add(daemon);
+    }
+    const degraded = await waitFor(
+      async () => {
+        const status = await peerStatus(homes[0]!);
+        return status.degraded ? status : null;
+      },
+      30_000,
+      250,
+    );
+    expect(degraded.degraded).toMatch(/no majority of the voters reachable/);
+
+    const refused = await sched(homes[0]!, ['add', 'alone', '--json', '--every', '1h', '--', '/bin/true'], {
+      timeoutMs: 60_000,
+    });
+    expect(refused.code, refused.stderr).toBe(7);
+    expect(refused.json.error.code).toBe('NO_QUORUM');
+    expect(refused.json.error.hint).toMatch(/of 3 voters/);
+    const listed = await sched(homes[0]!, ['ls', '--json']);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.json.items.map((job: { name: string }) => job.name)).toEqual(['beat']);
+    expect(listed.json.stale).toMatch(/no majority of the voters .* may be stale/);
+    const shown = await sched(homes[0]!, ['show', 'beat']);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stderr).toMatch(/Note: .*may be stale/);
+
+    // Every-host jobs need no one else: the cut-off node goes on running `beat` each second.
+    const lateBeats = await waitFor(
+      async () => {
+        const beats = beatsIn(homes[0]!).filter((at) => at > cutAt + 12_000);
+        return beats.length >= 3 ? beats : null;
+      },
+      45_000,
+      500,
+    );
+    expect(lateBeats.length).toBeGreaterThanOrEqual(3);
+
+    // The others come back: the runs node 0 made meanwhile reach the log, and every node's history.
+    for (const daemon of frozen) process.kill(daemon.pid, 'SIGCONT');
+    frozen.clear();
+    await waitFor(
+      async () => {
+        const status = await peerStatus(homes[0]!);
+        return status.degraded === undefined && status.term > 0 ? status : null;
+      },
+      30_000,
+      250,
+    );
+    for (const dir of homes) {
+      const runs = await waitFor(
+        async () => {
+          const all = (await peerRunsOf(dir, 'beat')).filter((run) => run.node === ids[0]);
+          return all.some((run) => run.scheduledFor === lateBeats[0]) ? all : null;
+        },
+        30_000,
+        500,
+      );
+      const instants = runs.map((run) => run.scheduledFor);
+      expect(new Set(instants).size, 'a run of node 0 was recorded twice').toBe(instants.length);
+      // Runs that ended during the partition are recorded with their end, not left running.
+      expect(
+        runs.filter((run) => run.scheduledFor <= lateBeats.at(-1)!).every((run) => run.state !== 'running'),
+      ).toBe(true);
+    }
+    const after = await sched(homes[0]!, ['add', 'after-heal', '--every', '1h', '--', '/bin/true'], {
+      timeoutMs: 60_000,
+    });
+    expect(after.code, after.stderr).toBe(0);
+  });
+});

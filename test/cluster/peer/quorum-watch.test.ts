@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { QuorumWatch } from '../../../src/cluster/peer/quorum-watch.js';
+import type { SchedError } from '../../../src/core/errors.js';
+import { FakeClock } from '../../support/fake-clock.js';
+
+describe('QuorumWatch: when a peer counts itself cut off from the majority', () => {
+  function watched(lostAfterMs = 3_000) {
+    const clock = new FakeClock();
+    let silentSince: number | null = null;
+    const heard: string[] = [];
+    const errors: SchedError[] = [];
+    const watch = new QuorumWatch({
+      leaderSilentForMs: () => (silentSince === null ? 0 : clock.monotonic() - silentSince),
+      clock,
+      lostAfterMs,
+      onLost: (error) => (errors.push(error), heard.push('lost')),
+      onRegained: () => heard.push('regained'),
+    });
+    watch.start();
+    const silence = () => (silentSince = clock.monotonic());
+    const leaderHeard = () => (silentSince = null);
+    return { clock, watch, heard, errors, silence, leaderHeard };
+  }
+
+  it('Given a leader that goes quiet for less than the threshold (an election), then nothing is said', async () => {
+    const { clock, heard, silence, leaderHeard } = watched();
+    silence();
+    await clock.advance(2_500);
+    leaderHeard();
+    await clock.advance(10_000);
+    expect(heard).toEqual([]);
+  });
+
+  it('Given a silence past the threshold, then it says lost once with a NO_QUORUM error, and regained once a leader is heard', async () => {
+    const { clock, heard, errors, silence, leaderHeard } = watched();
+    silence();
+    await clock.advance(3_300);
+    expect(heard).toEqual(['lost']);
+    expect(errors[0]).toMatchObject({ code: 'NO_QUORUM' });
+    await clock.advance(60_000);
+    expect(heard).toEqual(['lost']);
+    leaderHeard();
+    await clock.advance(300);
+    expect(heard).toEqual(['lost', 'regained']);
+  });
+
+  it('Given it was stopped, then it says nothing more', async () => {
+    const { clock, watch, heard, silence } = watched();
+    watch.stop();
+    silence();
+    await clock.advance(60_000);
+    expect(heard).toEqual([]);
+  });
+});
