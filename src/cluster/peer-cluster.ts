@@ -1,4 +1,5 @@
 import os from 'node:os';
+import { memberSurelyStopped, type MemberLeaseBounds } from '../core/cluster/member-lease.js';
 import { assignShards } from '../core/cluster/rendezvous.js';
 import { sameAssignment, type ShardMap } from '../core/cluster/shard-map.js';
 import { SHARD_COUNT } from '../core/cluster/shard.js';
@@ -14,6 +15,8 @@ export interface RaftView {
   readonly role: string | null;
   readonly term: number;
   readonly leader: string | null;
+  /** Leading: how long `member` has surely not been in touch with this leader (see LeaderContact). */
+  memberSilentForMs(member: string): number;
 }
 
 /** What the cluster reads of membership (SWIM): how it sees a member now. */
@@ -29,6 +32,8 @@ export interface PeerClusterOptions {
   raft: RaftView;
   replication: Pick<Replication, 'currentMap' | 'publishMap' | 'onMapChanged' | 'members' | 'registerMember'>;
   membership: MembershipView;
+  /** The members' leases on their runs: a member leaves the map only once its lease surely ran out. */
+  lease: MemberLeaseBounds;
   clock: Clock;
   startedAt: number;
   /** How often the leader checks the map against the live members, and a member its registration (1 s). */
@@ -38,8 +43,8 @@ export interface PeerClusterOptions {
 
 /**
  * Peer mode's cluster: the Raft leader coordinates. It publishes, through the log, a shard map over the
- * registered members that membership sees alive (or suspected: a slow member is not dropped at once), in
- * its own term, whenever the members or the term change; every member fires from the map the log put in
+ * registered members that membership sees alive (or suspected: a slow member is not dropped at once), or
+ * whose lease on their runs may not have run out yet (a member cut off stops its runs first), in its own term, whenever the members or the term change; every member fires from the map the log put in
  * force, and a fire from another map is refused where the log is applied. Each member registers its labels,
  * host and version through the log, so the coordinator can place `--on` jobs.
  */
@@ -150,10 +155,15 @@ export class PeerCluster extends MappedCluster implements Cluster {
   }
 
   private async coordinate(): Promise<void> {
-    const { replication, raft, membership, clock } = this.options;
+    const { replication, raft, membership, clock, lease } = this.options;
     const live = replication
       .members()
-      .filter((member) => member.id === this.nodeId || (membership.stateOf(member.id) ?? 'dead') !== 'dead');
+      .filter(
+        (member) =>
+          member.id === this.nodeId ||
+          (membership.stateOf(member.id) ?? 'dead') !== 'dead' ||
+          !memberSurelyStopped(raft.memberSilentForMs(member.id), lease),
+      );
     const nodes = live.map((member) => ({ id: member.id, labels: member.labels }));
     const assignment = { nodes, owners: assignShards(nodes.map((node) => node.id)) };
     const current = this.map;

@@ -33,7 +33,13 @@ import { IdempotencyGuard } from './idempotency-guard.js';
 import { JobLookup } from './job-lookup.js';
 import { JobService } from './job-service.js';
 import { LiveOutput } from './live-output.js';
-import { crashLostReason, leftBehindAt, recordLostRunsOf, stopLeftoversOf } from './lost-runs.js';
+import {
+  crashLostReason,
+  LEASE_EXPIRED_REASON,
+  leftBehindAt,
+  recordLostRunsOf,
+  stopLeftoversOf,
+} from './lost-runs.js';
 import { serveDaemonEndpoints } from './observability/daemon-endpoints.js';
 import { readBearerToken } from './observability/bearer-token.js';
 import { checkExposure, type ObservabilityServer } from './observability/http-endpoint.js';
@@ -215,6 +221,19 @@ export class Daemon {
             },
             onQuorumLost: (error) => reachability.failed(error),
             onQuorumRegained: () => reachability.succeeded(),
+            // The majority may record them lost and run them again soon: they must be gone first.
+            onLeaseExpired: () => {
+              const stopped = this.launcher?.killWhere(
+                (job) => job.placement.mode !== 'every-host',
+                LEASE_EXPIRED_REASON,
+              );
+              if (stopped)
+                events.emit('cluster:error', {
+                  error: new Error(
+                    `this node lost touch with the majority: stopped ${stopped} run(s) of once-jobs`,
+                  ),
+                });
+            },
           }),
         )
       : null;

@@ -19,6 +19,10 @@ export function crashLostReason(stopped: readonly string[] = []): string {
   return `${CRASH_LOST_REASON}; its ${stopped.join(' and ')} ${verb} still running and ${verb} stopped before any retry`;
 }
 
+/** Why a peer stopped a run when its lease ran out (see member-lease.ts). */
+export const LEASE_EXPIRED_REASON =
+  'this node lost touch with the majority of the cluster; the run was stopped before the others could record it lost and run it again';
+
 /** Why a run of a node that left the federation's map is recorded lost. */
 export function deadNodeLostReason(nodeId: string): string {
   return `node ${nodeId} stopped heartbeating while this run was in progress; its outcome is unknown`;

@@ -236,6 +236,13 @@ export class RunLauncher {
     return this.executors.some((executor) => executor.kill(runId, reason));
   }
 
+  /** Kills the runs launched here whose job `picks`; resolves how many were asked to stop. */
+  killWhere(picks: (job: Job) => boolean, reason: string): number {
+    let killed = 0;
+    for (const [runId, job] of this.inFlight) if (picks(job) && this.kill(runId, reason)) killed += 1;
+    return killed;
+  }
+
   runningCount(): number {
     return this.executors.reduce((count, executor) => count + executor.runningCount(), 0);
   }

@@ -15,6 +15,15 @@ function beatsIn(dir: string): number[] {
     .map(Number);
 }
 
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 describe('peer mode: a node cut off from the majority', () => {
   const { home, start } = useDaemons(afterEach);
   const frozen = new Set<RunningDaemon>();
@@ -23,7 +32,7 @@ describe('peer mode: a node cut off from the majority', () => {
     frozen.clear();
   });
 
-  it('keeps firing every-host jobs, refuses writes with NO_QUORUM, says its reads may be stale, and hands its runs over when the others are back', async () => {
+  it('stops its once-jobs’ runs when its lease runs out, keeps firing every-host jobs, refuses writes with NO_QUORUM, says its reads may be stale, and hands its runs over when the others are back', async () => {
     const { homes, ids, daemons } = await startPeerDaemons(3, home, start);
     await waitFor(
       async () => {
@@ -47,6 +56,29 @@ describe('peer mode: a node cut off from the majority', () => {
     ]);
     expect(added.code, added.stderr).toBe(0);
     await waitFor(async () => homes.every((dir) => beatsIn(dir).length >= 2), 30_000, 200);
+    // A once-job's run going on node 0 when it is cut off: it must stop before the majority can run it again.
+    const long = await sched(homes[1]!, [
+      'add',
+      'long',
+      '--every',
+      '1h',
+      '--on',
+      'index=0',
+      '--',
+      'sh',
+      '-c',
+      'echo $$ > "$SCHED_HOME/long.pid"; exec sleep 300',
+    ]);
+    expect(long.code, long.stderr).toBe(0);
+    expect((await sched(homes[1]!, ['trigger', 'long'])).code).toBe(0);
+    const longPid = await waitFor(
+      async () => {
+        const file = path.join(homes[0]!, 'long.pid');
+        return fs.existsSync(file) ? Number(fs.readFileSync(file, 'utf8')) : null;
+      },
+      30_000,
+      200,
+    );
 
     // Nodes 1 and 2 freeze (SIGSTOP): node 0 is alone, a minority of one of three voters.
     const cutAt = Date.now();
@@ -63,6 +95,8 @@ describe('peer mode: a node cut off from the majority', () => {
       250,
     );
     expect(degraded.degraded).toMatch(/no majority of the voters reachable/);
+    // Its lease on its runs runs out (5 s without sure contact) and the once-job's run is stopped.
+    await waitFor(async () => !processAlive(longPid), 30_000, 250);
 
     const refused = await sched(homes[0]!, ['add', 'alone', '--json', '--every', '1h', '--', '/bin/true'], {
       timeoutMs: 60_000,
@@ -72,7 +106,7 @@ describe('peer mode: a node cut off from the majority', () => {
     expect(refused.json.error.hint).toMatch(/of 3 voters/);
     const listed = await sched(homes[0]!, ['ls', '--json']);
     expect(listed.code, listed.stderr).toBe(0);
-    expect(listed.json.items.map((job: { name: string }) => job.name)).toEqual(['beat']);
+    expect(listed.json.items.map((job: { name: string }) => job.name).sort()).toEqual(['beat', 'long']);
     expect(listed.json.stale).toMatch(/no majority of the voters .* may be stale/);
     const shown = await sched(homes[0]!, ['show', 'beat']);
     expect(shown.code, shown.stderr).toBe(0);
@@ -116,6 +150,11 @@ describe('peer mode: a node cut off from the majority', () => {
         runs.filter((run) => run.scheduledFor <= lateBeats.at(-1)!).every((run) => run.state !== 'running'),
       ).toBe(true);
     }
+    const longRuns = await peerRunsOf(homes[2]!, 'long');
+    expect(longRuns).toHaveLength(1);
+    expect(longRuns[0]!.state).not.toBe('running');
+    const longRun = await sched(homes[2]!, ['history', 'long', '--json']);
+    expect(JSON.stringify(longRun.json.items[0])).toMatch(/lost touch with the majority/);
     const after = await sched(homes[0]!, ['add', 'after-heal', '--every', '1h', '--', '/bin/true'], {
       timeoutMs: 60_000,
     });

@@ -35,6 +35,8 @@ const wire = raftWire(storeCommandSchema.nullable(), replicaRowsSchema);
 export class ReplicaCluster {
   readonly members = new Map<string, ReplicaMember>();
   readonly cutOff = new Set<string>();
+  /** Members whose messages are lost on the way out, while they still hear the others (a one-way cut). */
+  readonly mute = new Set<string>();
   private readonly handlers = new Map<
     string,
     (message: Parameters<RaftChannel<StoreCommand, ReplicaRows>['send']>[0]) => void
@@ -119,7 +121,8 @@ export class ReplicaCluster {
   }
 
   private reaches(from: string, to: string): boolean {
-    return from === to || (this.members.has(to) && !this.cutOff.has(from) && !this.cutOff.has(to));
+    if (from === to) return true;
+    return this.members.has(to) && !this.cutOff.has(from) && !this.cutOff.has(to) && !this.mute.has(from);
   }
 
   private async submit(from: string, command: StoreCommand): Promise<Submission> {

@@ -1,4 +1,5 @@
 import type { CancelTimer, Clock } from '../../core/clock.js';
+import { memberLeaseExpired, type MemberLeaseBounds } from '../../core/cluster/member-lease.js';
 import { SchedError } from '../../core/errors.js';
 
 /**
@@ -7,7 +8,8 @@ import { SchedError } from '../../core/errors.js';
  * put the survivors in degraded mode.
  */
 export const QUORUM_LOST_AFTER_MS = 3_000;
-const CHECK_EVERY_MS = 250;
+/** How often it looks: part of how late a member may notice its lease ran out (see PEER_MEMBER_LEASE). */
+export const QUORUM_CHECK_EVERY_MS = 250;
 
 export interface QuorumWatchOptions {
   /** How long this member has heard no leader (0 while it leads or hears one). */
@@ -17,15 +19,22 @@ export interface QuorumWatchOptions {
   /** This member lost touch with a majority: what it cannot commit, it must do without the log. */
   onLost(error: SchedError): void;
   onRegained(): void;
+  /** How long ago this member was last surely in touch with a leader (see LeaderContact). */
+  leaseAgeMs(): number;
+  lease: MemberLeaseBounds;
+  /** The member's lease ran out: the runs it has going must stop before the majority records them lost. */
+  onLeaseExpired(): void;
 }
 
 /**
  * Tells when this member is on a side of the cluster without a majority, and when it is back: the peer
  * mode's counterpart of a store that cannot be reached, which puts a node in degraded mode (every-host
- * jobs go on firing from its copy, their runs journaled until the log takes them).
+ * jobs go on firing from its copy, their runs journaled until the log takes them). And when its lease
+ * on the runs it has going ran out (see member-lease.ts).
  */
 export class QuorumWatch {
   private lost = false;
+  private leaseExpired = false;
   private cancel: CancelTimer | null = null;
 
   constructor(private readonly options: QuorumWatchOptions) {}
@@ -40,13 +49,16 @@ export class QuorumWatch {
   }
 
   private arm(): void {
-    this.cancel = this.options.clock.setTimer(CHECK_EVERY_MS, () => {
+    this.cancel = this.options.clock.setTimer(QUORUM_CHECK_EVERY_MS, () => {
       this.check();
       if (this.cancel !== null) this.arm();
     });
   }
 
   private check(): void {
+    const expired = memberLeaseExpired(this.options.leaseAgeMs(), this.options.lease);
+    if (expired && !this.leaseExpired) this.options.onLeaseExpired();
+    this.leaseExpired = expired;
     const silentMs = this.options.leaderSilentForMs();
     if (!this.lost && silentMs >= (this.options.lostAfterMs ?? QUORUM_LOST_AFTER_MS)) {
       this.lost = true;

@@ -1,6 +1,7 @@
 import { randomInt } from 'node:crypto';
 import type { CancelTimer, Clock } from '../../core/clock.js';
 import type { LogEntry, RaftMessage } from '../../core/consensus/raft-messages.js';
+import { LeaderContact } from '../../core/consensus/leader-contact.js';
 import { RaftNode, type RaftRole } from '../../core/consensus/raft-node.js';
 import { MAX_STREAM_FRAME } from '../../core/peer/wire-fields.js';
 import type { RaftDisk } from './raft-disk.js';
@@ -73,6 +74,8 @@ export class RaftHost<Data, State> {
   private flushAgain = false;
   /** Since when (monotonic) this member has heard no leader, or null while it leads or hears one. */
   private leaderSilentSince: number | null = null;
+  private contact: LeaderContact | null = null;
+  private wasLeader = false;
 
   constructor(private readonly options: RaftHostOptions<Data, State>) {
     this.maxAppendBytes = options.maxAppendBytes ?? MAX_STREAM_FRAME / 2;
@@ -94,6 +97,16 @@ export class RaftHost<Data, State> {
     return this.appliedIndex;
   }
 
+  /** How long ago this member was last surely in touch with a leader (0 while it leads): its lease's age. */
+  leaseAgeMs(): number {
+    return this.contact?.leaseAgeMs(this.options.clock.monotonic()) ?? 0;
+  }
+
+  /** Leading: how long `member` has surely not been in touch with this leader; 0 when it does not lead. */
+  memberSilentForMs(member: string): number {
+    return this.contact?.memberSilentForMs(member, this.options.clock.monotonic()) ?? 0;
+  }
+
   /** How long this member has heard no leader (0 while it leads or hears one): a side without a majority grows it. */
   leaderSilentForMs(): number {
     return this.leaderSilentSince === null ? 0 : this.options.clock.monotonic() - this.leaderSilentSince;
@@ -105,6 +118,9 @@ export class RaftHost<Data, State> {
     if (durable.snapshot) machine.restore(durable.snapshot.state);
     this.appliedIndex = durable.snapshot?.index ?? 0;
     this.leaderSilentSince = this.options.clock.monotonic();
+    // A deposed leader goes on sending until its check-quorum, at most two election timeouts, notices.
+    const deposedWithinMs = 2 * electionTicks * this.options.tickMs;
+    this.contact = new LeaderContact(this.leaderSilentSince, deposedWithinMs, randomInt(1, 2 ** 47));
     this.node = new RaftNode<Data, State>(
       {
         id,
@@ -119,6 +135,7 @@ export class RaftHost<Data, State> {
     );
     channel.onMessage((message) => {
       if (this.node === null) return;
+      this.noteContact(message);
       this.node.step(message);
       this.flush();
     });
@@ -204,8 +221,38 @@ export class RaftHost<Data, State> {
 
   private noteLeaderContact(): void {
     if (this.node === null) return;
+    const now = this.options.clock.monotonic();
     if (this.node.hearsLeader()) this.leaderSilentSince = null;
-    else this.leaderSilentSince ??= this.options.clock.monotonic();
+    else this.leaderSilentSince ??= now;
+    const leads = this.node.currentRole === 'leader';
+    if (leads !== this.wasLeader) {
+      if (leads) this.contact?.becameLeader(now);
+      else this.contact?.steppedDown(now);
+      this.wasLeader = leads;
+    }
+  }
+
+  /** Takes in the leader-contact numbers a message carries (see LeaderContact). */
+  private noteContact(message: RaftMessage<Data | null, State>): void {
+    const contact = this.contact;
+    if (contact === null || this.node === null) return;
+    if (message.type === 'append-response' && message.contact !== undefined && this.wasLeader)
+      contact.received(message.from, message.contact, this.options.clock.monotonic());
+    else if (message.type === 'append' && message.echo !== undefined && message.term >= this.node.currentTerm)
+      contact.echoed(message.echo);
+  }
+
+  /** Adds the leader-contact numbers to a message on its way out (see LeaderContact). */
+  private stamped(message: RaftMessage<Data | null, State>): RaftMessage<Data | null, State> {
+    const contact = this.contact;
+    if (contact === null) return message;
+    if (message.type === 'append-response')
+      return { ...message, contact: contact.stampResponse(this.options.clock.monotonic()) };
+    if (message.type === 'append') {
+      const echo = contact.echoFor(message.to);
+      return echo === undefined ? message : { ...message, echo };
+    }
+    return message;
   }
 
   private carryOutStep(): void {
@@ -213,7 +260,7 @@ export class RaftHost<Data, State> {
     if (node === null) return;
     const ready = node.takeReady();
     this.options.disk.persist(ready);
-    for (const message of ready.messages) this.options.channel.send(message);
+    for (const message of ready.messages) this.options.channel.send(this.stamped(message));
     if (ready.snapshot) {
       this.options.machine.restore(ready.snapshot.state);
       this.appliedIndex = ready.snapshot.index;

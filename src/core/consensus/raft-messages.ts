@@ -47,6 +47,8 @@ export interface AppendRequest<Data> {
   prevLogTerm: number;
   entries: LogEntry<Data>[];
   leaderCommit: number;
+  /** The host's: the latest `contact` the leader received from this member (see LeaderContact). */
+  echo?: number;
 }
 
 export interface AppendResponse {
@@ -57,6 +59,8 @@ export interface AppendResponse {
   success: boolean;
   /** On success, the last index known to match the leader's log; on failure, where to look next. */
   index: number;
+  /** The host's: this response's number, for the leader to echo (see LeaderContact). */
+  contact?: number;
 }
 
 /** The state machine as of a committed index, which a compacted log stands on. */

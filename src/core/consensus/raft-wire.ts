@@ -30,8 +30,15 @@ export function raftWire<Data, State>(data: z.ZodType<Data>, state: z.ZodType<St
       prevLogTerm: wireCount,
       entries: z.array(entry).max(MAX_ENTRIES),
       leaderCommit: wireCount,
+      echo: wireCount.optional(),
     }),
-    z.object({ type: z.literal('append-response'), ...base, success: z.boolean(), index: wireCount }),
+    z.object({
+      type: z.literal('append-response'),
+      ...base,
+      success: z.boolean(),
+      index: wireCount,
+      contact: wireCount.optional(),
+    }),
     z.object({
       type: z.literal('snapshot'),
       ...base,

@@ -3,15 +3,17 @@ import path from 'node:path';
 import { PeerCluster } from '../../cluster/peer-cluster.js';
 import { readClusterKeyFile } from '../../cluster/peer/cluster-key-file.js';
 import { MessageSeal } from '../../cluster/peer/message-seal.js';
-import { PeerReplica } from '../../cluster/peer/peer-replica.js';
+import { PEER_RAFT_TIMING, PeerReplica } from '../../cluster/peer/peer-replica.js';
 import { PeerStreams } from '../../cluster/peer/peer-streams.js';
-import { QuorumWatch } from '../../cluster/peer/quorum-watch.js';
+import { QUORUM_CHECK_EVERY_MS, QuorumWatch } from '../../cluster/peer/quorum-watch.js';
 import { SwimMembership } from '../../cluster/peer/swim-membership.js';
+import type { MemberLeaseBounds } from '../../core/cluster/member-lease.js';
 import { SchedError } from '../../core/errors.js';
 import { formatPeerAddress, parsePeerAddress, type PeerAddress } from '../../core/peer/peer-address.js';
 import { SqliteStore } from '../../store/sqlite/sqlite-store.js';
 import type { Store } from '../../store/store.js';
 import type { Clock } from '../clock.js';
+import { DEFAULT_KILL_GRACE_MS } from '../executor/command-executor.js';
 import { createPrivateFile } from '../private-file.js';
 import type { Service } from '../service.js';
 
@@ -40,7 +42,19 @@ export interface PeerMembershipOptions {
   /** This node is on a side without a majority: writes are refused, every-host jobs go on without the log. */
   onQuorumLost: (error: SchedError) => void;
   onQuorumRegained: () => void;
+  /** This node's lease on its runs ran out: the runs of once-jobs must stop (see member-lease.ts). */
+  onLeaseExpired: () => void;
 }
+
+/**
+ * A member keeps its runs five seconds past its last sure contact with a leader (degraded mode begins at
+ * three); it may notice a check and a Raft tick late, and gives a run the kill's grace and a second to go.
+ */
+export const PEER_MEMBER_LEASE: MemberLeaseBounds = {
+  durationMs: 5_000,
+  stopMs: QUORUM_CHECK_EVERY_MS + PEER_RAFT_TIMING.tickMs + DEFAULT_KILL_GRACE_MS + 1_000,
+  maxDrift: 0.05,
+};
 
 /**
  * This daemon as a member of a peer cluster, for as long as it runs: the sealed peer streams and
@@ -122,6 +136,9 @@ export class PeerMembership implements Service {
       clock,
       onLost: this.options.onQuorumLost,
       onRegained: this.options.onQuorumRegained,
+      leaseAgeMs: () => raft.leaseAgeMs(),
+      lease: PEER_MEMBER_LEASE,
+      onLeaseExpired: this.options.onLeaseExpired,
     });
     this.quorum.start();
     this.joined = new PeerCluster({
@@ -132,6 +149,7 @@ export class PeerMembership implements Service {
       raft: this.replica.raft,
       replication: this.replica.replication,
       membership: { stateOf: (id) => swim.stateOf(id) },
+      lease: PEER_MEMBER_LEASE,
       clock,
       startedAt,
       onError: this.options.onError,

@@ -29,6 +29,8 @@ describeClusterContract('Peers', { nodes: 3 }, async () => {
           raft: member.host,
           replication: member.replication,
           membership: { stateOf: (other) => (replicas!.members.has(other) ? 'alive' : 'dead') },
+          // Short, as the contract's timings are: a member that left leaves the map within a second.
+          lease: { durationMs: 200, stopMs: 100, maxDrift: 0.05 },
           clock: systemClock,
           startedAt: systemClock.now(),
           coordinateEveryMs: 50,

@@ -9,26 +9,47 @@ describe('QuorumWatch: when a peer counts itself cut off from the majority', () 
     let silentSince: number | null = null;
     const heard: string[] = [];
     const errors: SchedError[] = [];
+    let contactAt = clock.monotonic();
     const watch = new QuorumWatch({
       leaderSilentForMs: () => (silentSince === null ? 0 : clock.monotonic() - silentSince),
       clock,
       lostAfterMs,
       onLost: (error) => (errors.push(error), heard.push('lost')),
       onRegained: () => heard.push('regained'),
+      leaseAgeMs: () => clock.monotonic() - contactAt,
+      lease: { durationMs: 5_000, stopMs: 3_000, maxDrift: 0.05 },
+      onLeaseExpired: () => heard.push('lease expired'),
     });
     watch.start();
     const silence = () => (silentSince = clock.monotonic());
-    const leaderHeard = () => (silentSince = null);
+    const leaderHeard = () => ((silentSince = null), (contactAt = clock.monotonic()));
     return { clock, watch, heard, errors, silence, leaderHeard };
   }
 
   it('Given a leader that goes quiet for less than the threshold (an election), then nothing is said', async () => {
     const { clock, heard, silence, leaderHeard } = watched();
-    silence();
-    await clock.advance(2_500);
-    leaderHeard();
-    await clock.advance(10_000);
+    for (let round = 0; round < 4; round += 1) {
+      silence();
+      await clock.advance(2_500);
+      leaderHeard();
+    }
     expect(heard).toEqual([]);
+  });
+
+  it('Given no sure contact for the lease (less its drift), then it says the lease expired, once until contact is back', async () => {
+    const { clock, heard, silence, leaderHeard } = watched();
+    silence();
+    await clock.advance(4_600);
+    expect(heard).toEqual(['lost']);
+    await clock.advance(300);
+    expect(heard).toEqual(['lost', 'lease expired']);
+    await clock.advance(30_000);
+    expect(heard).toEqual(['lost', 'lease expired']);
+    leaderHeard();
+    await clock.advance(300);
+    silence();
+    await clock.advance(5_000);
+    expect(heard).toEqual(['lost', 'lease expired', 'regained', 'lost', 'lease expired']);
   });
 
   it('Given a silence past the threshold, then it says lost once with a NO_QUORUM error, and regained once a leader is heard', async () => {
@@ -38,10 +59,10 @@ describe('QuorumWatch: when a peer counts itself cut off from the majority', () 
     expect(heard).toEqual(['lost']);
     expect(errors[0]).toMatchObject({ code: 'NO_QUORUM' });
     await clock.advance(60_000);
-    expect(heard).toEqual(['lost']);
+    expect(heard).toEqual(['lost', 'lease expired']);
     leaderHeard();
     await clock.advance(300);
-    expect(heard).toEqual(['lost', 'regained']);
+    expect(heard).toEqual(['lost', 'lease expired', 'regained']);
   });
 
   it('Given it was stopped, then it says nothing more', async () => {
