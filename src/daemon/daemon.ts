@@ -541,7 +541,13 @@ export class Daemon {
         }),
       );
     }
-    const retention = new Retention(store, clock, events, this.options.retention);
+    const retention = new Retention(
+      store,
+      clock,
+      events,
+      this.options.retention,
+      () => !cluster.shared || cluster.isCoordinator(),
+    );
     await stack.start(service('retention', { start: () => retention.start(), stop: () => retention.stop() }));
     const backups = this.options.backup;
     if (backups)

@@ -52,6 +52,11 @@ export class Retention {
     private readonly clock: Clock,
     private readonly events: DaemonEvents,
     policy: Partial<RetentionPolicy> = {},
+    /**
+     * Whether this node's scheduled passes prune: in a cluster, only the coordinator's, since every node
+     * prunes the same history (a peer's prunes go through the log, each pass N commands for nothing).
+     */
+    private readonly mayPrune: () => boolean = () => true,
   ) {
     this.policy = { ...DEFAULT_RETENTION, ...policy };
   }
@@ -75,6 +80,7 @@ export class Retention {
   private schedule(delayMs: number): void {
     if (this.stopped) return;
     this.timer = this.clock.setTimer(delayMs, () => {
+      if (!this.mayPrune()) return this.schedule(this.policy.intervalMs);
       void this.prune()
         .then((report) => this.events.emit('retention:pruned', report))
         .catch((error: Error) => this.events.emit('scheduler:error', { error }))

@@ -46,4 +46,26 @@ describe('retention on its own timer, in virtual time, on a real SQLite store', 
     // A pass on the first delay (10 s), then one an hour.
     expect(reports).toHaveLength(1 + 91 * 24 - 1);
   });
+
+  it('given a node that is not its cluster’s coordinator, prunes nothing until it is', async () => {
+    const clock = new FakeClock(T0 + 61_000);
+    const job = await createJob(store, 'old');
+    const run = await store.insertRun(newRun(job.id, { state: 'running' }));
+    await store.finishRun(run.id, outcome());
+    const events = new DaemonEvents();
+    const reports: number[] = [];
+    events.on('retention:pruned', (report) => reports.push(report.succeeded));
+    let coordinator = false;
+    retention = new Retention(store, clock, events, {}, () => coordinator);
+    retention.start();
+
+    await clock.advance(92 * DAY);
+    expect(reports).toEqual([]);
+    expect((await store.listRuns({ jobId: job.id, limit: 10 })).items).toHaveLength(1);
+    coordinator = true;
+    await clock.advance(DAY);
+
+    expect(reports.filter((succeeded) => succeeded > 0)).toEqual([1]);
+    expect((await store.listRuns({ jobId: job.id, limit: 10 })).items).toHaveLength(0);
+  });
 });
