@@ -15,6 +15,7 @@ import { LocalAutonomy } from './autonomy/local-autonomy.js';
 import { LocalReads } from './autonomy/local-reads.js';
 import { StoreReachability } from './autonomy/store-reachability.js';
 import { ClusterFollower } from './cluster/follow-cluster.js';
+import { ClusterKeyService } from './cluster/cluster-key-service.js';
 import { ClusterMembership } from './cluster/cluster-membership.js';
 import { PeerMembership, type PeerSettings } from './cluster/peer-membership.js';
 import { systemClock, type Clock } from './clock.js';
@@ -45,6 +46,7 @@ import { readBearerToken } from './observability/bearer-token.js';
 import { checkExposure, type ObservabilityServer } from './observability/http-endpoint.js';
 import { instrumentStore } from './observability/instrumented-store.js';
 import { DaemonMetrics } from './observability/metrics.js';
+import { registerPeerDropMetrics } from './observability/peer-drop-metrics.js';
 import { OccurrenceService } from './occurrence-service.js';
 import { ChildJournal } from './orphans/child-journal.js';
 import { createRequestRouter, type DaemonControl } from './request-router.js';
@@ -213,6 +215,7 @@ export class Daemon {
             clock,
             startedAt: clock.now(),
             onError: (error) => events.emit('cluster:error', { error }),
+            onDrop: (drop) => events.emit('peer:dropped', drop),
             onFailed: (error) => {
               events.emit('scheduler:error', {
                 error: new Error(`this node's copy of the log failed: ${error.message}`),
@@ -452,8 +455,24 @@ export class Daemon {
       appendAudit: (entry) => store.appendAudit(entry),
     });
     const tokens = new ApiTokens({ store, clock, newId, actor });
+    const clusterKeys = new ClusterKeyService({
+      keyring: peers?.keyring ?? null,
+      store,
+      clock,
+      newId,
+      actor: () => actor().audited,
+      onChanged: ({ action, fingerprint, keys }) =>
+        events.emit('peer:keyring-changed', {
+          action,
+          fingerprint,
+          keys: keys.map((key) => key.fingerprint),
+          primary: keys[0]!.fingerprint,
+        }),
+      onError: (error) => events.emit('cluster:error', { error }),
+    });
     const control: DaemonControl = {
       tokens,
+      clusterKeys,
       // Admins only: the request guard checked the caller's role.
       rotateKey: ({ sharedFile }) => secrets.rotation.rotate(actor().audited, { sharedFile }),
       subscribe: async (requestId, connection, { types, runId, since }) => {
@@ -580,6 +599,7 @@ export class Daemon {
         cluster: async () => (cluster.shared ? cluster.status(scheduler.recentLatenessMs()) : null),
       });
       registerAlertMetrics(metrics.registry, events, alerting.watch);
+      if (peers) registerPeerDropMetrics(metrics.registry, events);
       const endpoints = {
         address: metricsAddress,
         metrics,

@@ -121,6 +121,18 @@ export function logDaemonEvents(
   events.on('cluster:error', ({ error }) =>
     log.warn({ event: 'cluster:error', err: error }, `cluster: ${error.message}`),
   );
+  events.on('peer:dropped', (drop) =>
+    log.warn(
+      { event: 'peer:dropped', ...drop },
+      `peer message dropped on the ${drop.channel} channel (${drop.reason}): ${drop.detail}`,
+    ),
+  );
+  events.on('peer:keyring-changed', (change) =>
+    log.info(
+      { event: 'peer:keyring-changed', ...change },
+      `cluster keyring: ${change.action} ${change.fingerprint}; primary ${change.primary}`,
+    ),
+  );
   events.on('run:reconciled', ({ run, outcome }) =>
     log.warn(
       {

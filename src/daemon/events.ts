@@ -33,6 +33,10 @@ export interface DaemonEventMap {
   'cluster:map': [{ term: number; coordinator: string; nodes: number }];
   /** A fire was refused: this node fired from a shard map a newer one has replaced. */
   'cluster:fenced': [{ term: number }];
+  /** Peer mode: a message from or to a peer was dropped (it did not open, was too large, malformed, ...). */
+  'peer:dropped': [{ channel: 'datagram' | 'stream'; reason: string; detail: string }];
+  /** Peer mode: `sched cluster keys` changed this node's keyring (keys named by fingerprint only). */
+  'peer:keyring-changed': [{ action: string; fingerprint: string; keys: string[]; primary: string }];
   /** The cluster loop or job-change listener could not reach the database; it keeps trying. */
   'cluster:error': [{ error: Error }];
   /**

@@ -14,6 +14,7 @@ import {
 import type { ServerConnection } from '../ipc/transport.js';
 import { actingFor } from './access/request-caller.js';
 import type { ApiTokens } from './access/api-tokens.js';
+import type { ClusterKeyService } from './cluster/cluster-key-service.js';
 import type { RequestGuard } from './access/request-guard.js';
 import { isStoreUnreachable, unreachableReason } from '../store/unreachable.js';
 import type { LocalReads } from './autonomy/local-reads.js';
@@ -35,6 +36,7 @@ export interface DaemonControl {
   backup(params: ParsedParams<'store.backup'>): Promise<Results['store.backup']>;
   rotateKey(params: ParsedParams<'key.rotate'>): Promise<Results['key.rotate']>;
   tokens: Pick<ApiTokens, 'create' | 'list' | 'revoke'>;
+  clusterKeys: Pick<ClusterKeyService, 'list' | 'install' | 'use' | 'remove'>;
 }
 
 /** A socket request carries its connection; a request from the HTTPS API has none. */
@@ -94,6 +96,10 @@ export function createRequestRouter(
   const handlers: Handlers = {
     'daemon.stop': (params) => control.stop(params),
     'cluster.status': () => control.clusterStatus(),
+    'cluster.keys.list': () => control.clusterKeys.list(),
+    'cluster.keys.install': (params) => control.clusterKeys.install(params),
+    'cluster.keys.use': (params) => control.clusterKeys.use(params),
+    'cluster.keys.remove': (params) => control.clusterKeys.remove(params),
     'store.backup': (params) => control.backup(params),
     'key.rotate': (params) => control.rotateKey(params),
     'events.subscribe': (params, { requestId, connection }) =>

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { jobInputSchema, jobPatchSchema, type Job } from '../core/job.js';
 import { API_TOKEN_ROLES, type ApiToken } from '../core/access/api-token.js';
 import { JOB_STATUSES } from '../core/job-status.js';
+import { isClusterKey } from '../core/peer/cluster-keyring.js';
 import { RUN_STATES, type Run, type RunSummary } from '../core/run.js';
 import type { ErrorShape } from '../core/errors.js';
 import type { LedgerEntry } from '../core/ledger/entry.js';
@@ -14,6 +15,13 @@ import type { OccurrenceNote } from '../core/schedule/occurrences.js';
  */
 const labelsSchema = z.record(z.string(), z.string());
 const idempotencyKeySchema = z.string().min(1).max(200);
+/** A cluster key, checked here so a refusal never needs to quote it back. */
+const clusterKeySchema = z
+  .string()
+  .refine(
+    (text) => isClusterKey(text),
+    'not a cluster key (32 bytes in base64, 44 characters, as `sched cluster keygen` prints)',
+  );
 const pageParams = { limit: z.number().int().min(1).max(1000).default(50), cursor: z.string().optional() };
 
 export const requestSchemas = {
@@ -112,6 +120,14 @@ export const requestSchemas = {
   }),
   /** Nodes, coordinator and term, and shards per node, as this daemon sees the cluster. */
   'cluster.status': z.object({}),
+  /**
+   * Peer mode: this daemon's cluster keyring, as fingerprints (admins only). Install, use and remove act on
+   * this host's ring and key file alone; a rotation makes each step on every member before the next.
+   */
+  'cluster.keys.list': z.object({}),
+  'cluster.keys.install': z.object({ key: clusterKeySchema }),
+  'cluster.keys.use': z.object({ key: clusterKeySchema }),
+  'cluster.keys.remove': z.object({ key: clusterKeySchema }),
   /**
    * Starts a stream of `EventMessage`s on this connection (tagged with this request's id) until the
    * connection closes. `types` narrows it (default: all); `runId` keeps only that run's events.
@@ -267,6 +283,32 @@ export interface ClusterStatus {
   };
 }
 
+/** One key of a cluster keyring, named by its fingerprint (the key itself never leaves the daemon). */
+export interface ClusterKeyView {
+  /** The first 8 hex digits of the SHA-256 of the key's bytes. */
+  fingerprint: string;
+  /** The key this node seals what it sends with; every key listed opens what it receives. */
+  primary: boolean;
+}
+
+/** `sched cluster keys list`: the ring of this host, primary first, and the file that holds it. */
+export interface ClusterKeyringView {
+  keyFile: string;
+  keys: ClusterKeyView[];
+  count: number;
+  /** How many keys a ring may hold. */
+  max: number;
+}
+
+/** What `sched cluster keys install|use|remove` did to this host's ring, and the ring it left. */
+export interface ClusterKeyChange extends ClusterKeyringView {
+  action: 'install' | 'use' | 'remove';
+  /** The key acted on. */
+  fingerprint: string;
+  /** False when the ring already was as asked (installed already, primary already, not installed). */
+  changed: boolean;
+}
+
 export interface WhyAnswer {
   job: Job;
   /** One sentence: what happened to the instant and why. */
@@ -360,6 +402,10 @@ export interface Results {
   'audit.list': Page<AuditRecord>;
   'job.why': WhyAnswer;
   'cluster.status': ClusterStatus;
+  'cluster.keys.list': ClusterKeyringView;
+  'cluster.keys.install': ClusterKeyChange;
+  'cluster.keys.use': ClusterKeyChange;
+  'cluster.keys.remove': ClusterKeyChange;
   'job.occurrences': Page<LedgerEntry>;
   'job.backfill': BackfillResult;
   'job.ping': Run;

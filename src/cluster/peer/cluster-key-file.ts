@@ -36,11 +36,17 @@ export function writeClusterKeyFile(file: string, ring: ClusterKeyring): void {
   const temporary = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
   const fd = fs.openSync(temporary, 'w', 0o600);
   try {
-    fs.fchmodSync(fd, 0o600);
-    fs.writeSync(fd, formatKeyFile(ring));
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
+    try {
+      fs.fchmodSync(fd, 0o600);
+      fs.writeSync(fd, formatKeyFile(ring));
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.renameSync(temporary, file);
+  } catch (error) {
+    // A failed write leaves the old file as it was, and no copy of the keys beside it.
+    fs.rmSync(temporary, { force: true });
+    throw error;
   }
-  fs.renameSync(temporary, file);
 }

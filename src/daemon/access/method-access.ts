@@ -30,6 +30,11 @@ export const METHOD_ACCESS: Record<Method, AccessVerb> = {
   'store.backup': 'administer',
   'daemon.stop': 'administer',
   'key.rotate': 'administer',
+  // The cluster key opens every member's traffic: even its fingerprints are for admins.
+  'cluster.keys.list': 'administer',
+  'cluster.keys.install': 'administer',
+  'cluster.keys.use': 'administer',
+  'cluster.keys.remove': 'administer',
   'token.create': 'administer',
   'token.list': 'administer',
   'token.revoke': 'administer',

@@ -298,11 +298,18 @@ const RESOURCE_ROUTES: readonly ApiRoute[] = [
 ];
 
 /**
- * Requests `/v1/call` does not take. `events.subscribe` streams, at /v1/events. `daemon.stop` and
- * `store.backup` act on the daemon's host itself (its process, a file at a path there): a shell on that
- * host does them, not a token from the network.
+ * Requests `/v1/call` does not take. `events.subscribe` streams, at /v1/events. `daemon.stop`,
+ * `store.backup` and the cluster key changes act on the daemon's host itself (its process, a file there):
+ * a shell on that host does them, not a token from the network, and a cluster key never crosses it.
  */
-const HOST_ONLY: ReadonlySet<Method> = new Set(['events.subscribe', 'daemon.stop', 'store.backup']);
+const HOST_ONLY: ReadonlySet<Method> = new Set([
+  'events.subscribe',
+  'daemon.stop',
+  'store.backup',
+  'cluster.keys.install',
+  'cluster.keys.use',
+  'cluster.keys.remove',
+]);
 
 /**
  * `POST /v1/call/{method}`: any other socket request, its params as the JSON body and its result as the

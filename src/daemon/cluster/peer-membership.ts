@@ -2,7 +2,8 @@ import { randomInt } from 'node:crypto';
 import path from 'node:path';
 import { PeerCluster } from '../../cluster/peer-cluster.js';
 import { readClusterKeyFile } from '../../cluster/peer/cluster-key-file.js';
-import { MessageSeal } from '../../cluster/peer/message-seal.js';
+import { PeerDrops, type PeerDrop } from '../../cluster/peer/peer-drops.js';
+import { PeerKeyring } from '../../cluster/peer/peer-keyring.js';
 import { PEER_RAFT_TIMING, PeerReplica } from '../../cluster/peer/peer-replica.js';
 import { PeerStreams } from '../../cluster/peer/peer-streams.js';
 import { QUORUM_CHECK_EVERY_MS, QuorumWatch } from '../../cluster/peer/quorum-watch.js';
@@ -37,6 +38,8 @@ export interface PeerMembershipOptions {
   clock: Clock;
   startedAt: number;
   onError: (error: Error) => void;
+  /** A peer message dropped (it did not open, was too large, malformed, ...): for a counter and the log. */
+  onDrop: (drop: PeerDrop) => void;
   /** The copy can no longer be kept (a write to it failed): the daemon must stop. */
   onFailed: (error: Error) => void;
   /** This node is on a side without a majority: writes are refused, every-host jobs go on without the log. */
@@ -67,6 +70,7 @@ export class PeerMembership implements Service {
   private replica: PeerReplica | null = null;
   private joined: PeerCluster | null = null;
   private quorum: QuorumWatch | null = null;
+  private keys: PeerKeyring | null = null;
 
   constructor(private readonly options: PeerMembershipOptions) {}
 
@@ -78,6 +82,12 @@ export class PeerMembership implements Service {
   get cluster(): PeerCluster {
     if (this.joined === null) throw new Error('the peer cluster is used before it was joined');
     return this.joined;
+  }
+
+  /** The keyring that seals this node's traffic, for `sched cluster keys`. */
+  get keyring(): PeerKeyring {
+    if (this.keys === null) throw new Error('the cluster keyring is used before it was read');
+    return this.keys;
   }
 
   async start(): Promise<void> {
@@ -96,23 +106,25 @@ export class PeerMembership implements Service {
       );
     const keyring = readClusterKeyFile(settings.keyFile);
     const random = () => randomInt(2 ** 47) / 2 ** 47;
-    const report = (reason: string, detail: string) =>
-      this.options.onError(new Error(`peer message dropped (${reason}): ${detail}`));
+    const drops = new PeerDrops(this.options.onDrop);
+    const streamSeal = drops.seal(keyring, 'stream');
+    const datagramSeal = drops.seal(keyring, 'datagram');
+    this.keys = new PeerKeyring(settings.keyFile, keyring, [streamSeal, datagramSeal]);
     this.streams = await PeerStreams.open({
       bind,
-      seal: new MessageSeal(keyring),
+      seal: streamSeal,
       clock,
       random,
-      onDrop: report,
+      onDrop: drops.on('stream'),
     });
     this.swim = await SwimMembership.start({
       bind,
       advertise: parsePeerAddress(self),
       seeds: voters.filter((voter) => voter !== self).map(parsePeerAddress),
-      seal: new MessageSeal(keyring),
+      seal: datagramSeal,
       streams: this.streams,
       clock,
-      onDrop: report,
+      onDrop: drops.on('datagram'),
       onError: this.options.onError,
     });
     const swim = this.swim;
@@ -127,7 +139,7 @@ export class PeerMembership implements Service {
       clock,
       reachable: () => voters.filter((voter) => voter === self || swim.stateOf(voter) === 'alive'),
       onFailed: this.options.onFailed,
-      onDrop: report,
+      onDrop: drops.on('stream'),
     });
     this.replica.start();
     const raft = this.replica.raft;
