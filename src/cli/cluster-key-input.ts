@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { Args, Flags } from '@oclif/core';
 import { SchedError } from '../core/errors.js';
+import { isClusterKey } from '../core/peer/cluster-keyring.js';
 
 /** The help every `sched cluster keys` change shares: one host at a time, and the rotation in three steps. */
 export const KEY_CHANGE_HELP = `Acts on this host's daemon only: it changes the keyring that seals this node's peer traffic (AES-256-GCM) and writes it back to its --cluster-key-file, so a restart keeps it. A rotation with no downtime takes three steps, each done on every member before the next starts:
@@ -32,10 +33,19 @@ export const keyFlags = {
 export function clusterKeyInput(argument: string | undefined, fromFile: string | undefined): string {
   if (argument !== undefined && fromFile !== undefined)
     throw inputRefusal('Give the key either as an argument or with --from-file, not both.');
-  if (fromFile !== undefined)
-    return onlyKeyIn(readKeyText(fromFile), fromFile === '-' ? 'standard input' : fromFile);
-  if (argument !== undefined) return argument.trim();
-  throw inputRefusal('No key given.');
+  if (argument === undefined && fromFile === undefined) throw inputRefusal('No key given.');
+  const key =
+    fromFile === undefined
+      ? argument!.trim()
+      : onlyKeyIn(readKeyText(fromFile), fromFile === '-' ? 'standard input' : fromFile);
+  // Said here, with what to do, before anything is sent; the daemon checks it again at its own edge.
+  if (!isClusterKey(key))
+    throw new SchedError(
+      'VALIDATION_FAILED',
+      'That is not a cluster key (32 bytes in base64, 44 characters).',
+      { hint: 'Make one with `sched cluster keygen > FILE` and give it with --from-file FILE.' },
+    );
+  return key;
 }
 
 function readKeyText(file: string): string {

@@ -286,6 +286,19 @@ describe('who may do what on a daemon run by root for several users', () => {
     expect(noneOfRoot.json.items).toEqual([]);
   });
 
+  it('given an operator, cluster keys cannot be listed or changed: exit 5 naming the admin role', async () => {
+    if (!isRoot) return onlyRootMakesOtherUsers();
+    const key = Buffer.alloc(32, 1).toString('base64');
+    for (const args of [
+      ['cluster', 'keys', 'list'],
+      ['cluster', 'keys', 'install', key],
+    ]) {
+      const refused = await schedAs(USERS.operator, daemon.socketPath, [...args, '--json']);
+      expect(refused.code).toBe(5);
+      expect(refused.json.error.message).toMatch(/needs the admin role/);
+    }
+  });
+
   it('given an operator, stopping the daemon is refused as needing admin', async () => {
     if (!isRoot) return onlyRootMakesOtherUsers();
     const stopped = await schedAs(USERS.operator, daemon.socketPath, ['daemon', 'stop', '--json']);

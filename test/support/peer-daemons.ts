@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { expect } from 'vitest';
-import { sched, type RunningDaemon } from './sched-harness.js';
+import { sched, waitFor, type RunningDaemon } from './sched-harness.js';
 
 /** A run as `sched history --json` lists it. */
 export interface PeerRunRow {
@@ -37,6 +37,25 @@ export interface PeerDaemons {
   ids: string[];
   daemons: RunningDaemon[];
   keyFile: string;
+  /** Each node's key file: `keyFile` for all, or each its own copy (`ownKeyFiles`). */
+  keyFiles: string[];
+  /** What each node was started with, to start it again. */
+  args: string[][];
+}
+
+export interface PeerDaemonOptions {
+  /** Each host its own copy of the key file, as on real hosts (`sched cluster keys` rewrites it). */
+  ownKeyFiles?: boolean;
+  /** More flags for every node, say `--metrics 127.0.0.1:0`. */
+  extraArgs?: string[];
+}
+
+/** Writes a fresh cluster key to `file` (0600), as `sched cluster keygen > file` does; returns the key. */
+export async function newClusterKeyFile(home: string, file: string): Promise<string> {
+  const keygen = await sched(home, ['cluster', 'keygen']);
+  expect(keygen.code, keygen.stderr).toBe(0);
+  fs.writeFileSync(file, keygen.stdout, { mode: 0o600 });
+  return keygen.stdout.trim();
 }
 
 /**
@@ -47,21 +66,26 @@ export async function startPeerDaemons(
   count: number,
   home: () => string,
   start: (home: string, args: string[]) => Promise<RunningDaemon>,
+  options: PeerDaemonOptions = {},
 ): Promise<PeerDaemons> {
   const homes = Array.from({ length: count }, () => home());
   const ids: string[] = [];
   for (let index = 0; index < count; index += 1) ids.push(`127.0.0.1:${await freePeerPort()}`);
-  const keygen = await sched(homes[0]!, ['cluster', 'keygen']);
-  expect(keygen.code, keygen.stderr).toBe(0);
   const keyFile = path.join(homes[0]!, 'cluster.key');
-  fs.writeFileSync(keyFile, keygen.stdout, { mode: 0o600 });
+  await newClusterKeyFile(homes[0]!, keyFile);
+  const keyFiles = homes.map((dir) => (options.ownKeyFiles ? path.join(dir, 'cluster.key') : keyFile));
+  for (const file of new Set(keyFiles)) if (file !== keyFile) fs.copyFileSync(keyFile, file);
   // Every node seals secrets with one key, as an operator copies it to each host: the first start makes it.
   const seed = await start(homes[0]!, []);
   await seed.stop('SIGTERM');
   for (const dir of homes.slice(1))
     fs.copyFileSync(path.join(homes[0]!, 'secret.key'), path.join(dir, 'secret.key'));
-  const daemons = await Promise.all(homes.map((dir, index) => start(dir, peerArgs(ids, index, keyFile))));
-  return { homes, ids, daemons, keyFile };
+  const args = homes.map((_, index) => [
+    ...peerArgs(ids, index, keyFiles[index]!),
+    ...(options.extraArgs ?? []),
+  ]);
+  const daemons = await Promise.all(homes.map((dir, index) => start(dir, args[index]!)));
+  return { homes, ids, daemons, keyFile, keyFiles, args };
 }
 
 /** The flags node `index` of `ids` starts with. */
@@ -89,4 +113,36 @@ export async function peerRunsOf(dir: string, job: string): Promise<PeerRunRow[]
   const result = await sched(dir, ['history', job, '--json', '--limit', '200']);
   expect(result.code, result.stderr).toBe(0);
   return result.json.items as PeerRunRow[];
+}
+
+/** Waits until every node of `homes` names the same leader, and returns it. */
+export async function leaderAgreed(homes: string[], timeoutMs = 30_000): Promise<string> {
+  return waitFor(
+    async () => {
+      const leaders = (await Promise.all(homes.map(peerStatus))).map((one) => one.peers?.leader ?? null);
+      return leaders[0] !== null && leaders.every((leader) => leader === leaders[0]) ? leaders[0] : null;
+    },
+    timeoutMs,
+    200,
+  );
+}
+
+/** The `/metrics` address a daemon started with `--metrics 127.0.0.1:0` listens on, from its start line. */
+export function metricsAddressOf(daemon: RunningDaemon): string {
+  const started = daemon
+    .output()
+    .split('\n')
+    .find((line) => line.includes('"daemon:started"'));
+  const address = started ? (JSON.parse(started).metricsAddress as string | null) : null;
+  if (!address) throw new Error('the daemon was not started with --metrics');
+  return address;
+}
+
+/** `sched_peer_messages_dropped_total` of a daemon, by `channel/reason` (absent: none dropped). */
+export async function peerDrops(daemon: RunningDaemon): Promise<Record<string, number>> {
+  const text = await (await fetch(`http://${metricsAddressOf(daemon)}/metrics`)).text();
+  const drops: Record<string, number> = {};
+  const line = /^sched_peer_messages_dropped_total\{channel="([^"]+)",reason="([^"]+)"\} (\d+)$/gm;
+  for (const [, channel, reason, count] of text.matchAll(line)) drops[`${channel}/${reason}`] = Number(count);
+  return drops;
 }

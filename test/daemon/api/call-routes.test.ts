@@ -77,7 +77,14 @@ describe('POST /v1/call/{method}: the socket requests over HTTPS', () => {
   });
 
   it('Given requests that act on the daemon host itself or stream, when called, then there is no such route and the daemon runs on', async () => {
-    for (const method of ['daemon.stop', 'store.backup', 'events.subscribe']) {
+    for (const method of [
+      'daemon.stop',
+      'store.backup',
+      'events.subscribe',
+      'cluster.keys.install',
+      'cluster.keys.use',
+      'cluster.keys.remove',
+    ]) {
       const answer = await api.request('POST', `/v1/call/${method}`, { token: operator, body: {} });
       expect({ method, status: answer.status, code: answer.body.error?.code }).toEqual({
         method,
