@@ -10,7 +10,7 @@ import { PeerStreams } from '../../../src/cluster/peer/peer-streams.js';
 import type { PeerAddress } from '../../../src/core/peer/peer-address.js';
 import { systemClock } from '../../../src/daemon/clock.js';
 import { waitFor } from '../../support/sched-harness.js';
-import { newKey, ring } from './peer-test-kit.js';
+import { newKey, rawClient, ring, sendTenMegabyteFrame } from './peer-test-kit.js';
 
 const wire = raftWire(z.string().max(100).nullable(), z.null());
 const sharedKey = newKey();
@@ -60,16 +60,6 @@ const append = (term: number, data: string | null = 'add job'): RaftMessage<stri
   leaderCommit: 0,
 });
 
-/** A raw TCP client, to send what no PeerStreams would. */
-function rawClient(to: PeerAddress): Promise<{ socket: net.Socket; closed: Promise<void> }> {
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(to.port, to.host, () => resolve({ socket, closed }));
-    const closed = new Promise<void>((done) => socket.once('close', () => done()));
-    socket.once('error', reject);
-    socket.on('error', () => undefined);
-  });
-}
-
 describe('Raft over TCP', () => {
   it.each(['127.0.0.1', '::1'])(
     'given two nodes on %s, delivers sealed messages in order on one connection',
@@ -117,15 +107,7 @@ describe('Raft over TCP', () => {
 
   it('given a 10 MB length prefix and body, closes the connection before buffering it and keeps serving', async () => {
     const [a, b] = [await node('127.0.0.1'), await node('127.0.0.1')];
-    const { socket, closed } = await rawClient(b.address);
-    const prefix = Buffer.alloc(4);
-    prefix.writeUInt32BE(10 * 1024 * 1024);
-    socket.write(prefix);
-    // The body follows in 64 kB writes; the server closes after the prefix, so most of it never leaves.
-    let written = 0;
-    const body = Buffer.alloc(64 * 1024);
-    while (written < 10 * 1024 * 1024 && !socket.destroyed && socket.write(body)) written += body.length;
-    await closed;
+    await sendTenMegabyteFrame(b.address);
     expect(b.drops).toEqual([expect.stringMatching(/^too-large: 10485760 bytes from 127\.0\.0\.1:/)]);
     a.send(b.address, append(1));
     await waitFor(async () => b.inbox.length === 1, 5_000, 20);

@@ -1,12 +1,10 @@
-import dgram from 'node:dgram';
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { installKey, removeKey, useKey } from '../../../src/core/peer/cluster-keyring.js';
 import { MessageSeal } from '../../../src/cluster/peer/message-seal.js';
 import { SwimDatagrams } from '../../../src/cluster/peer/swim-datagrams.js';
-import type { PeerAddress } from '../../../src/core/peer/peer-address.js';
 import { waitFor } from '../../support/sched-harness.js';
-import { datagramNode, newKey, ping, ring } from './peer-test-kit.js';
+import { datagramNode, newKey, ping, ring, sendRaw } from './peer-test-kit.js';
 
 const open: { close(): Promise<void> }[] = [];
 afterEach(async () => {
@@ -20,17 +18,6 @@ async function node(host: string, keys = ring(sharedKey)) {
 }
 
 const sharedKey = newKey();
-
-function sendRaw(bytes: Buffer, to: PeerAddress): Promise<void> {
-  const socket = dgram.createSocket(to.host.includes(':') ? 'udp6' : 'udp4');
-  return new Promise((resolve, reject) =>
-    socket.send(bytes, to.port, to.host, (error) => {
-      socket.close();
-      if (error) reject(error);
-      else resolve();
-    }),
-  );
-}
 
 describe('SWIM over UDP', () => {
   it.each(['127.0.0.1', '::1'])(
