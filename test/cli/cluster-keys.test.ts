@@ -118,6 +118,7 @@ describe('sched cluster keys', () => {
       [['install'], 2, /No key given/],
       [['install', '--from-file', pair], 2, /holds 2 lines/],
       [['install', '--from-file', path.join(dir, 'missing.key')], 2, /Cannot read the key/],
+      [['use', '--remote', 'https://example.com', '--from-file', stranger.file], 2, /takes no --remote/],
     ];
     for (const [args, code, message] of refusals) {
       const refused = await keys(dir, [...args, '--json']);
