@@ -4,10 +4,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   leaderAgreed,
   newClusterKeyFile,
-  type PeerDaemonOptions,
   peerDrops,
   peerStatus,
   startPeerDaemons,
+  WITH_METRICS,
 } from '../support/peer-daemons.js';
 import { sched, sleep, useDaemons, waitFor, type CliResult } from '../support/sched-harness.js';
 
@@ -55,12 +55,11 @@ async function onEveryNode(homes: string[], names: string[]): Promise<void> {
 
 describe('peer mode: rotating the cluster key while the cluster works', () => {
   const harness = useDaemons(afterEach);
-  const startPeers = (options: PeerDaemonOptions) =>
-    startPeerDaemons(3, harness.home, harness.start, { ownKeyFiles: true, ...options });
 
   it('Given three peers under load, when a new key is installed, used and the old one removed on each in turn, then every acknowledged add is on all three, nothing is refused, a leader stays, and a restarted node rejoins with its rotated key file', async () => {
-    const { homes, ids, keyFiles, args, daemons } = await startPeers({
-      extraArgs: ['--metrics', '127.0.0.1:0'],
+    const { homes, ids, keyFiles, args, daemons } = await startPeerDaemons(3, harness.home, harness.start, {
+      ...WITH_METRICS,
+      ownKeyFiles: true,
     });
     await leaderAgreed(homes);
     const oldKeys = homes.map((dir, index) => {

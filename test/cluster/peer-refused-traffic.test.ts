@@ -11,10 +11,10 @@ import {
   freePeerPort,
   leaderAgreed,
   newClusterKeyFile,
-  type PeerDaemonOptions,
   peerDrops,
   peerStatus,
   startPeerDaemons,
+  WITH_METRICS,
 } from '../support/peer-daemons.js';
 import { isAlive, sched, sleep, useDaemons, waitFor } from '../support/sched-harness.js';
 import { rawClient, sendRaw, sendTenMegabyteFrame } from './peer/peer-test-kit.js';
@@ -22,11 +22,9 @@ import { rawClient, sendRaw, sendTenMegabyteFrame } from './peer/peer-test-kit.j
 /** What the unit tests in peer/ check of each transport, here at a running daemon's port, counted in /metrics. */
 describe('peer mode: traffic that does not belong to the cluster', () => {
   const harness = useDaemons(afterEach);
-  const startPeers = (options: PeerDaemonOptions) =>
-    startPeerDaemons(3, harness.home, harness.start, { ownKeyFiles: true, ...options });
 
   it('Given three peers, when a fourth node starts with another key, then it never joins: no member sees it, it never leads or holds a job, it gives up for want of a majority, and the drop counter rises', async () => {
-    const { homes, ids, daemons } = await startPeers({ extraArgs: ['--metrics', '127.0.0.1:0'] });
+    const { homes, ids, daemons } = await startPeerDaemons(3, harness.home, harness.start, WITH_METRICS);
     await leaderAgreed(homes);
     const added = await sched(homes[0]!, ['add', 'members-only', '--every', '1h', '--', '/bin/true']);
     expect(added.code, added.stderr).toBe(0);
@@ -73,7 +71,12 @@ describe('peer mode: traffic that does not belong to the cluster', () => {
   });
 
   it('Given a peer daemon, when a 10 MB frame, the largest datagram and garbage of every kind reach its port, then each is dropped and counted by reason, and the cluster goes on', async () => {
-    const { homes, ids, keyFiles, daemons } = await startPeers({ extraArgs: ['--metrics', '127.0.0.1:0'] });
+    const { homes, ids, keyFiles, daemons } = await startPeerDaemons(
+      3,
+      harness.home,
+      harness.start,
+      WITH_METRICS,
+    );
     await leaderAgreed(homes);
     const target = parsePeerAddress(ids[0]!);
     // A holder of the key who sends what no member would: it opens, and then does not decode.

@@ -50,6 +50,9 @@ export interface PeerDaemonOptions {
   extraArgs?: string[];
 }
 
+/** Every node serves /metrics on a loopback port of its own (see metricsAddressOf). */
+export const WITH_METRICS: PeerDaemonOptions = { extraArgs: ['--metrics', '127.0.0.1:0'] };
+
 /** Writes a fresh cluster key to `file` (0600), as `sched cluster keygen > file` does; returns the key. */
 export async function newClusterKeyFile(home: string, file: string): Promise<string> {
   const keygen = await sched(home, ['cluster', 'keygen']);
