@@ -140,7 +140,7 @@ describe('sched cluster keys', () => {
     expect(fs.readFileSync(keyFile, 'utf8')).toBe(full);
     expect((await keys(dir, ['list', '--json'])).json.count).toBe(16);
     for (const text of printed) expect(text).not.toContain(stranger.key);
-  });
+  }, 120_000);
 
   it('Given a daemon not in peer mode, then listing or changing keys is refused with exit 4, saying keys are for peer mode', async () => {
     const dir = harness.home();

@@ -87,7 +87,7 @@ describe('peer mode: three daemons with no shared database', () => {
       'after-failover',
       'tick',
     ]);
-  });
+  }, 150_000);
 
   it('refuses peer settings that cannot work, with exit 2 and what to do, and leaves no daemon running', async () => {
     const dir = home();

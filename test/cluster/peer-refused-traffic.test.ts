@@ -68,7 +68,7 @@ describe('peer mode: traffic that does not belong to the cluster', () => {
     expect(lastDrops['datagram/no-key-opens'] ?? 0).toBeGreaterThan(firstDrops['datagram/no-key-opens'] ?? 0);
     expect(lastDrops['stream/no-key-opens'] ?? 0).toBeGreaterThan(firstDrops['stream/no-key-opens'] ?? 0);
     expect(await leaderAgreed(homes)).not.toBe(strangerId);
-  });
+  }, 120_000);
 
   it('Given a peer daemon, when a 10 MB frame, the largest datagram and garbage of every kind reach its port, then each is dropped and counted by reason, and the cluster goes on', async () => {
     const { homes, ids, keyFiles, daemons } = await startPeerDaemons(
@@ -130,5 +130,5 @@ describe('peer mode: traffic that does not belong to the cluster', () => {
     expect(added.code, added.stderr).toBe(0);
     await waitFor(async () => (await sched(homes[2]!, ['show', 'after-garbage'])).code === 0, 10_000, 200);
     expect(daemons[0]!.output()).toMatch(/"event":"peer:dropped".*"reason":"oversized"/);
-  });
+  }, 120_000);
 });
