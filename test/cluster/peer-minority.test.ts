@@ -159,5 +159,5 @@ describe('peer mode: a node cut off from the majority', () => {
       timeoutMs: 60_000,
     });
     expect(after.code, after.stderr).toBe(0);
-  });
+  }, 180_000);
 });
