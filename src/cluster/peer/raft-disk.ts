@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { SchedError } from '../../core/errors.js';
 import type { RaftDurableState, RaftReady } from '../../core/consensus/raft-node.js';
-import type { HardState, LogEntry, Snapshot } from '../../core/consensus/raft-messages.js';
+import type { ForcedVoters, HardState, LogEntry, Snapshot } from '../../core/consensus/raft-messages.js';
 
 /**
  * Its own file and schema, apart from the node's store: the log is what the store is rebuilt from, and
@@ -28,13 +28,31 @@ const SCHEMA = `
     data TEXT NOT NULL,
     voters TEXT
   );
+  CREATE TABLE IF NOT EXISTS member (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    node TEXT NOT NULL
+  );
+  CREATE TABLE IF NOT EXISTS forced_voters (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    voters TEXT NOT NULL,
+    term INTEGER NOT NULL,
+    forced_at INTEGER NOT NULL,
+    forced_by TEXT NOT NULL
+  );
 `;
 
 /** What a step asks the host to make durable (see RaftReady), before anything is sent. */
 export type DurableChanges<Data, State> = Pick<
   RaftReady<Data, State>,
   'hardState' | 'snapshot' | 'logChanges'
->;
+> &
+  Partial<Pick<RaftReady<Data, State>, 'forcedSettled'>>;
+
+/** Voters forced by `sched cluster recover --force`, with when and by whom, until the log supersedes them. */
+export interface ForcedRecovery extends ForcedVoters {
+  at: number;
+  by: string;
+}
 
 interface EntryRow {
   log_index: number;
@@ -87,6 +105,17 @@ export class RaftDisk<Data, State> {
       append: db.prepare<[number, number, string, string | null]>(
         'INSERT INTO log_entries (log_index, term, data, voters) VALUES (?, ?, ?, ?)',
       ),
+      node: db.prepare<[], { node: string }>('SELECT node FROM member WHERE id = 1'),
+      claimNode: db.prepare<[string]>('INSERT INTO member (id, node) VALUES (1, ?)'),
+      forced: db.prepare<[], { voters: string; term: number; forced_at: number; forced_by: string }>(
+        'SELECT voters, term, forced_at, forced_by FROM forced_voters WHERE id = 1',
+      ),
+      saveForced: db.prepare<[string, number, number, string]>(
+        `INSERT INTO forced_voters (id, voters, term, forced_at, forced_by) VALUES (1, ?, ?, ?, ?)
+         ON CONFLICT (id) DO UPDATE SET voters = excluded.voters, term = excluded.term,
+           forced_at = excluded.forced_at, forced_by = excluded.forced_by`,
+      ),
+      dropForced: db.prepare<[]>('DELETE FROM forced_voters'),
     };
   }
 
@@ -126,8 +155,10 @@ export class RaftDisk<Data, State> {
       if (entry.index !== start + position + 1)
         throw this.damaged(`entry ${start + position + 1} is missing`);
     });
+    const forced = this.forcedRecovery();
     return {
       hardState: { term: hard?.term ?? 0, votedFor: hard?.voted_for ?? null },
+      forced: forced === null ? null : { voters: forced.voters, term: forced.term },
       snapshot:
         snapshot === undefined
           ? null
@@ -143,8 +174,8 @@ export class RaftDisk<Data, State> {
 
   /** Makes a step's changes durable, in one transaction, in RaftReady's order. */
   persist(changes: DurableChanges<Data, State>): void {
-    const { hardState, snapshot, logChanges } = changes;
-    if (hardState === null && snapshot === null && logChanges === null) return;
+    const { hardState, snapshot, logChanges, forcedSettled } = changes;
+    if (hardState === null && snapshot === null && logChanges === null && !forcedSettled) return;
     this.db.transaction(() => {
       if (hardState !== null) this.writeHardState(hardState);
       if (snapshot !== null) this.writeSnapshot(snapshot);
@@ -152,7 +183,56 @@ export class RaftDisk<Data, State> {
         this.statements.dropFrom.run(logChanges.from);
         for (const entry of logChanges.entries) this.writeEntry(entry);
       }
+      if (forcedSettled) this.statements.dropForced.run();
     })();
+  }
+
+  /**
+   * The node this log belongs to (the id it was first started as), recorded on first use: a log must never
+   * be carried to another node id, whose votes and entries it does not hold.
+   */
+  claimNode(node: string): void {
+    const owner = this.recordedNode();
+    if (owner === null) this.statements.claimNode.run(node);
+    else if (owner !== node)
+      throw new SchedError(
+        'VALIDATION_FAILED',
+        `The consensus log ${this.file} is node ${owner}'s; this daemon is ${node}.`,
+        {
+          hint: `Start it with the address it had (--bind/--advertise ${owner}). To give the host a new address, remove ${owner} from the cluster (\`sched cluster leave ${owner}\`), move this log aside, and join again with --join.`,
+          details: { file: this.file, owner, node },
+        },
+      );
+  }
+
+  /** The node this log belongs to; null when no daemon has run on it yet. */
+  recordedNode(): string | null {
+    return this.statements.node.get()?.node ?? null;
+  }
+
+  /** Writes the forced voters of a recovery and the hard state that goes with them, in one transaction. */
+  force(hardState: HardState, recovery: ForcedRecovery): void {
+    this.db.transaction(() => {
+      this.writeHardState(hardState);
+      this.statements.saveForced.run(
+        JSON.stringify(recovery.voters),
+        recovery.term,
+        recovery.at,
+        recovery.by,
+      );
+    })();
+  }
+
+  /** The forced voters not superseded yet, with when and by whom they were forced; null when none are. */
+  forcedRecovery(): ForcedRecovery | null {
+    const row = this.statements.forced.get();
+    if (row === undefined) return null;
+    return {
+      voters: JSON.parse(row.voters) as string[],
+      term: row.term,
+      at: row.forced_at,
+      by: row.forced_by,
+    };
   }
 
   /** Keeps a snapshot the host took (RaftNode.compact) and drops the entries it covers. */

@@ -40,6 +40,25 @@ export class RaftLog<Data> {
     return this.configIndexes.at(-1) ?? this.start.index;
   }
 
+  /**
+   * The term the latest configuration was made in: its entry's, or the start's when only a snapshot says
+   * (the term of the snapshot's last entry, which is no earlier); undefined when neither holds one.
+   */
+  get latestConfigTerm(): number | undefined {
+    const index = this.configIndexes.at(-1);
+    if (index !== undefined) return this.termAt(index);
+    return this.start.voters ? this.start.term : undefined;
+  }
+
+  /** Whether a configuration made in `term` or later is at or before `index` (then committed, given the commit index). */
+  hasConfigSince(term: number, index: number): boolean {
+    for (let position = this.configIndexes.length - 1; position >= 0; position--) {
+      const configIndex = this.configIndexes[position]!;
+      if (configIndex <= index) return this.termAt(configIndex)! >= term;
+    }
+    return this.start.voters !== undefined && this.start.term >= term;
+  }
+
   /** The voters in force at `index` (after the start), as far as the log and its snapshot say. */
   votersAt(index: number): readonly string[] | undefined {
     for (let position = this.configIndexes.length - 1; position >= 0; position--) {
@@ -72,7 +91,6 @@ export class RaftLog<Data> {
     return index > this.start.index ? this.entries[index - this.start.index - 1] : undefined;
   }
 
-  /** Entries from `from` (after the snapshot) up to `max` of them. */
   /**
    * Up to `max` entries from `from` on; with `bytes`, also no more than `bytes.max` of them as
    * `bytes.of` counts (the first entry whatever its size).

@@ -17,6 +17,18 @@ export interface HardState {
 }
 
 /**
+ * Voters forced on a survivor of a group that lost its majority for good (`sched cluster recover --force`).
+ * They are in force until the log holds a configuration made in `term` or later, which only a leader
+ * elected after the recovery can write; until then an election needs every one of them, so the first
+ * leader holds every entry any of them applied.
+ */
+export interface ForcedVoters {
+  voters: readonly string[];
+  /** The term the survivor was moved to when they were forced: past every term it had seen. */
+  term: number;
+}
+
+/**
  * A vote asked for, or a pre-vote (Ongaro's thesis, 9.6): whether the voter would vote for a
  * candidate at `term`, asked before the candidate raises its own term, so a node cut off from the
  * others does not disrupt them with ever higher terms when it comes back.

@@ -4,6 +4,7 @@ import { RaftLog } from './raft-log.js';
 import type {
   AppendRequest,
   AppendResponse,
+  ForcedVoters,
   HardState,
   LogEntry,
   RaftMessage,
@@ -18,8 +19,8 @@ export type RaftRole = 'follower' | 'pre-candidate' | 'candidate' | 'leader';
 export interface RaftConfig {
   id: string;
   /**
-   * The voting members when the log holds no configuration yet: the initial members, or, for a node
-   * joining a running group, the group as it is (without the new node, which votes once it is added).
+   * The voting members when the log holds no configuration yet: the initial members, or none for a node
+   * joining a running group (a learner, which takes the group's configuration from the leader's log).
    */
   voters: readonly string[];
   /** Ticks without hearing a leader before standing for election; the timeout is randomised in [n, 2n). */
@@ -54,6 +55,8 @@ export interface RaftDurableState<Data, State> {
   hardState: HardState;
   snapshot?: Snapshot<State> | null;
   entries: readonly LogEntry<Data | null>[];
+  /** Voters forced by a recovery, until a configuration of the log supersedes them. */
+  forced?: ForcedVoters | null;
 }
 
 /**
@@ -68,6 +71,8 @@ export interface RaftReady<Data, State> {
   logChanges: { from: number; entries: LogEntry<Data | null>[] } | null;
   messages: RaftMessage<Data | null, State>[];
   committed: LogEntry<Data | null>[];
+  /** A configuration the log committed supersedes the forced voters: forget them (with the other changes). */
+  forcedSettled: boolean;
 }
 
 export type Proposal =
@@ -79,14 +84,22 @@ export type Proposal =
  * ticks, messages and proposals, and carries out what `takeReady` returns. It owns no clock, socket or
  * disk, so a simulator can drive many of them through any interleaving. The host compacts the log
  * with a snapshot of what it applied (`compact`). Members join and leave one at a time (`changeVoters`,
- * Ongaro's thesis, 4.1): a configuration is in force as soon as it is in a node's log.
+ * Ongaro's thesis, 4.1): a configuration is in force as soon as it is in a node's log. A new member first
+ * follows the log as a learner, which does not vote (`addLearner`, 4.2.1), until it has caught up.
  */
 export class RaftNode<Data, State = unknown> {
   readonly id: string;
   /** The voters while the log holds no configuration (sorted, once, so they compare by identity). */
   private readonly initialVoters: readonly string[];
   private voters: readonly string[];
+  /** The other voters: who is asked for votes. */
   private peers: readonly string[];
+  /** Who the leader sends its log to but does not count: learners, and the voters it just removed. */
+  private learners: readonly string[] = [];
+  /** The voting peers and the learners: who the leader sends its log to. */
+  private replicas: readonly string[] = [];
+  private forced: ForcedVoters | null;
+  private forcedSettled = false;
   private readonly log: RaftLog<Data | null>;
   private readonly maxEntries: number;
   private readonly batchBytes: { max: number; of: (entry: LogEntry<unknown>) => number } | undefined;
@@ -133,6 +146,7 @@ export class RaftNode<Data, State = unknown> {
     this.checkQuorum = config.checkQuorum ?? true;
     this.snapshot = durable?.snapshot ?? null;
     this.log = new RaftLog(this.snapshot ?? undefined, durable?.entries ?? []);
+    this.forced = durable?.forced ?? null;
     this.syncVoters();
     this.commitIndex = this.appliedIndex = this.log.snapshotIndex;
     this.term = durable?.hardState.term ?? 0;
@@ -176,7 +190,7 @@ export class RaftNode<Data, State = unknown> {
     const term = this.log.termAt(index);
     if (term === undefined || index <= this.log.snapshotIndex)
       throw new RangeError(`cannot compact to ${index}: the log starts after ${this.log.snapshotIndex}`);
-    const voters = this.log.votersAt(index) ?? this.initialVoters;
+    const voters = this.log.votersAt(index) ?? this.forced?.voters ?? this.initialVoters;
     this.log.compact(index);
     const snapshot = { index, term, voters, state };
     this.snapshot = snapshot;
@@ -187,14 +201,36 @@ export class RaftNode<Data, State = unknown> {
     return this.log.entryAt(index);
   }
 
-  /** The voters in force here: those of the latest configuration in this node's log. */
+  /** The voters in force here: those of the latest configuration in this node's log (or forced). */
   get currentVoters(): readonly string[] {
     return this.voters;
   }
 
+  /** Who this leader sends its log to without counting them (none on a node that does not lead). */
+  get currentLearners(): readonly string[] {
+    return this.learners;
+  }
+
+  /** The voters a recovery forced, while no configuration of the log has superseded them. */
+  get forcedVoters(): ForcedVoters | null {
+    return this.forced;
+  }
+
+  /** Whether a configuration change is in the log and not committed yet. */
+  get changePending(): boolean {
+    return this.log.latestConfigIndex > this.commitIndex;
+  }
+
+  /** How much of this leader's log `member` is known to hold; undefined when it is not replicated to. */
+  matchedIndexOf(member: string): number | undefined {
+    if (this.progress === null || !this.progress.isTracked(member)) return undefined;
+    return this.progress.matchedIndexOf(member);
+  }
+
   /**
    * Adds or removes one voter (the leader only). Refused while an earlier change is not committed, and
-   * until an entry of the leader's own term is, so two changes never overlap.
+   * until an entry of the leader's own term is, so two changes never overlap. A voter removed (other than
+   * this leader) stays a learner, so it gets the entry that removes it and stops asking to be elected.
    */
   changeVoters(voters: readonly string[]): Proposal {
     if (this.role !== 'leader') return { accepted: false, leader: this.leader };
@@ -203,10 +239,33 @@ export class RaftNode<Data, State = unknown> {
     const removed = this.voters.filter((voter) => !next.includes(voter));
     if (added.length + removed.length !== 1 || next.length === 0)
       return { accepted: false, leader: this.id, reason: 'add or remove exactly one voter at a time' };
-    if (this.log.latestConfigIndex > this.commitIndex || this.log.termAt(this.commitIndex) !== this.term)
+    if (this.changePending)
       return { accepted: false, leader: this.id, reason: 'an earlier change is not committed yet' };
+    if (this.log.termAt(this.commitIndex) !== this.term)
+      return { accepted: false, leader: this.id, reason: 'no entry of this leader’s term is committed yet' };
+    this.learners = [...this.learners.filter((learner) => !added.includes(learner)), ...removed]
+      .filter((learner) => learner !== this.id)
+      .sort();
     const entry = this.log.append(this.term, null, next);
     return this.replicate(entry);
+  }
+
+  /**
+   * Starts sending the log to `member` without counting it in any majority (the leader only), so a new
+   * member catches up before it votes. It is forgotten when this node stops leading.
+   */
+  addLearner(member: string): boolean {
+    if (this.role !== 'leader' || member === this.id || this.voters.includes(member)) return false;
+    if (!this.learners.includes(member)) this.learners = [...this.learners, member].sort();
+    this.syncVoters();
+    this.sendAppend(member);
+    return true;
+  }
+
+  removeLearner(member: string): void {
+    if (!this.learners.includes(member)) return;
+    this.learners = this.learners.filter((learner) => learner !== member);
+    this.syncVoters();
   }
 
   /** One unit of logical time. */
@@ -224,13 +283,18 @@ export class RaftNode<Data, State = unknown> {
       this.heartbeatElapsed += 1;
       if (this.heartbeatElapsed >= this.config.heartbeatTicks) {
         this.heartbeatElapsed = 0;
-        for (const peer of this.peers) this.sendAppend(peer);
+        for (const peer of this.replicas) this.sendAppend(peer);
       }
       return;
     }
     this.electionElapsed += 1;
-    // A node that does not vote (joining, or removed) never stands for election.
-    if (this.electionElapsed < this.electionTimeout || !this.voters.includes(this.id)) return;
+    if (this.electionElapsed < this.electionTimeout) return;
+    // A node that does not vote (a learner, or removed) never stands for election; it forgets a leader it
+    // no longer hears, so its host knows to ask to be followed again.
+    if (!this.voters.includes(this.id)) {
+      this.leader = null;
+      return;
+    }
     if (this.preVote) this.preCampaign();
     else this.campaign();
   }
@@ -244,7 +308,7 @@ export class RaftNode<Data, State = unknown> {
   private replicate(entry: LogEntry<Data | null>): Proposal {
     this.syncVoters();
     this.progress!.appendedHere(entry.index);
-    for (const peer of this.peers) this.sendAppend(peer);
+    for (const peer of this.replicas) this.sendAppend(peer);
     this.advanceCommit();
     return { accepted: true, index: entry.index, term: entry.term };
   }
@@ -287,6 +351,9 @@ export class RaftNode<Data, State = unknown> {
   }
 
   takeReady(): RaftReady<Data, State> {
+    this.settleForced();
+    const forcedSettled = this.forcedSettled;
+    this.forcedSettled = false;
     const hardState = this.hardStateChanged ? { term: this.term, votedFor: this.votedFor } : null;
     this.hardStateChanged = false;
     const snapshot = this.installedSnapshot;
@@ -298,7 +365,15 @@ export class RaftNode<Data, State = unknown> {
     }
     const messages = this.outbox;
     this.outbox = [];
-    return { hardState, snapshot, logChanges: this.log.takeChanges(), messages, committed };
+    return { hardState, snapshot, logChanges: this.log.takeChanges(), messages, committed, forcedSettled };
+  }
+
+  /** Forgets the forced voters once a configuration made since they were forced is committed here. */
+  private settleForced(): void {
+    if (this.forced === null || !this.log.hasConfigSince(this.forced.term, this.commitIndex)) return;
+    this.forced = null;
+    this.forcedSettled = true;
+    this.syncVoters();
   }
 
   /** Asks whether a majority would vote at the next term, changing nothing of its own state yet. */
@@ -378,28 +453,42 @@ export class RaftNode<Data, State = unknown> {
     this.leader = this.id;
     this.heartbeatElapsed = 0;
     this.electionElapsed = 0;
+    this.learners = [];
     this.progress = new FollowerProgress(this.id, this.peers, this.log.lastIndex);
     this.commitTold.clear();
-    // Entries of earlier terms are committed only through one of the leader's own term (§5.4.2).
-    this.replicate(this.log.append(this.term, null));
+    // Entries of earlier terms are committed only through one of the leader's own term (§5.4.2). While the
+    // voters are not in the log yet (the initial ones, or forced ones), that entry writes them there, so a
+    // restart takes them from the log whatever it is started with.
+    const unlogged = this.log.latestVoters === undefined || this.forcedInForce();
+    this.replicate(this.log.append(this.term, null, unlogged ? this.voters : undefined));
   }
 
   private isMajority(members: ReadonlySet<string>): boolean {
     const voting = this.voters.filter((voter) => members.has(voter)).length;
+    // Forced voters elect their first leader all together: a majority of them might lack what one applied.
+    if (this.forcedInForce()) return voting === this.voters.length;
     return voting >= majority(this.voters.length);
   }
 
+  /** Whether forced voters are in force: no configuration of the log was made since they were forced. */
+  private forcedInForce(): boolean {
+    return this.forced !== null && (this.log.latestConfigTerm ?? 0) < this.forced.term;
+  }
+
   /**
-   * Takes the latest configuration in the log as the voters. A leader starts tracking a new voter from
-   * the end of its log, forgets a removed one, and steps down once its own removal is committed.
+   * Takes the latest configuration in the log (or the forced voters) as the voters. A leader starts
+   * tracking a new voter from the end of its log, forgets a removed one, and steps down once its own
+   * removal is committed.
    */
   private syncVoters(): void {
-    const voters = this.log.latestVoters ?? this.initialVoters;
+    const voters = this.forcedInForce() ? this.forced!.voters : (this.log.latestVoters ?? this.initialVoters);
     if (voters !== this.voters) {
       this.voters = voters;
       this.peers = voters.filter((voter) => voter !== this.id);
+      this.learners = this.learners.filter((learner) => !voters.includes(learner));
     }
-    this.progress?.track(this.peers, this.log.lastIndex);
+    this.replicas = [...this.peers, ...this.learners];
+    this.progress?.track(this.replicas, this.log.lastIndex);
   }
 
   private becomeFollower(term: number, leader: string | null): void {
@@ -411,6 +500,8 @@ export class RaftNode<Data, State = unknown> {
     this.role = 'follower';
     this.leader = leader;
     this.progress = null;
+    this.learners = [];
+    this.replicas = this.peers;
     this.resetElectionTimer();
   }
 
@@ -473,7 +564,7 @@ export class RaftNode<Data, State = unknown> {
     const next = progress.acknowledged(response.from, response.index);
     this.advanceCommit();
     if (next <= this.log.lastIndex) this.sendAppend(response.from);
-    if (this.role === 'leader') for (const peer of this.peers) this.tellCommit(peer);
+    if (this.role === 'leader') for (const peer of this.replicas) this.tellCommit(peer);
   }
 
   /**

@@ -21,6 +21,14 @@ const CASES: [string, Omit<RaftSimulationOptions, 'seed'>][] = [
     { voters: 3, spares: 2, changeRate: 0.03 },
   ],
   [
+    `3 voters, ${SEEDS} seeds of the majority lost for good and the survivor recovered by force`,
+    { voters: 3, loseForGood: 2 },
+  ],
+  [
+    `7 voters, ${SEEDS} seeds of 4 lost for good and the 3 survivors recovered by force`,
+    { voters: 7, loseForGood: 4 },
+  ],
+  [
     `3 voters without pre-vote, check-quorum or compaction, ${SEEDS} seeds`,
     { voters: 3, preVote: false, checkQuorum: false, compactEvery: 0 },
   ],
@@ -32,22 +40,27 @@ function explore(seeds: number, options: Omit<RaftSimulationOptions, 'seed'>) {
   let crashes = 0;
   let snapshotsInstalled = 0;
   let votersChanged = 0;
+  let afterRecovery = 0;
   for (let seed = 1; seed <= seeds; seed++) {
     const result = simulateRaft({ seed, ...options });
     acknowledged += result.acknowledged;
+    afterRecovery += result.acknowledgedAfterRecovery;
     crashes += result.crashes;
     snapshotsInstalled += result.snapshotsInstalled;
     votersChanged += result.votersChanged;
     if (result.violations.length > 0) failures.push(result);
   }
-  return { failures, acknowledged, crashes, snapshotsInstalled, votersChanged };
+  return { failures, acknowledged, crashes, snapshotsInstalled, votersChanged, afterRecovery };
 }
 
 describe('Raft under simulated faults', () => {
   it.each(CASES)(
     'given %s, no safety property is ever violated and every committed entry reaches every node after healing',
     (_title, options) => {
-      const { failures, acknowledged, crashes, snapshotsInstalled, votersChanged } = explore(SEEDS, options);
+      const { failures, acknowledged, crashes, snapshotsInstalled, votersChanged, afterRecovery } = explore(
+        SEEDS,
+        options,
+      );
 
       expect(failures.map((failure) => `seed ${failure.seed}: ${failure.violations[0]}`)).toEqual([]);
       // The runs did something: entries were committed and nodes crashed along the way.
@@ -56,6 +69,8 @@ describe('Raft under simulated faults', () => {
       // Logs were compacted, and followers that fell behind caught up from a leader's snapshot.
       if (options.compactEvery !== 0) expect(snapshotsInstalled).toBeGreaterThan(SEEDS / 10);
       if (options.changeRate) expect(votersChanged).toBeGreaterThan(SEEDS);
+      // The survivors of a forced recovery elected a leader and committed new entries in every run.
+      if (options.loseForGood) expect(afterRecovery).toBeGreaterThan(SEEDS * 10);
     },
     CASE_TIMEOUT_MS,
   );

@@ -1,5 +1,12 @@
+import { forceVoters } from '../../../src/core/consensus/forced-voters.js';
 import { RaftNode, type RaftDurableState, type RaftReady } from '../../../src/core/consensus/raft-node.js';
-import type { LogEntry, RaftMessage, Snapshot } from '../../../src/core/consensus/raft-messages.js';
+import type {
+  ForcedVoters,
+  HardState,
+  LogEntry,
+  RaftMessage,
+  Snapshot,
+} from '../../../src/core/consensus/raft-messages.js';
 import { randomInt, seededRandom } from './seeded-random.js';
 
 export interface RaftSimulationOptions {
@@ -23,8 +30,18 @@ export interface RaftSimulationOptions {
   checkQuorum?: boolean;
   /** Hosts beyond the initial voters, which membership changes may add (and voters they may remove). */
   spares?: number;
-  /** Per tick: chance the leader (if any) asks to add or remove one voter. */
+  /**
+   * Per tick: chance the leader (if any) asks to add or remove one voter. A host is added as a learner
+   * first, and made a voter by a later change (whether it has caught up or not).
+   */
   changeRate?: number;
+  /**
+   * After the faulty ticks, this many of the initial voters are lost for good and the others are recovered
+   * with `forceVoters` (every survivor, the same voters), as `sched cluster recover --force` does. Entries
+   * only lost hosts applied may be lost; anything a survivor applied must not be, nor may two survivors
+   * ever apply different entries at one index.
+   */
+  loseForGood?: number;
   /** A host compacts its log once this many applied entries follow its snapshot (0: never). */
   compactEvery?: number;
   /** A broken host, for checking that the simulator catches it: votedFor is not persisted. */
@@ -40,8 +57,13 @@ type Message = RaftMessage<string | null, Entry[]>;
 /** A host's durable state, as RaftDisk keeps it: what survives a crash. */
 export interface SimulatedDisk {
   load(): RaftDurableState<string, Entry[]>;
-  persist(changes: Pick<RaftReady<string, Entry[]>, 'hardState' | 'snapshot' | 'logChanges'>): void;
+  persist(
+    changes: Pick<RaftReady<string, Entry[]>, 'hardState' | 'snapshot' | 'logChanges'> &
+      Partial<Pick<RaftReady<string, Entry[]>, 'forcedSettled'>>,
+  ): void;
   saveSnapshot(snapshot: Snapshot<Entry[]>): void;
+  /** Writes a forced recovery (only the in-memory disk needs to, for `loseForGood`). */
+  force?(hardState: HardState, forced: ForcedVoters): void;
 }
 
 /** The durable state kept in memory, with RaftDisk's semantics. */
@@ -50,14 +72,16 @@ export class MemoryDisk implements SimulatedDisk {
     hardState: { term: 0, votedFor: null },
     snapshot: null,
     entries: [],
+    forced: null,
   };
 
   load(): RaftDurableState<string, Entry[]> {
     return this.state;
   }
 
-  persist({ hardState, snapshot, logChanges }: Parameters<SimulatedDisk['persist']>[0]): void {
+  persist({ hardState, snapshot, logChanges, forcedSettled }: Parameters<SimulatedDisk['persist']>[0]): void {
     if (hardState) this.state = { ...this.state, hardState: { ...hardState } };
+    if (forcedSettled) this.state = { ...this.state, forced: null };
     if (snapshot) this.saveSnapshot(snapshot);
     if (logChanges) {
       const { from, entries } = logChanges;
@@ -75,6 +99,10 @@ export class MemoryDisk implements SimulatedDisk {
       entries: this.state.entries.filter((entry) => entry.index > snapshot.index),
     };
   }
+
+  force(hardState: HardState, forced: ForcedVoters): void {
+    this.state = { ...this.state, hardState: { ...hardState }, forced };
+  }
 }
 
 export interface RaftSimulationResult {
@@ -86,6 +114,8 @@ export interface RaftSimulationResult {
   crashes: number;
   snapshotsInstalled: number;
   votersChanged: number;
+  /** Entries committed after a forced recovery (0 without one). */
+  acknowledgedAfterRecovery: number;
 }
 
 interface SimulatedHost {
@@ -94,7 +124,10 @@ interface SimulatedHost {
   disk: SimulatedDisk;
   /** The state machine: what this host applied since it last started (it re-applies after a restart). */
   applied: Entry[];
+  /** Everything it ever applied, in any of its lives, by index. */
+  appliedEver: Map<number, Entry>;
   wasLeader: boolean;
+  lostForGood: boolean;
 }
 
 const ELECTION_TICKS = 10;
@@ -129,6 +162,8 @@ class RaftSimulation {
   private crashes = 0;
   private snapshotsInstalled = 0;
   private votersChanged = 0;
+  private recovered = false;
+  private acknowledgedAfterRecovery = 0;
   private readonly initialVoters: string[];
 
   constructor(private readonly options: RaftSimulationOptions) {
@@ -141,7 +176,9 @@ class RaftSimulation {
       node: null,
       disk: options.openDisk?.(id) ?? new MemoryDisk(),
       applied: [],
+      appliedEver: new Map(),
       wasLeader: false,
+      lostForGood: false,
     }));
     for (const host of this.hosts) {
       this.hostById.set(host.id, host);
@@ -157,7 +194,8 @@ class RaftSimulation {
       if (tick % 25 === 0) this.checkLogMatching();
     }
     this.side.clear();
-    for (const host of this.hosts) if (host.node === null) this.boot(host);
+    if (this.options.loseForGood) this.recover(this.options.loseForGood);
+    for (const host of this.hosts) if (host.node === null && !host.lostForGood) this.boot(host);
     // Proposals stop for the last ticks, so the check sees a quiet cluster rather than one in flight.
     const healed = this.options.healedTicks ?? 200;
     for (let tick = 0; tick < healed && this.violations.length === 0; tick++)
@@ -171,6 +209,8 @@ class RaftSimulation {
     )
       this.advance(false, false);
     if (this.violations.length === 0) this.checkConverged();
+    if (this.recovered && this.violations.length === 0 && this.acknowledgedAfterRecovery === 0)
+      this.violate('the survivors committed nothing after the forced recovery');
     return {
       seed: this.options.seed,
       violations: this.violations,
@@ -180,7 +220,42 @@ class RaftSimulation {
       crashes: this.crashes,
       snapshotsInstalled: this.snapshotsInstalled,
       votersChanged: this.votersChanged,
+      acknowledgedAfterRecovery: this.acknowledgedAfterRecovery,
     };
+  }
+
+  /**
+   * `lost` of the initial voters are lost for good; every other host is stopped, recovered with the
+   * survivors as its voters, and started again. From then on, what the lost hosts alone applied is
+   * forgotten by the checks: only what some survivor applied must never be lost or contradicted.
+   */
+  private recover(lost: number): void {
+    const gone = new Set(this.initialVoters.slice(0, lost));
+    const survivors = this.hosts.filter((host) => !gone.has(host.id));
+    for (const host of this.hosts) {
+      host.node = null;
+      host.applied = [];
+      host.wasLeader = false;
+      host.lostForGood = gone.has(host.id);
+    }
+    this.inFlight = [];
+    this.committed.clear();
+    this.acknowledged.clear();
+    // A survivor cannot know the terms only lost hosts saw: it may lead one of them again, harmlessly while
+    // they never come back. Terms the survivors saw are never reused (an election needs them all).
+    for (const [term, leader] of this.leaderOfTerm) if (gone.has(leader)) this.leaderOfTerm.delete(term);
+    for (const host of survivors) {
+      for (const [index, entry] of host.appliedEver) {
+        this.committed.set(index, entry);
+        if (entry.data !== null) this.acknowledged.add(entry.data);
+      }
+      const { hardState, forced } = forceVoters(
+        host.disk.load(),
+        survivors.map((survivor) => survivor.id),
+      );
+      host.disk.force!(hardState, forced);
+    }
+    this.recovered = true;
   }
 
   private advance(faulty: boolean, proposing = true): void {
@@ -206,7 +281,10 @@ class RaftSimulation {
     this.handleReady(host, faulty);
   }
 
-  /** Adds a host that does not vote, or removes a voter (the leader itself among them), while at least two remain. */
+  /**
+   * Adds a host that does not vote, as a learner first and as a voter when it is one already, or removes a
+   * voter (the leader itself among them), while at least two remain.
+   */
   private changeVoters(host: SimulatedHost, faulty: boolean): void {
     const node = host.node!;
     const current = node.currentVoters;
@@ -214,8 +292,11 @@ class RaftSimulation {
     const remove = outside.length === 0 || (current.length > 2 && this.random() < 0.5);
     const pool = remove ? current : outside;
     const chosen = pool[randomInt(this.random, 0, pool.length - 1)]!;
-    const next = remove ? current.filter((id) => id !== chosen) : [...current, chosen];
-    if (node.changeVoters(next).accepted) this.votersChanged += 1;
+    if (!remove && !node.currentLearners.includes(chosen)) node.addLearner(chosen);
+    else if (
+      node.changeVoters(remove ? current.filter((id) => id !== chosen) : [...current, chosen]).accepted
+    )
+      this.votersChanged += 1;
     this.handleReady(host, faulty);
   }
 
@@ -273,6 +354,7 @@ class RaftSimulation {
     if (entry.index !== host.applied.length + 1)
       this.violate(`${host.id} applied index ${entry.index} after ${host.applied.length}`);
     host.applied.push(entry);
+    host.appliedEver.set(entry.index, entry);
     const known = this.committed.get(entry.index);
     if (known && (known.term !== entry.term || known.data !== entry.data))
       this.violate(
@@ -280,7 +362,10 @@ class RaftSimulation {
       );
     if (!known) this.committed.set(entry.index, entry);
     // Applied anywhere means committed: a client may have been told so, and it must never be lost.
-    if (entry.data !== null) this.acknowledged.add(entry.data);
+    if (entry.data !== null && !this.acknowledged.has(entry.data)) {
+      this.acknowledged.add(entry.data);
+      if (this.recovered) this.acknowledgedAfterRecovery += 1;
+    }
   }
 
   private checkLeadership(host: SimulatedHost): void {
@@ -365,6 +450,7 @@ class RaftSimulation {
       if (this.random() < 0.7) for (const id of this.ids) this.side.set(id, randomInt(this.random, 0, 1));
     }
     for (const host of this.hosts) {
+      if (host.lostForGood) continue;
       if (host.node && this.random() < (this.options.crashRate ?? 0.005)) {
         host.node = null;
         host.applied = [];
@@ -383,7 +469,8 @@ class RaftSimulation {
     host.node = new RaftNode<string, Entry[]>(
       {
         id: host.id,
-        voters: this.initialVoters,
+        // A spare joins as a learner: it takes the voters from the leader's log.
+        voters: this.initialVoters.includes(host.id) ? this.initialVoters : [],
         electionTicks: ELECTION_TICKS,
         heartbeatTicks: HEARTBEAT_TICKS,
         maxEntriesPerMessage: 8,
@@ -391,7 +478,7 @@ class RaftSimulation {
         preVote: this.options.preVote ?? true,
         checkQuorum: this.options.checkQuorum ?? true,
       },
-      { hardState, snapshot: durable.snapshot, entries: [...durable.entries] },
+      { hardState, snapshot: durable.snapshot, entries: [...durable.entries], forced: durable.forced },
     );
   }
 
