@@ -112,6 +112,61 @@ export class RaftHost<Data, State> {
     return this.leaderSilentSince === null ? 0 : this.options.clock.monotonic() - this.leaderSilentSince;
   }
 
+  /** The voters in force on this member (those of its log, or forced by a recovery). */
+  get voters(): readonly string[] {
+    return this.node?.currentVoters ?? [];
+  }
+
+  /** Who this member, leading, sends the log to without counting them. */
+  get learners(): readonly string[] {
+    return this.node?.currentLearners ?? [];
+  }
+
+  /** Whether a change of voters is in the log and not committed yet. */
+  get changePending(): boolean {
+    return this.node?.changePending ?? false;
+  }
+
+  /** The voters a recovery forced, while no configuration of the log has superseded them. */
+  get forcedVoters(): readonly string[] | null {
+    return this.node?.forcedVoters?.voters ?? null;
+  }
+
+  /** How much of the log `member` is known to hold (this member leading), or undefined. */
+  matchedIndexOf(member: string): number | undefined {
+    return this.node?.matchedIndexOf(member);
+  }
+
+  /** The highest index this member knows to be committed. */
+  get committed(): number {
+    return this.node?.committedIndex ?? 0;
+  }
+
+  /** Starts sending the log to `member` without counting it (this member leading); false otherwise. */
+  addLearner(member: string): boolean {
+    const added = this.node?.addLearner(member) ?? false;
+    this.flush();
+    return added;
+  }
+
+  removeLearner(member: string): void {
+    this.node?.removeLearner(member);
+  }
+
+  /**
+   * Proposes `voters` (one added or removed) as the new configuration when this member leads; settles once
+   * it is committed and applied here, or refused at once (another change under way, not the leader).
+   */
+  changeVoters(voters: readonly string[]): Promise<ProposalOutcome> {
+    if (this.node === null) return Promise.resolve({ applied: false, leader: null, reason: 'stopped' });
+    const proposal = this.node.changeVoters(voters);
+    if (!proposal.accepted) {
+      const reason = proposal.reason ?? 'not the leader';
+      return Promise.resolve({ applied: false, leader: proposal.leader, reason });
+    }
+    return this.settled(proposal);
+  }
+
   start(): void {
     const { id, voters, disk, channel, machine, electionTicks, heartbeatTicks } = this.options;
     const durable = disk.load();
@@ -158,6 +213,10 @@ export class RaftHost<Data, State> {
       const { leader, reason } = appended;
       return Promise.resolve({ applied: false, leader, reason });
     }
+    return this.settled(appended);
+  }
+
+  private settled(appended: { index: number; term: number }): Promise<ProposalOutcome> {
     const outcome = new Promise<ProposalOutcome>((settle) =>
       this.waiters.set(appended.index, { term: appended.term, settle }),
     );

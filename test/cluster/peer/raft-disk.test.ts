@@ -25,7 +25,52 @@ describe('the Raft log on disk', () => {
   it('Given a new file, when loaded, then it holds term 0, no vote, no snapshot and no entry', () => {
     const disk = RaftDisk.open<string, Entry[]>(fileOf());
     try {
-      expect(disk.load()).toEqual({ hardState: { term: 0, votedFor: null }, snapshot: null, entries: [] });
+      expect(disk.load()).toEqual({
+        hardState: { term: 0, votedFor: null },
+        snapshot: null,
+        entries: [],
+        forced: null,
+      });
+    } finally {
+      disk.close();
+    }
+  });
+
+  it('Given voters forced by a recovery, when opened again, then they are there with who forced them, until a step says the log superseded them', () => {
+    const file = fileOf();
+    const disk = RaftDisk.open<string, Entry[]>(file);
+    disk.force({ term: 8, votedFor: null }, { voters: ['a', 'b'], term: 8, at: 1_000, by: 'ada' });
+    disk.close();
+
+    const reopened = RaftDisk.open<string, Entry[]>(file);
+    try {
+      expect(reopened.load()).toMatchObject({
+        hardState: { term: 8, votedFor: null },
+        forced: { voters: ['a', 'b'], term: 8 },
+      });
+      expect(reopened.forcedRecovery()).toEqual({ voters: ['a', 'b'], term: 8, at: 1_000, by: 'ada' });
+      reopened.persist({ hardState: null, snapshot: null, logChanges: null, forcedSettled: true });
+      expect(reopened.load().forced).toBeNull();
+    } finally {
+      reopened.close();
+    }
+  });
+
+  it('Given a log that a node claimed, when another node id claims it, then it is refused with how to move a host, and the first claim stands', () => {
+    const disk = RaftDisk.open<string, Entry[]>(fileOf());
+    try {
+      expect(disk.recordedNode()).toBeNull();
+      disk.claimNode('10.0.0.1:7946');
+      disk.claimNode('10.0.0.1:7946');
+
+      expect(() => disk.claimNode('10.0.0.9:7946')).toThrow(
+        expect.objectContaining({
+          code: 'VALIDATION_FAILED',
+          message: expect.stringMatching(/is node 10\.0\.0\.1:7946's; this daemon is 10\.0\.0\.9:7946/),
+          hint: expect.stringMatching(/--join/),
+        }),
+      );
+      expect(disk.recordedNode()).toBe('10.0.0.1:7946');
     } finally {
       disk.close();
     }
