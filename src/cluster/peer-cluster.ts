@@ -17,6 +17,8 @@ export interface RaftView {
   readonly leader: string | null;
   /** Leading: how long `member` has surely not been in touch with this leader (see LeaderContact). */
   memberSilentForMs(member: string): number;
+  /** The voters in force on this member: its log's latest configuration (or forced by a recovery). */
+  readonly voters: readonly string[];
 }
 
 /** What the cluster reads of membership (SWIM): how it sees a member now. */
@@ -26,7 +28,6 @@ export interface MembershipView {
 
 export interface PeerClusterOptions {
   self: string;
-  voters: readonly string[];
   labels: Record<string, string>;
   version: string;
   raft: RaftView;
@@ -39,19 +40,26 @@ export interface PeerClusterOptions {
   /** How often the leader checks the map against the live members, and a member its registration (1 s). */
   coordinateEveryMs?: number;
   onError: (error: Error) => void;
+  /** The voters in force changed (checked each round). */
+  onVoters?: (voters: readonly string[]) => void;
 }
 
 /**
  * Peer mode's cluster: the Raft leader coordinates. It publishes, through the log, a shard map over the
- * registered members that membership sees alive (or suspected: a slow member is not dropped at once), or
- * whose lease on their runs may not have run out yet (a member cut off stops its runs first), in its own term, whenever the members or the term change; every member fires from the map the log put in
- * force, and a fire from another map is refused where the log is applied. Each member registers its labels,
- * host and version through the log, so the coordinator can place `--on` jobs.
+ * voters in force that registered and that membership sees alive (or suspected: a slow member is not dropped
+ * at once), or whose lease on their runs may not have run out yet (a member cut off stops its runs first),
+ * in its own term, whenever they or the term change; every member fires from the map the log put in force,
+ * and a fire from another map is refused where the log is applied. A member that stopped voting (removed)
+ * keeps its place among the map's nodes under the same rule, since leaving the map is what records its runs
+ * lost, but owns no shards and has no labels to place `--on` jobs by; a learner that never voted is not in
+ * the map. Each voter registers its labels, host and version through the log, so the coordinator can place
+ * `--on` jobs.
  */
 export class PeerCluster extends MappedCluster implements Cluster {
   private timer: CancelTimer | null = null;
   private stopped = false;
   private busy = false;
+  private votersSeen: readonly string[] = [];
 
   constructor(private readonly options: PeerClusterOptions) {
     super(options.self, options.labels);
@@ -65,6 +73,11 @@ export class PeerCluster extends MappedCluster implements Cluster {
     return this.options.replication.currentMap();
   }
 
+  /** The voters in force on this member, as its log (or a forced recovery) says. */
+  get votersInForce(): readonly string[] {
+    return this.options.raft.voters;
+  }
+
   isCoordinator(): boolean {
     return this.options.raft.role === 'leader' && this.map?.coordinator === this.nodeId;
   }
@@ -74,14 +87,16 @@ export class PeerCluster extends MappedCluster implements Cluster {
   }
 
   async status(firingLagMs: number | null): Promise<ClusterStatus> {
-    const { raft, membership, voters, clock } = this.options;
+    const { raft, membership, clock } = this.options;
+    const voters = [...raft.voters];
     const map = this.map;
     const now = clock.now();
     const shards = new Map<string, number>();
     for (const owner of map?.owners ?? [])
       if (owner !== null) shards.set(owner, (shards.get(owner) ?? 0) + 1);
     const records = this.options.replication.members();
-    const ids = [...new Set([...records.map((record) => record.id), ...voters])].sort();
+    // The voters, and this node when it is not one (joining, or removed): a member that left is not listed.
+    const ids = [...new Set([...voters, this.nodeId])].sort();
     const stateOf = (id: string) => (id === this.nodeId ? 'alive' : (membership.stateOf(id) ?? 'dead'));
     const nodes: ClusterNodeStatus[] = ids.map((id) => {
       const record = records.find((each) => each.id === id);
@@ -112,7 +127,8 @@ export class PeerCluster extends MappedCluster implements Cluster {
       unassignedShards: SHARD_COUNT - owned,
       firingLagMs,
       peers: {
-        voters: [...voters],
+        voters,
+        voting: voters.includes(this.nodeId),
         leader: raft.leader,
         raftTerm: raft.term,
         members: ids.map((id) => ({ id, state: stateOf(id) })),
@@ -132,12 +148,20 @@ export class PeerCluster extends MappedCluster implements Cluster {
     });
   }
 
-  /** One round: register this member if the log does not have it as it is, and, leading, keep the map current. */
+  /**
+   * One round: register this member if it votes and the log does not have it as it is, and, leading, keep
+   * the map current.
+   */
   async round(): Promise<void> {
     if (this.busy || this.stopped) return;
     this.busy = true;
     try {
-      await this.register();
+      const { voters } = this.options.raft;
+      if (voters.join() !== this.votersSeen.join()) {
+        this.votersSeen = voters;
+        if (voters.length > 0) this.options.onVoters?.(voters);
+      }
+      if (voters.includes(this.nodeId)) await this.register();
       if (this.options.raft.role === 'leader') await this.coordinate();
     } catch (error) {
       this.options.onError(error as Error);
@@ -164,8 +188,10 @@ export class PeerCluster extends MappedCluster implements Cluster {
           (membership.stateOf(member.id) ?? 'dead') !== 'dead' ||
           !memberSurelyStopped(raft.memberSilentForMs(member.id), lease),
       );
-    const nodes = live.map((member) => ({ id: member.id, labels: member.labels }));
-    const assignment = { nodes, owners: assignShards(nodes.map((node) => node.id)) };
+    const voting = (id: string) => raft.voters.includes(id);
+    const nodes = live.map((member) => ({ id: member.id, labels: voting(member.id) ? member.labels : {} }));
+    const owners = assignShards(nodes.filter((node) => voting(node.id)).map((node) => node.id));
+    const assignment = { nodes, owners };
     const current = this.map;
     if (current !== null && current.term === raft.term && sameAssignment(current, assignment)) return;
     const publishedAt = Math.max(clock.now(), (current?.publishedAt ?? 0) + 1);

@@ -20,8 +20,8 @@ function peerAddressKey(key: string, env: string, flag: string, what: string): K
 
 /**
  * `[cluster]`: peer mode. `mode = "peers"` (or `--peers`) makes the daemon one of the voters listed in
- * `peers`, listening on `bind` and sealing its traffic with `key_file`; `store` (the default) lets the
- * store decide: alone on SQLite, federated on PostgreSQL.
+ * `peers`, or (`join`) a new member of a running cluster, listening on `bind` and sealing its traffic with
+ * `key_file`; `store` (the default) lets the store decide: alone on SQLite, federated on PostgreSQL.
  */
 export const CLUSTER_KEYS: readonly KeySpec[] = [
   {
@@ -37,6 +37,15 @@ export const CLUSTER_KEYS: readonly KeySpec[] = [
     env: 'SCHED_PEERS',
     flag: '--peers',
     expects: 'a list of host:port, every voter of the cluster with this node included',
+    schema: z.array(z.string().refine(isPeerAddress)).min(1),
+    fromText: commaList,
+    default: () => [],
+  },
+  {
+    key: 'cluster.join',
+    env: 'SCHED_PEER_JOIN',
+    flag: '--join',
+    expects: 'a list of host:port, members of the running cluster to join through',
     schema: z.array(z.string().refine(isPeerAddress)).min(1),
     fromText: commaList,
     default: () => [],

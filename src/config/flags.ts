@@ -41,6 +41,12 @@ export const configFlags = {
     helpValue: 'HOST:PORT,...',
     helpGroup: 'CLUSTER',
   }),
+  join: Flags.string({
+    summary:
+      'Peer mode: join a running cluster through these members; the node follows the log and votes once `sched cluster join` adds it (config: [cluster] join).',
+    helpValue: 'HOST:PORT,...',
+    helpGroup: 'CLUSTER',
+  }),
   bind: Flags.string({
     summary:
       'Peer mode: where this node listens for its peers, TCP and UDP on one port (config: [cluster] bind).',
@@ -78,6 +84,7 @@ export interface ConfigFlagInput {
   'tls-cert'?: string;
   'tls-key'?: string;
   peers?: string;
+  join?: string;
   bind?: string;
   advertise?: string;
   'cluster-key-file'?: string;
@@ -95,6 +102,7 @@ export function configFlagValues(flags: ConfigFlagInput): FlagValues {
     'api.tls_cert_file': flags['tls-cert'],
     'api.tls_key_file': flags['tls-key'],
     'cluster.peers': flags.peers,
+    'cluster.join': flags.join,
     'cluster.bind': flags.bind,
     'cluster.advertise': flags.advertise,
     'cluster.key_file': flags['cluster-key-file'],

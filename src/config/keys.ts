@@ -393,6 +393,7 @@ export type ConfigKey =
   | 'api.allow_plain_http'
   | 'cluster.mode'
   | 'cluster.peers'
+  | 'cluster.join'
   | 'cluster.bind'
   | 'cluster.advertise'
   | 'cluster.key_file';

@@ -62,6 +62,8 @@ export interface ResolvedConfig {
 export interface PeerConfig {
   mode: 'store' | 'peers';
   peers: string[];
+  /** Members of a running cluster this node joins through (it starts as a learner); empty with `peers`. */
+  join: string[];
   bind: string | null;
   advertise: string | null;
   keyFile: string | null;
@@ -179,6 +181,7 @@ export function resolveConfig(inputs: ConfigInputs): ResolvedConfig {
     cluster: {
       mode: values['cluster.mode'] as 'store' | 'peers',
       peers: values['cluster.peers'] as string[],
+      join: values['cluster.join'] as string[],
       bind: values['cluster.bind'] as string | null,
       advertise: values['cluster.advertise'] as string | null,
       keyFile: values['cluster.key_file'] as string | null,

@@ -18,6 +18,8 @@ import { ClusterFollower } from './cluster/follow-cluster.js';
 import { ClusterKeyService } from './cluster/cluster-key-service.js';
 import { ClusterMembership } from './cluster/cluster-membership.js';
 import { PeerMembership, type PeerSettings } from './cluster/peer-membership.js';
+import { VoterRequests } from './cluster/voter-requests.js';
+import { announceForcedRecovery } from './cluster/forced-recovery-notice.js';
 import { systemClock, type Clock } from './clock.js';
 import { ScheduledBackups, type BackupSchedule } from './backup/scheduled-backups.js';
 import { StoreBackup } from './backup/store-backup.js';
@@ -216,6 +218,7 @@ export class Daemon {
             startedAt: clock.now(),
             onError: (error) => events.emit('cluster:error', { error }),
             onDrop: (drop) => events.emit('peer:dropped', drop),
+            onVoters: (voters) => events.emit('cluster:voters', { voters: [...voters] }),
             onFailed: (error) => {
               events.emit('scheduler:error', {
                 error: new Error(`this node's copy of the log failed: ${error.message}`),
@@ -470,6 +473,16 @@ export class Daemon {
         }),
       onError: (error) => events.emit('cluster:error', { error }),
     });
+    const voterRequests = new VoterRequests({
+      peers,
+      node,
+      store,
+      clock,
+      newId,
+      actor: () => actor().audited,
+      onError: (error) => events.emit('cluster:error', { error }),
+    });
+    if (peers) announceForcedRecovery(peers, { store, clock, newId, events });
     const control: DaemonControl = {
       tokens,
       clusterKeys,
@@ -484,6 +497,7 @@ export class Daemon {
       },
       clusterStatus: () =>
         clusterStatusOrDegraded(cluster, reachability, clock, scheduler.recentLatenessMs()),
+      changeVoters: (action, member) => voterRequests.change(action, member),
       backup: ({ file, force }) => storeBackup.take(file, force),
       stop: async ({ graceMs }) => {
         // Answer first: the reply must leave before the socket closes.

@@ -118,6 +118,15 @@ export function logDaemonEvents(
   events.on('store:reachable', (back) =>
     log.info({ event: 'store:reachable', ...back }, 'the store is reachable again; leaving degraded mode'),
   );
+  events.on('cluster:voters', ({ voters }) =>
+    log.info({ event: 'cluster:voters', voters }, `voters in force: ${voters.join(', ')}`),
+  );
+  events.on('cluster:forced', (forced) =>
+    log.warn(
+      { event: 'cluster:forced', ...forced },
+      `started with voters FORCED by \`sched cluster recover --force\` (${forced.voters.join(', ')}): writes committed only on lost nodes may be lost; never restart a lost node with its old state`,
+    ),
+  );
   events.on('cluster:error', ({ error }) =>
     log.warn({ event: 'cluster:error', err: error }, `cluster: ${error.message}`),
   );

@@ -37,6 +37,13 @@ export interface DaemonEventMap {
   'peer:dropped': [{ channel: 'datagram' | 'stream'; reason: string; detail: string }];
   /** Peer mode: `sched cluster keys` changed this node's keyring (keys named by fingerprint only). */
   'peer:keyring-changed': [{ action: string; fingerprint: string; keys: string[]; primary: string }];
+  /** Peer mode: the voters in force changed (a join, a leave, a recovery), as this node's log says. */
+  'cluster:voters': [{ voters: string[] }];
+  /**
+   * Peer mode: this node started with voters forced by `sched cluster recover --force`, not superseded yet
+   * by a configuration in its log (said at every start until one is).
+   */
+  'cluster:forced': [{ voters: string[]; at: number; by: string }];
   /** The cluster loop or job-change listener could not reach the database; it keeps trying. */
   'cluster:error': [{ error: Error }];
   /**

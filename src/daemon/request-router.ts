@@ -33,6 +33,10 @@ export interface DaemonControl {
   ): Promise<Results['events.subscribe']>;
   stop(params: ParsedParams<'daemon.stop'>): Promise<Results['daemon.stop']>;
   clusterStatus(): Promise<Results['cluster.status']>;
+  changeVoters(
+    action: 'join' | 'leave',
+    member: string | undefined,
+  ): Promise<Results['cluster.join'] | Results['cluster.leave']>;
   backup(params: ParsedParams<'store.backup'>): Promise<Results['store.backup']>;
   rotateKey(params: ParsedParams<'key.rotate'>): Promise<Results['key.rotate']>;
   tokens: Pick<ApiTokens, 'create' | 'list' | 'revoke'>;
@@ -100,6 +104,8 @@ export function createRequestRouter(
     'cluster.keys.install': (params) => control.clusterKeys.install(params),
     'cluster.keys.use': (params) => control.clusterKeys.use(params),
     'cluster.keys.remove': (params) => control.clusterKeys.remove(params),
+    'cluster.join': ({ member }) => control.changeVoters('join', member),
+    'cluster.leave': ({ member }) => control.changeVoters('leave', member),
     'store.backup': (params) => control.backup(params),
     'key.rotate': (params) => control.rotateKey(params),
     'events.subscribe': (params, { requestId, connection }) =>

@@ -8,6 +8,7 @@ import type { ErrorShape } from '../core/errors.js';
 import type { LedgerEntry } from '../core/ledger/entry.js';
 import type { Delivery } from '../core/notify/delivery.js';
 import type { OccurrenceNote } from '../core/schedule/occurrences.js';
+import { tryParsePeerAddress } from '../core/peer/peer-address.js';
 
 /**
  * Every request the daemon answers, with the zod schema of its params (checked once, at the daemon's
@@ -23,6 +24,9 @@ const clusterKeySchema = z
     'not a cluster key (32 bytes in base64, 44 characters, as `sched cluster keygen` prints)',
   );
 const pageParams = { limit: z.number().int().min(1).max(1000).default(50), cursor: z.string().optional() };
+const peerAddressSchema = z
+  .string()
+  .refine((text) => tryParsePeerAddress(text) !== null, 'give host:port, e.g. 10.0.0.4:7946');
 
 export const requestSchemas = {
   'daemon.status': z.object({}),
@@ -128,6 +132,13 @@ export const requestSchemas = {
   'cluster.keys.install': z.object({ key: clusterKeySchema }),
   'cluster.keys.use': z.object({ key: clusterKeySchema }),
   'cluster.keys.remove': z.object({ key: clusterKeySchema }),
+  /**
+   * Peer mode: makes `member` (its peer address, a daemon started with --join) a voter, through the leader;
+   * answered once the new configuration is committed (admins only).
+   */
+  'cluster.join': z.object({ member: peerAddressSchema }),
+  /** Peer mode: removes `member` (default: this node) from the voters, as `cluster.join` adds one (admins only). */
+  'cluster.leave': z.object({ member: peerAddressSchema.optional() }),
   /**
    * Starts a stream of `EventMessage`s on this connection (tagged with this request's id) until the
    * connection closes. `types` narrows it (default: all); `runId` keeps only that run's events.
@@ -277,6 +288,8 @@ export interface ClusterStatus {
   /** Peer mode: the Raft voters, the leader and its term, and how membership (SWIM) sees each member. */
   peers?: {
     voters: string[];
+    /** Whether this node is a voter (false while it joins, and once it has left). */
+    voting: boolean;
     leader: string | null;
     raftTerm: number;
     members: { id: string; state: 'alive' | 'suspect' | 'dead' }[];
@@ -366,6 +379,15 @@ export interface BackupResult {
   takenAt: number;
 }
 
+/** What `sched cluster join|leave` did: the voters in force once the change was committed. */
+export interface VotersChanged {
+  action: 'join' | 'leave';
+  member: string;
+  voters: string[];
+  /** The leader that made the change. */
+  leader: string;
+}
+
 /** What `sched key rotate` did: the new key's id, the ids dropped, and the jobs gone through and re-sealed. */
 export interface KeyRotationResult {
   key: string;
@@ -406,6 +428,8 @@ export interface Results {
   'cluster.keys.install': ClusterKeyChange;
   'cluster.keys.use': ClusterKeyChange;
   'cluster.keys.remove': ClusterKeyChange;
+  'cluster.join': VotersChanged;
+  'cluster.leave': VotersChanged;
   'job.occurrences': Page<LedgerEntry>;
   'job.backfill': BackfillResult;
   'job.ping': Run;

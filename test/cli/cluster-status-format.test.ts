@@ -138,6 +138,7 @@ describe('renderClusterStatus in peer mode', () => {
         mode: 'peers',
         peers: {
           voters: ['10.0.0.1:7946', '10.0.0.2:7946', '10.0.0.3:7946'],
+          voting: true,
           leader: '10.0.0.2:7946',
           raftTerm: 5,
           members: [
@@ -156,5 +157,23 @@ describe('renderClusterStatus in peer mode', () => {
       'Voters:       10.0.0.1:7946 (alive), 10.0.0.2:7946 (alive), 10.0.0.3:7946 (suspect)',
     );
     expect(text).toContain('Leader:       10.0.0.2:7946, term 5');
+    expect(text).toContain('This node:    ');
+    expect(text).not.toContain('not a voter');
+  });
+
+  it('given a node that is not a voter (joining), when rendered, then it says so and how it becomes one', () => {
+    const text = renderClusterStatus(
+      {
+        ...federated,
+        mode: 'peers',
+        node: '10.0.0.4:7946',
+        peers: { voters: ['10.0.0.1:7946'], voting: false, leader: null, raftTerm: 5, members: [] },
+      },
+      plain,
+    );
+
+    expect(text).toContain(
+      'This node:    10.0.0.4:7946 (not a voter: it follows the log; `sched cluster join 10.0.0.4:7946` on a voter makes it one)',
+    );
   });
 });

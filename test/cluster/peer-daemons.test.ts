@@ -30,7 +30,7 @@ describe('peer mode: three daemons with no shared database', () => {
       30_000,
       200,
     );
-    expect(agreed[0].peers.voters).toEqual(ids);
+    expect(agreed[0].peers.voters).toEqual([...ids].sort());
     expect(agreed[0].peers.members.map((member: { state: string }) => member.state)).toEqual([
       'alive',
       'alive',

@@ -306,6 +306,23 @@ describe('who may do what on a daemon run by root for several users', () => {
     expect(stopped.json.error.message).toMatch(/needs the admin role/);
   });
 
+  it('given an operator, adding or removing a voter is refused as needing admin; an admin passes the role check', async () => {
+    if (!isRoot) return onlyRootMakesOtherUsers();
+    for (const args of [
+      ['cluster', 'join', '10.0.0.4:7946'],
+      ['cluster', 'leave'],
+    ]) {
+      const refused = await schedAs(USERS.operator, daemon.socketPath, [...args, '--json']);
+      expect(refused.code).toBe(5);
+      expect(refused.json.error.message).toMatch(/needs the admin role/);
+
+      // This daemon is not in peer mode, which only an admin gets far enough to be told.
+      const admitted = await schedAs(USERS.admin, daemon.socketPath, [...args, '--json']);
+      expect(admitted.code).toBe(4);
+      expect(admitted.json.error.message).toMatch(/not in peer mode/);
+    }
+  });
+
   it('given an admin, they cancel an operator’s job', async () => {
     if (!isRoot) return onlyRootMakesOtherUsers();
     const cancelled = await schedAs(USERS.admin, daemon.socketPath, ['cancel', 'op-job', '--json']);

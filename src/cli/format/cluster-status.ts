@@ -115,12 +115,18 @@ function describePeers(peers: NonNullable<ClusterStatus['peers']>): [string, str
   ];
 }
 
+/** This node's id; in peer mode, said when it is not a voter (joining, or removed). */
+function describeThisNode(status: ClusterStatus): string {
+  if (status.peers === undefined || status.peers.voting) return status.node;
+  return `${status.node} (not a voter: it follows the log; \`sched cluster join ${status.node}\` on a voter makes it one)`;
+}
+
 /** `sched cluster status` for people: who is who above the node table, what is wrong or late below it. */
 export function renderClusterStatus(status: ClusterStatus, painter: ChalkInstance = chalk): string {
   const unassigned = describeUnassigned(status.unassignedShards);
   const above: [string, string][] = [
     ['Mode', describeMode(status.mode)],
-    ['This node', status.node],
+    ['This node', describeThisNode(status)],
     ['Coordinator', describeCoordinator(status)],
     ['Shard map', describeShardMap(status)],
     ...(status.peers ? describePeers(status.peers) : []),

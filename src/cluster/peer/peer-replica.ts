@@ -4,12 +4,14 @@ import type { ReplicaRows } from '../../store/sqlite/sqlite-replica.js';
 import type { SqliteStore } from '../../store/sqlite/sqlite-store.js';
 import type { Store } from '../../store/store.js';
 import { CommandForwarding } from './command-forwarding.js';
+import { LearnerRequests } from './learner-requests.js';
 import type { PeerStreams } from './peer-streams.js';
-import { RaftDisk } from './raft-disk.js';
+import { RaftDisk, type ForcedRecovery } from './raft-disk.js';
 import { RaftHost } from './raft-host.js';
 import { raftStreamChannel } from './raft-stream-channel.js';
 import { Replication, replicatedStore } from './replicated-store.js';
 import { replicaRowsSchema, storeCommandSchema, type StoreCommand } from './store-commands.js';
+import { VoterChanges } from './voter-changes.js';
 
 /** Raft's pace: elections after 1 to 2 s without a leader, heartbeats every 100 ms, a snapshot every 10,000 entries. */
 export const PEER_RAFT_TIMING = { tickMs: 100, electionTicks: 10, heartbeatTicks: 1, compactEvery: 10_000 };
@@ -17,6 +19,7 @@ export const PEER_RAFT_TIMING = { tickMs: 100, electionTicks: 10, heartbeatTicks
 export interface PeerReplicaOptions {
   /** This member's id: the address the others reach its streams at. */
   self: string;
+  /** The voters while its log holds none: every initial voter, or none for a node that joins a cluster. */
   voters: readonly string[];
   streams: PeerStreams;
   /** This member's SQLite store, opened (and locked) by the caller. */
@@ -26,8 +29,10 @@ export interface PeerReplicaOptions {
   clock: Clock;
   timing?: typeof PEER_RAFT_TIMING;
   commitTimeoutMs?: number;
-  /** The voters this member hears from now (membership's view), for NO_QUORUM's hint. */
-  reachable(): string[];
+  /** Whether membership (gossip) sees `member` alive now. */
+  isAlive(member: string): boolean;
+  /** Whom this member asks to be sent the log while it is not a voter: those it joins through, and gossip's. */
+  contacts(): readonly string[];
   /** This member can no longer keep its copy: the daemon must stop. */
   onFailed(error: Error): void;
   /** A peer message that was dropped, and why (for a counter and the log). */
@@ -44,6 +49,9 @@ export class PeerReplica {
   readonly store: Store;
   readonly raft: RaftHost<StoreCommand, ReplicaRows>;
   readonly replication: Replication;
+  /** `sched cluster join|leave`: one voter added or removed, through the leader. */
+  readonly voterChanges: VoterChanges;
+  private readonly learnerRequests: LearnerRequests;
   private readonly disk: RaftDisk<StoreCommand, ReplicaRows>;
 
   constructor(private readonly options: PeerReplicaOptions) {
@@ -51,13 +59,22 @@ export class PeerReplica {
     const timing = options.timing ?? PEER_RAFT_TIMING;
     const drop = options.onDrop ?? (() => undefined);
     this.disk = RaftDisk.open<StoreCommand, ReplicaRows>(options.raftFile);
+    try {
+      this.disk.claimNode(self);
+    } catch (error) {
+      this.disk.close();
+      throw error;
+    }
     const replication: Replication = (this.replication = new Replication({
       nodeId: self,
       local,
       submit: (command) => forwarding.submit(command),
       clock,
       commitTimeoutMs: options.commitTimeoutMs,
-      voters: () => ({ all: [...voters], reachable: options.reachable() }),
+      voters: () => {
+        const all = [...this.raft.voters];
+        return { all, reachable: all.filter((voter) => voter === self || options.isAlive(voter)) };
+      },
       leaderSilentForMs: () => this.raft.leaderSilentForMs(),
       onFailed: options.onFailed,
     }));
@@ -77,14 +94,32 @@ export class PeerReplica {
       onMalformed: (detail) => drop('malformed', detail),
     });
     this.store = replicatedStore(local, replication);
+    const onMalformed = (detail: string) => drop('malformed', detail);
+    const { isAlive, contacts } = options;
+    this.learnerRequests = new LearnerRequests(streams, {
+      self,
+      raft: this.raft,
+      contacts,
+      isAlive,
+      clock,
+      onMalformed,
+    });
+    this.voterChanges = new VoterChanges(streams, { self, raft: this.raft, isAlive, clock, onMalformed });
+  }
+
+  /** The voters a recovery forced on this member, with when and by whom, until the log supersedes them. */
+  get forcedRecovery(): ForcedRecovery | null {
+    return this.disk.forcedRecovery();
   }
 
   start(): void {
     this.raft.start();
+    this.learnerRequests.start();
   }
 
   /** Stops taking part and closes the log (the streams and the copy are the caller's). */
   async close(): Promise<void> {
+    this.learnerRequests.stop();
     this.raft.stop();
     this.disk.close();
   }

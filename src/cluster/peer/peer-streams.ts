@@ -12,7 +12,7 @@ export type StreamDrop =
   'too-large' | 'unsealed' | 'unrouted' | 'unproven' | 'queue-full' | 'connection-limit' | 'handler-failed';
 
 /** What a frame carries, as its first (sealed) byte: each protocol on the streams handles its own. */
-const TOPICS = ['raft', 'push-pull', 'forward', 'forward-reply'] as const;
+const TOPICS = ['raft', 'push-pull', 'forward', 'forward-reply', 'learn', 'voters', 'voters-reply'] as const;
 export type StreamTopic = (typeof TOPICS)[number];
 /** Topic 0: the frame a connection opens with, so the other end knows it holds the key before trusting it. */
 const HELLO_TOPIC = 0;

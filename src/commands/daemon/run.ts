@@ -166,12 +166,16 @@ function checkClusterTimings(heartbeatMs: number, leaseTtlMs: number): void {
   }
 }
 
-/** Peer mode's settings, all or none: `--peers` (or `[cluster] mode = "peers"`) needs a bind address and a key file. */
+/**
+ * Peer mode's settings, all or none: `--peers` (or `[cluster] mode = "peers"`) or `--join` needs a bind
+ * address and a key file. `--peers` bootstraps a new cluster (every initial voter, this node included);
+ * `--join` makes this node a learner of a running one, which `sched cluster join` then makes a voter.
+ */
 function peerSettings(
   cluster: PeerConfig,
-): { peers: string[]; bind: string; advertise?: string; keyFile: string } | undefined {
-  const { peers, bind, advertise, keyFile } = cluster;
-  if (cluster.mode !== 'peers' && peers.length === 0) {
+): { peers: string[]; join?: string[]; bind: string; advertise?: string; keyFile: string } | undefined {
+  const { peers, join, bind, advertise, keyFile } = cluster;
+  if (cluster.mode !== 'peers' && peers.length === 0 && join.length === 0) {
     const stray =
       bind !== null
         ? '--bind'
@@ -183,17 +187,36 @@ function peerSettings(
     if (stray === null) return undefined;
     throw new SchedError(
       'VALIDATION_FAILED',
-      `${stray} (or its [cluster] key) is for peer mode, which --peers turns on.`,
+      `${stray} (or its [cluster] key) is for peer mode, which --peers or --join turns on.`,
       {
-        hint: 'Give --peers HOST:PORT,... (every voter, this node included) with --bind and --cluster-key-file.',
+        hint: 'Give --peers HOST:PORT,... (every voter, this node included), or --join HOST:PORT (a member of a running cluster), with --bind and --cluster-key-file.',
       },
     );
   }
-  if (peers.length === 0 || bind === null || keyFile === null) {
-    const missing = peers.length === 0 ? '--peers' : bind === null ? '--bind' : '--cluster-key-file';
+  if (peers.length > 0 && join.length > 0)
+    throw new SchedError(
+      'VALIDATION_FAILED',
+      '--peers and --join (or their [cluster] keys) do not go together.',
+      {
+        hint: 'Give --peers to start a new cluster (every initial voter, this node included), or --join to add this node to a running one, not both. A node that already belongs to a cluster takes its voters from its log either way.',
+      },
+    );
+  if ((peers.length === 0 && join.length === 0) || bind === null || keyFile === null) {
+    const missing =
+      peers.length === 0 && join.length === 0
+        ? '--peers (or --join)'
+        : bind === null
+          ? '--bind'
+          : '--cluster-key-file';
     throw new SchedError('VALIDATION_FAILED', `Peer mode needs ${missing} (or its [cluster] key) as well.`, {
-      hint: 'Give --peers HOST:PORT,... (every voter, this node included), --bind HOST:PORT (where this node listens) and --cluster-key-file FILE (from `sched cluster keygen`).',
+      hint: 'Give --peers HOST:PORT,... (every voter, this node included) or --join HOST:PORT (a member of a running cluster), --bind HOST:PORT (where this node listens) and --cluster-key-file FILE (from `sched cluster keygen`).',
     });
   }
-  return { peers, bind, ...(advertise === null ? {} : { advertise }), keyFile };
+  return {
+    peers,
+    ...(join.length === 0 ? {} : { join }),
+    bind,
+    ...(advertise === null ? {} : { advertise }),
+    keyFile,
+  };
 }

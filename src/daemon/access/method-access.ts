@@ -35,6 +35,8 @@ export const METHOD_ACCESS: Record<Method, AccessVerb> = {
   'cluster.keys.install': 'administer',
   'cluster.keys.use': 'administer',
   'cluster.keys.remove': 'administer',
+  'cluster.join': 'administer',
+  'cluster.leave': 'administer',
   'token.create': 'administer',
   'token.list': 'administer',
   'token.revoke': 'administer',

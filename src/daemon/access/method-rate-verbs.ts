@@ -42,6 +42,8 @@ export const METHOD_RATE_VERB: Record<Method, RateVerb | null> = {
   'cluster.keys.install': null,
   'cluster.keys.use': null,
   'cluster.keys.remove': null,
+  'cluster.join': null,
+  'cluster.leave': null,
   'token.create': null,
   'token.list': null,
   'token.revoke': null,

@@ -5,6 +5,8 @@ import { readClusterKeyFile } from '../../cluster/peer/cluster-key-file.js';
 import { PeerDrops, type PeerDrop } from '../../cluster/peer/peer-drops.js';
 import { PeerKeyring } from '../../cluster/peer/peer-keyring.js';
 import { PEER_RAFT_TIMING, PeerReplica } from '../../cluster/peer/peer-replica.js';
+import type { ForcedRecovery } from '../../cluster/peer/raft-disk.js';
+import type { VoterChange, VoterChangeResult } from '../../cluster/peer/voter-changes.js';
 import { PeerStreams } from '../../cluster/peer/peer-streams.js';
 import { QUORUM_CHECK_EVERY_MS, QuorumWatch } from '../../cluster/peer/quorum-watch.js';
 import { SwimMembership } from '../../cluster/peer/swim-membership.js';
@@ -18,10 +20,15 @@ import { DEFAULT_KILL_GRACE_MS } from '../executor/command-executor.js';
 import { createPrivateFile } from '../private-file.js';
 import type { Service } from '../service.js';
 
-/** `--peers`, `--bind`, `--advertise`, `--cluster-key-file`: how this daemon joins its peers. */
+/** `--peers` or `--join`, `--bind`, `--advertise`, `--cluster-key-file`: how this daemon joins its peers. */
 export interface PeerSettings {
-  /** Every voter's address, this node's included (the same list on every host). */
+  /** Every voter's address, this node's included (the same list on every host); empty with `join`. */
   peers: string[];
+  /**
+   * Members of a running cluster to join through: this node starts with no voters, follows the log as a
+   * learner, and votes once `sched cluster join` adds it. Its log's configuration rules from then on.
+   */
+  join?: string[];
   bind: string;
   /** The address the others reach this node at (its id); the bind address when that is not a wildcard. */
   advertise?: string;
@@ -47,6 +54,8 @@ export interface PeerMembershipOptions {
   onQuorumRegained: () => void;
   /** This node's lease on its runs ran out: the runs of once-jobs must stop (see member-lease.ts). */
   onLeaseExpired: () => void;
+  /** The voters in force changed (a join, a leave, a recovery), as this node's log says. */
+  onVoters?: (voters: readonly string[]) => void;
 }
 
 /**
@@ -90,20 +99,25 @@ export class PeerMembership implements Service {
     return this.keys;
   }
 
+  /** `sched cluster join|leave`: through the leader, answered once the new voters are committed. */
+  changeVoters(change: VoterChange): Promise<VoterChangeResult> {
+    if (this.replica === null) throw new Error('the peer replica is used before it was opened');
+    return this.replica.voterChanges.change(change);
+  }
+
+  /** The voters `sched cluster recover --force` forced on this node, until its log supersedes them. */
+  get forcedRecovery(): ForcedRecovery | null {
+    return this.replica?.forcedRecovery ?? null;
+  }
+
   async start(): Promise<void> {
     const { settings, home, labels, version, clock, startedAt } = this.options;
     const local = sqliteOnly(this.options.local);
     const bind = parsePeerAddress(settings.bind);
     const self = formatPeerAddress(advertisedAddress(bind, settings.advertise));
     const voters = [...new Set(settings.peers.map((peer) => formatPeerAddress(parsePeerAddress(peer))))];
-    if (!voters.includes(self))
-      throw new SchedError(
-        'VALIDATION_FAILED',
-        `This node (${self}) is not among --peers (${voters.join(', ')}).`,
-        {
-          hint: 'List every voter in --peers, this node included, with the address the others reach it at (--advertise).',
-        },
-      );
+    const joinThrough = (settings.join ?? []).map((peer) => formatPeerAddress(parsePeerAddress(peer)));
+    checkPeerList(self, voters, joinThrough);
     const keyring = readClusterKeyFile(settings.keyFile);
     const random = () => randomInt(2 ** 47) / 2 ** 47;
     const drops = new PeerDrops(this.options.onDrop);
@@ -120,7 +134,7 @@ export class PeerMembership implements Service {
     this.swim = await SwimMembership.start({
       bind,
       advertise: parsePeerAddress(self),
-      seeds: voters.filter((voter) => voter !== self).map(parsePeerAddress),
+      seeds: [...voters, ...joinThrough].filter((peer) => peer !== self).map(parsePeerAddress),
       seal: datagramSeal,
       streams: this.streams,
       clock,
@@ -137,7 +151,14 @@ export class PeerMembership implements Service {
       local,
       raftFile,
       clock,
-      reachable: () => voters.filter((voter) => voter === self || swim.stateOf(voter) === 'alive'),
+      isAlive: (member) => swim.stateOf(member) === 'alive',
+      contacts: () => [
+        ...joinThrough,
+        ...swim
+          .view()
+          .filter((member) => member.state === 'alive')
+          .map((member) => member.id),
+      ],
       onFailed: this.options.onFailed,
       onDrop: drops.on('stream'),
     });
@@ -155,7 +176,6 @@ export class PeerMembership implements Service {
     this.quorum.start();
     this.joined = new PeerCluster({
       self,
-      voters,
       labels,
       version,
       raft: this.replica.raft,
@@ -165,6 +185,7 @@ export class PeerMembership implements Service {
       clock,
       startedAt,
       onError: this.options.onError,
+      onVoters: this.options.onVoters,
     });
     this.joined.start();
   }
@@ -176,6 +197,24 @@ export class PeerMembership implements Service {
     await this.swim?.stop();
     await this.streams?.close();
   }
+}
+
+/** A node starts as one of the initial voters (`--peers`, itself among them) or joins a cluster (`--join`). */
+function checkPeerList(self: string, voters: string[], joinThrough: string[]): void {
+  if (joinThrough.includes(self))
+    throw new SchedError('VALIDATION_FAILED', `--join names this node itself (${self}).`, {
+      hint: 'Give --join the address of a member of the running cluster, not this node’s own.',
+    });
+  if (joinThrough.length > 0 || voters.includes(self)) return;
+  throw new SchedError(
+    'VALIDATION_FAILED',
+    `This node (${self}) is not among --peers (${voters.join(', ')}).`,
+    {
+      hint:
+        'List every voter in --peers, this node included, with the address the others reach it at (--advertise). ' +
+        'To add this node to a running cluster, start it with --join MEMBER instead and run `sched cluster join` on a member.',
+    },
+  );
 }
 
 function advertisedAddress(bind: PeerAddress, advertise: string | undefined): PeerAddress {

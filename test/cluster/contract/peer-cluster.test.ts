@@ -23,7 +23,6 @@ describeClusterContract('Peers', { nodes: 3 }, async () => {
         const member = replicas!.member(id);
         const cluster = new PeerCluster({
           self: id,
-          voters: ids,
           labels: labels[index]!,
           version: '0.0.0-contract',
           raft: member.host,

@@ -62,7 +62,8 @@ describe('Peer replicas over sealed TCP streams on loopback', () => {
         clock: systemClock,
         timing: FAST,
         commitTimeoutMs: 3_000,
-        reachable: () => ids,
+        isAlive: () => true,
+        contacts: () => ids,
         onFailed: (error) => failures.push(error),
         onDrop: (reason, detail) => drops.push(`${reason}: ${detail}`),
       });
