@@ -18,6 +18,18 @@ function peerAddressKey(key: string, env: string, flag: string, what: string): K
   };
 }
 
+function peerListKey(key: string, env: string, flag: string, what: string): KeySpec {
+  return {
+    key,
+    env,
+    flag,
+    expects: `a list of host:port, ${what}`,
+    schema: z.array(z.string().refine(isPeerAddress)).min(1),
+    fromText: commaList,
+    default: () => [],
+  };
+}
+
 /**
  * `[cluster]`: peer mode. `mode = "peers"` (or `--peers`) makes the daemon one of the voters listed in
  * `peers`, or (`join`) a new member of a running cluster, listening on `bind` and sealing its traffic with
@@ -32,24 +44,13 @@ export const CLUSTER_KEYS: readonly KeySpec[] = [
     fromText: (text) => text.trim(),
     default: () => 'store',
   },
-  {
-    key: 'cluster.peers',
-    env: 'SCHED_PEERS',
-    flag: '--peers',
-    expects: 'a list of host:port, every voter of the cluster with this node included',
-    schema: z.array(z.string().refine(isPeerAddress)).min(1),
-    fromText: commaList,
-    default: () => [],
-  },
-  {
-    key: 'cluster.join',
-    env: 'SCHED_PEER_JOIN',
-    flag: '--join',
-    expects: 'a list of host:port, members of the running cluster to join through',
-    schema: z.array(z.string().refine(isPeerAddress)).min(1),
-    fromText: commaList,
-    default: () => [],
-  },
+  peerListKey(
+    'cluster.peers',
+    'SCHED_PEERS',
+    '--peers',
+    'every voter of the cluster with this node included',
+  ),
+  peerListKey('cluster.join', 'SCHED_PEER_JOIN', '--join', 'members of the running cluster to join through'),
   peerAddressKey('cluster.bind', 'SCHED_PEER_BIND', '--bind', 'where this node listens for its peers'),
   peerAddressKey(
     'cluster.advertise',

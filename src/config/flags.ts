@@ -37,7 +37,7 @@ export const configFlags = {
   }),
   peers: Flags.string({
     summary:
-      'Peer mode: every voter, this node included, comma-separated, the same on each host (config: [cluster] peers).',
+      'Peer mode: start a new cluster of these voters, this node included, the same on each host; a node that has a log takes its voters from it (config: [cluster] peers).',
     helpValue: 'HOST:PORT,...',
     helpGroup: 'CLUSTER',
   }),

@@ -130,6 +130,20 @@ audit_days = 30
     );
   });
 
+  it('reads the members a new peer joins through from [cluster] join, SCHED_PEER_JOIN or --join, and names a bad one', () => {
+    const fromFile = resolve({ file: file('[cluster]\njoin = ["10.0.0.1:7946", "10.0.0.2:7946"]') });
+    expect(fromFile.cluster).toMatchObject({ peers: [], join: ['10.0.0.1:7946', '10.0.0.2:7946'] });
+    expect(resolve({ env: { SCHED_PEER_JOIN: '10.0.0.3:7946, 10.0.0.4:7946' } }).cluster.join).toEqual([
+      '10.0.0.3:7946',
+      '10.0.0.4:7946',
+    ]);
+    expect(resolve().cluster.join).toEqual([]);
+
+    expect(errorOf(() => resolve({ flags: { 'cluster.join': '10.0.0.1' } })).message).toMatch(
+      /^--join must be a list of host:port, members of the running cluster to join through/,
+    );
+  });
+
   it('points at the line and column of broken TOML', () => {
     const error = errorOf(() => resolve({ file: file('log_level = "debug"\nmax_concurrent = \n') }));
     expect(error.message).toMatch(new RegExp(`^${FILE}: line 2, column \\d+: `));

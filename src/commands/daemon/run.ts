@@ -17,6 +17,8 @@ export default class DaemonRun extends SchedCommand {
     '<%= config.bin %> daemon run --max-concurrent 4 --metrics 127.0.0.1:9464 --log-level debug',
     '<%= config.bin %> daemon run --api 0.0.0.0:8443 --tls-cert /etc/sched/api.crt --tls-key /etc/sched/api.key',
     '<%= config.bin %> daemon run --store postgres://sched@db.internal/sched --label role=db --label zone=a',
+    '<%= config.bin %> daemon run --peers 10.0.0.1:7946,10.0.0.2:7946,10.0.0.3:7946 --bind 10.0.0.1:7946 --cluster-key-file /etc/sched/cluster.key',
+    '<%= config.bin %> daemon run --join 10.0.0.1:7946 --bind 10.0.0.4:7946 --cluster-key-file /etc/sched/cluster.key  # then: sched cluster join 10.0.0.4:7946',
   ];
   static override flags = {
     grace: Flags.string({

@@ -1,6 +1,7 @@
 import { FollowerProgress } from './follower-progress.js';
-import { majority, majorityMatched } from './quorum.js';
+import { majorityMatched } from './quorum.js';
 import { RaftLog } from './raft-log.js';
+import { RaftMembership } from './raft-membership.js';
 import type {
   AppendRequest,
   AppendResponse,
@@ -89,16 +90,7 @@ export type Proposal =
  */
 export class RaftNode<Data, State = unknown> {
   readonly id: string;
-  /** The voters while the log holds no configuration (sorted, once, so they compare by identity). */
-  private readonly initialVoters: readonly string[];
-  private voters: readonly string[];
-  /** The other voters: who is asked for votes. */
-  private peers: readonly string[];
-  /** Who the leader sends its log to but does not count: learners, and the voters it just removed. */
-  private learners: readonly string[] = [];
-  /** The voting peers and the learners: who the leader sends its log to. */
-  private replicas: readonly string[] = [];
-  private forced: ForcedVoters | null;
+  private readonly membership: RaftMembership;
   private forcedSettled = false;
   private readonly log: RaftLog<Data | null>;
   private readonly maxEntries: number;
@@ -133,9 +125,6 @@ export class RaftNode<Data, State = unknown> {
     if (!(config.heartbeatTicks > 0 && config.heartbeatTicks < config.electionTicks))
       throw new RangeError('heartbeatTicks must be positive and below electionTicks');
     this.id = config.id;
-    this.initialVoters = [...new Set(config.voters)].sort();
-    this.voters = [];
-    this.peers = [];
     this.maxEntries = config.maxEntriesPerMessage ?? 64;
     const { maxBytesPerMessage, entryBytes } = config;
     this.batchBytes =
@@ -146,8 +135,8 @@ export class RaftNode<Data, State = unknown> {
     this.checkQuorum = config.checkQuorum ?? true;
     this.snapshot = durable?.snapshot ?? null;
     this.log = new RaftLog(this.snapshot ?? undefined, durable?.entries ?? []);
-    this.forced = durable?.forced ?? null;
-    this.syncVoters();
+    const initialVoters = [...new Set(config.voters)].sort();
+    this.membership = new RaftMembership(this.id, initialVoters, durable?.forced ?? null, this.log);
     this.commitIndex = this.appliedIndex = this.log.snapshotIndex;
     this.term = durable?.hardState.term ?? 0;
     this.votedFor = durable?.hardState.votedFor ?? null;
@@ -190,7 +179,7 @@ export class RaftNode<Data, State = unknown> {
     const term = this.log.termAt(index);
     if (term === undefined || index <= this.log.snapshotIndex)
       throw new RangeError(`cannot compact to ${index}: the log starts after ${this.log.snapshotIndex}`);
-    const voters = this.log.votersAt(index) ?? this.forced?.voters ?? this.initialVoters;
+    const voters = this.membership.votersAt(index);
     this.log.compact(index);
     const snapshot = { index, term, voters, state };
     this.snapshot = snapshot;
@@ -203,17 +192,17 @@ export class RaftNode<Data, State = unknown> {
 
   /** The voters in force here: those of the latest configuration in this node's log (or forced). */
   get currentVoters(): readonly string[] {
-    return this.voters;
+    return this.membership.voters;
   }
 
   /** Who this leader sends its log to without counting them (none on a node that does not lead). */
   get currentLearners(): readonly string[] {
-    return this.learners;
+    return this.role === 'leader' ? this.membership.learners : [];
   }
 
   /** The voters a recovery forced, while no configuration of the log has superseded them. */
   get forcedVoters(): ForcedVoters | null {
-    return this.forced;
+    return this.membership.forcedVoters;
   }
 
   /** Whether a configuration change is in the log and not committed yet. */
@@ -235,17 +224,14 @@ export class RaftNode<Data, State = unknown> {
   changeVoters(voters: readonly string[]): Proposal {
     if (this.role !== 'leader') return { accepted: false, leader: this.leader };
     const next = [...new Set(voters)].sort();
-    const added = next.filter((voter) => !this.voters.includes(voter));
-    const removed = this.voters.filter((voter) => !next.includes(voter));
-    if (added.length + removed.length !== 1 || next.length === 0)
+    const change = this.membership.changeTo(next);
+    if (change === null)
       return { accepted: false, leader: this.id, reason: 'add or remove exactly one voter at a time' };
     if (this.changePending)
       return { accepted: false, leader: this.id, reason: 'an earlier change is not committed yet' };
     if (this.log.termAt(this.commitIndex) !== this.term)
       return { accepted: false, leader: this.id, reason: 'no entry of this leader’s term is committed yet' };
-    this.learners = [...this.learners.filter((learner) => !added.includes(learner)), ...removed]
-      .filter((learner) => learner !== this.id)
-      .sort();
+    this.membership.proposing(change);
     const entry = this.log.append(this.term, null, next);
     return this.replicate(entry);
   }
@@ -255,16 +241,14 @@ export class RaftNode<Data, State = unknown> {
    * member catches up before it votes. It is forgotten when this node stops leading.
    */
   addLearner(member: string): boolean {
-    if (this.role !== 'leader' || member === this.id || this.voters.includes(member)) return false;
-    if (!this.learners.includes(member)) this.learners = [...this.learners, member].sort();
+    if (this.role !== 'leader' || !this.membership.addLearner(member)) return false;
     this.syncVoters();
     this.sendAppend(member);
     return true;
   }
 
   removeLearner(member: string): void {
-    if (!this.learners.includes(member)) return;
-    this.learners = this.learners.filter((learner) => learner !== member);
+    this.membership.removeLearner(member);
     this.syncVoters();
   }
 
@@ -283,7 +267,7 @@ export class RaftNode<Data, State = unknown> {
       this.heartbeatElapsed += 1;
       if (this.heartbeatElapsed >= this.config.heartbeatTicks) {
         this.heartbeatElapsed = 0;
-        for (const peer of this.replicas) this.sendAppend(peer);
+        for (const peer of this.membership.replicas) this.sendAppend(peer);
       }
       return;
     }
@@ -291,7 +275,7 @@ export class RaftNode<Data, State = unknown> {
     if (this.electionElapsed < this.electionTimeout) return;
     // A node that does not vote (a learner, or removed) never stands for election; it forgets a leader it
     // no longer hears, so its host knows to ask to be followed again.
-    if (!this.voters.includes(this.id)) {
+    if (!this.membership.voters.includes(this.id)) {
       this.leader = null;
       return;
     }
@@ -308,7 +292,7 @@ export class RaftNode<Data, State = unknown> {
   private replicate(entry: LogEntry<Data | null>): Proposal {
     this.syncVoters();
     this.progress!.appendedHere(entry.index);
-    for (const peer of this.replicas) this.sendAppend(peer);
+    for (const peer of this.membership.replicas) this.sendAppend(peer);
     this.advanceCommit();
     return { accepted: true, index: entry.index, term: entry.term };
   }
@@ -370,10 +354,7 @@ export class RaftNode<Data, State = unknown> {
 
   /** Forgets the forced voters once a configuration made since they were forced is committed here. */
   private settleForced(): void {
-    if (this.forced === null || !this.log.hasConfigSince(this.forced.term, this.commitIndex)) return;
-    this.forced = null;
-    this.forcedSettled = true;
-    this.syncVoters();
+    if (this.membership.settleForced(this.commitIndex)) this.forcedSettled = true;
   }
 
   /** Asks whether a majority would vote at the next term, changing nothing of its own state yet. */
@@ -400,7 +381,8 @@ export class RaftNode<Data, State = unknown> {
 
   private askForVotes(type: VoteRequest['type'], term: number): void {
     const { lastIndex: lastLogIndex, lastTerm: lastLogTerm } = this.log;
-    for (const peer of this.peers) this.send({ ...this.header(peer), term, type, lastLogIndex, lastLogTerm });
+    for (const peer of this.membership.peers)
+      this.send({ ...this.header(peer), term, type, lastLogIndex, lastLogTerm });
   }
 
   private handleVote(request: VoteRequest): void {
@@ -453,42 +435,27 @@ export class RaftNode<Data, State = unknown> {
     this.leader = this.id;
     this.heartbeatElapsed = 0;
     this.electionElapsed = 0;
-    this.learners = [];
-    this.progress = new FollowerProgress(this.id, this.peers, this.log.lastIndex);
+    this.membership.forgetLearners();
+    this.progress = new FollowerProgress(this.id, this.membership.peers, this.log.lastIndex);
     this.commitTold.clear();
     // Entries of earlier terms are committed only through one of the leader's own term (§5.4.2). While the
     // voters are not in the log yet (the initial ones, or forced ones), that entry writes them there, so a
     // restart takes them from the log whatever it is started with.
-    const unlogged = this.log.latestVoters === undefined || this.forcedInForce();
-    this.replicate(this.log.append(this.term, null, unlogged ? this.voters : undefined));
+    this.replicate(this.log.append(this.term, null, this.membership.unlogged));
   }
 
   private isMajority(members: ReadonlySet<string>): boolean {
-    const voting = this.voters.filter((voter) => members.has(voter)).length;
-    // Forced voters elect their first leader all together: a majority of them might lack what one applied.
-    if (this.forcedInForce()) return voting === this.voters.length;
-    return voting >= majority(this.voters.length);
-  }
-
-  /** Whether forced voters are in force: no configuration of the log was made since they were forced. */
-  private forcedInForce(): boolean {
-    return this.forced !== null && (this.log.latestConfigTerm ?? 0) < this.forced.term;
+    return this.membership.isMajority(members);
   }
 
   /**
    * Takes the latest configuration in the log (or the forced voters) as the voters. A leader starts
-   * tracking a new voter from the end of its log, forgets a removed one, and steps down once its own
-   * removal is committed.
+   * tracking a new voter (or learner) from the end of its log, forgets a removed one, and steps down once
+   * its own removal is committed.
    */
   private syncVoters(): void {
-    const voters = this.forcedInForce() ? this.forced!.voters : (this.log.latestVoters ?? this.initialVoters);
-    if (voters !== this.voters) {
-      this.voters = voters;
-      this.peers = voters.filter((voter) => voter !== this.id);
-      this.learners = this.learners.filter((learner) => !voters.includes(learner));
-    }
-    this.replicas = [...this.peers, ...this.learners];
-    this.progress?.track(this.replicas, this.log.lastIndex);
+    this.membership.sync();
+    this.progress?.track(this.membership.replicas, this.log.lastIndex);
   }
 
   private becomeFollower(term: number, leader: string | null): void {
@@ -500,8 +467,7 @@ export class RaftNode<Data, State = unknown> {
     this.role = 'follower';
     this.leader = leader;
     this.progress = null;
-    this.learners = [];
-    this.replicas = this.peers;
+    this.membership.forgetLearners();
     this.resetElectionTimer();
   }
 
@@ -564,7 +530,7 @@ export class RaftNode<Data, State = unknown> {
     const next = progress.acknowledged(response.from, response.index);
     this.advanceCommit();
     if (next <= this.log.lastIndex) this.sendAppend(response.from);
-    if (this.role === 'leader') for (const peer of this.replicas) this.tellCommit(peer);
+    if (this.role === 'leader') for (const peer of this.membership.replicas) this.tellCommit(peer);
   }
 
   /**
@@ -591,11 +557,12 @@ export class RaftNode<Data, State = unknown> {
 
   private advanceCommit(): void {
     const progress = this.progress!;
-    const candidate = majorityMatched(this.voters.map((voter) => progress.matchedIndexOf(voter)));
+    const { voters } = this.membership;
+    const candidate = majorityMatched(voters.map((voter) => progress.matchedIndexOf(voter)));
     if (candidate > this.commitIndex && this.log.termAt(candidate) === this.term)
       this.commitIndex = candidate;
     // A leader that removed itself leads until that change is committed, then leaves the group to the rest.
-    if (!this.voters.includes(this.id) && this.commitIndex >= this.log.latestConfigIndex)
+    if (!voters.includes(this.id) && this.commitIndex >= this.log.latestConfigIndex)
       this.becomeFollower(this.term, null);
   }
 

@@ -79,6 +79,16 @@ function threeVoters(): Group {
   return group;
 }
 
+/** Three voters led by a, and d, started to join, sent the log as a learner. */
+function threeAndALearner(): { group: Group; a: Member } {
+  const group = threeVoters();
+  const a = group.get('a');
+  group.add(node('d', []));
+  a.addLearner('d');
+  group.settle();
+  return { group, a };
+}
+
 describe('RaftNode learners', () => {
   it('given no voters (a node started to join), never stands for election and sends nothing', () => {
     const joiner = node('d', []);
@@ -113,11 +123,7 @@ describe('RaftNode learners', () => {
   });
 
   it('given a learner made a voter, its vote counts and the others see four voters', () => {
-    const group = threeVoters();
-    const a = group.get('a');
-    group.add(node('d', []));
-    a.addLearner('d');
-    group.settle();
+    const { group, a } = threeAndALearner();
 
     expect(a.changeVoters(['a', 'b', 'c', 'd']).accepted).toBe(true);
     group.tick(2, ['a']);
@@ -203,11 +209,7 @@ describe('RaftNode configuration in the log', () => {
   });
 
   it('given a voter restarted after a change, takes the voters from its log, not from what it is started with', () => {
-    const group = threeVoters();
-    const a = group.get('a');
-    group.add(node('d', []));
-    a.addLearner('d');
-    group.settle();
+    const { group, a } = threeAndALearner();
     a.changeVoters(['a', 'b', 'c', 'd']);
     group.tick(2, ['a']);
 
