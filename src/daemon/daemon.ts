@@ -19,7 +19,7 @@ import { ClusterKeyService } from './cluster/cluster-key-service.js';
 import { ClusterMembership } from './cluster/cluster-membership.js';
 import { PeerMembership, type PeerSettings } from './cluster/peer-membership.js';
 import { VoterRequests } from './cluster/voter-requests.js';
-import { announceForcedRecovery } from './cluster/forced-recovery-notice.js';
+import { ForcedRecoveryNotice } from './cluster/forced-recovery-notice.js';
 import { systemClock, type Clock } from './clock.js';
 import { ScheduledBackups, type BackupSchedule } from './backup/scheduled-backups.js';
 import { StoreBackup } from './backup/store-backup.js';
@@ -482,7 +482,7 @@ export class Daemon {
       actor: () => actor().audited,
       onError: (error) => events.emit('cluster:error', { error }),
     });
-    if (peers) announceForcedRecovery(peers, { store, clock, newId, events });
+    if (peers) await stack.start(new ForcedRecoveryNotice(peers, { store, clock, newId, events }));
     const control: DaemonControl = {
       tokens,
       clusterKeys,
