@@ -111,7 +111,7 @@ describe('peer mode: growing, shrinking and recovering a cluster of real daemons
       ['cluster.leave', hosts.ids[1]],
       ['cluster.join', joiner.id],
     ]);
-  });
+  }, 150_000);
 
   it('given a node that joined (asking on itself), restarted with the flags it was first started with, takes the voters from its log', async () => {
     const hosts = await startPeerDaemons(2, home, start);
@@ -138,7 +138,7 @@ describe('peer mode: growing, shrinking and recovering a cluster of real daemons
       LONG,
     );
     expect(added.code, added.stderr).toBe(0);
-  });
+  }, 150_000);
 
   it('given bad input, join, leave and recover refuse with what was wrong and what to do, and change nothing', async () => {
     const port = await freePeerPort();
@@ -204,7 +204,7 @@ describe('peer mode: growing, shrinking and recovering a cluster of real daemons
     );
     expect(both.code).toBe(2);
     expect(both.stderr).toMatch(/--peers and --join .* do not go together/);
-  });
+  }, 90_000);
 
   it('given three voters of which two are killed for good, the survivor recovered with --force elects itself and takes writes, after a loud warning', async () => {
     const hosts = await startPeerDaemons(3, home, start);
@@ -247,5 +247,5 @@ describe('peer mode: growing, shrinking and recovering a cluster of real daemons
         (entry) => entry.action === 'cluster.recover' && entry.after.voters?.[0] === hosts.ids[0],
       ),
     );
-  });
+  }, 150_000);
 });
