@@ -8,6 +8,7 @@ import { childEnv } from '../support/child-env.js';
 import {
   sched,
   schedBin,
+  sleep,
   useDaemons,
   waitFor,
   type CliResult,
@@ -139,6 +140,7 @@ describe('the CLI against a remote daemon (--remote, over HTTPS)', () => {
   });
 
   it('Given a run that is running, when logs --follow reads it remotely, then it prints its output as it comes and how it ended last', async () => {
+    const gate = path.join(elsewhere, 'remote-slow.gate');
     await remote([
       'add',
       'remote-slow',
@@ -147,11 +149,16 @@ describe('the CLI against a remote daemon (--remote, over HTTPS)', () => {
       '--',
       'sh',
       '-c',
-      'echo one; sleep 2; echo two; sleep 1; echo three',
+      `echo one; while [ ! -e '${gate}' ]; do sleep 0.1; done; echo two; sleep 1; echo three`,
     ]);
     const triggered = await remote(['trigger', 'remote-slow', '--json']);
 
-    const followed = await remote(['logs', '--follow', triggered.json.id]);
+    // The run waits at its gate until the follower has surely connected (a loaded machine may take seconds
+    // to start a CLI), so the follower sees it running.
+    const following = remote(['logs', '--follow', triggered.json.id]);
+    await sleep(8_000);
+    fs.writeFileSync(gate, '');
+    const followed = await following;
 
     expect(followed.code).toBe(0);
     expect(followed.stdout).toBe('one\ntwo\nthree\n');
