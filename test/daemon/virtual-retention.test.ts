@@ -26,7 +26,8 @@ describe('retention on its own timer, in virtual time, on a real SQLite store', 
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('given the default policy, keeps a succeeded run 90 days and prunes it at the first hourly pass after', async () => {
+  /** A job with one run that succeeded at the start, and the succeeded counts of the passes heard. */
+  async function oneSucceededRun() {
     const clock = new FakeClock(T0 + 61_000);
     const job = await createJob(store, 'old');
     const run = await store.insertRun(newRun(job.id, { state: 'running' }));
@@ -34,6 +35,11 @@ describe('retention on its own timer, in virtual time, on a real SQLite store', 
     const events = new DaemonEvents();
     const reports: number[] = [];
     events.on('retention:pruned', (report) => reports.push(report.succeeded));
+    return { clock, job, events, reports };
+  }
+
+  it('given the default policy, keeps a succeeded run 90 days and prunes it at the first hourly pass after', async () => {
+    const { clock, job, events, reports } = await oneSucceededRun();
     retention = new Retention(store, clock, events);
     retention.start();
 
@@ -48,13 +54,7 @@ describe('retention on its own timer, in virtual time, on a real SQLite store', 
   });
 
   it('given a node that is not its cluster’s coordinator, prunes nothing until it is', async () => {
-    const clock = new FakeClock(T0 + 61_000);
-    const job = await createJob(store, 'old');
-    const run = await store.insertRun(newRun(job.id, { state: 'running' }));
-    await store.finishRun(run.id, outcome());
-    const events = new DaemonEvents();
-    const reports: number[] = [];
-    events.on('retention:pruned', (report) => reports.push(report.succeeded));
+    const { clock, job, events, reports } = await oneSucceededRun();
     let coordinator = false;
     retention = new Retention(store, clock, events, {}, () => coordinator);
     retention.start();
