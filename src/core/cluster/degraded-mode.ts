@@ -15,7 +15,7 @@ export function degradedNotice(
   now: number,
   cause: DegradedCause = 'store',
 ): string {
-  const lasted = formatDuration(Math.max(1_000, Math.floor((now - unreachableSince) / 1_000) * 1_000));
+  const lasted = lastedSince(unreachableSince, now);
   if (cause === 'quorum')
     return `degraded: no majority of the voters reachable for ${lasted}, firing every-host jobs on its own; writes are refused (NO_QUORUM)`;
   return `degraded: store unreachable for ${lasted}, firing every-host jobs from the local copy`;
@@ -26,8 +26,13 @@ export function degradedNotice(
  * committed since are not in it.
  */
 export function minorityReadNotice(since: number, now: number): string {
-  const lasted = formatDuration(Math.max(1_000, Math.floor((now - since) / 1_000) * 1_000));
+  const lasted = lastedSince(since, now);
   return `this node has reached no majority of the voters for ${lasted}: this is its own copy of the cluster's jobs, which may be stale`;
+}
+
+/** How long a spell has lasted, in whole seconds: one second rather than nothing when it has just begun. */
+function lastedSince(since: number, now: number): string {
+  return formatDuration(Math.max(1_000, Math.floor((now - since) / 1_000) * 1_000));
 }
 
 /** A read served from the node's local copy of the job definitions while the store cannot be reached. */
