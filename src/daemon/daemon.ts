@@ -17,7 +17,8 @@ import { StoreReachability } from './autonomy/store-reachability.js';
 import { ClusterFollower } from './cluster/follow-cluster.js';
 import { ClusterKeyService } from './cluster/cluster-key-service.js';
 import { ClusterMembership } from './cluster/cluster-membership.js';
-import { PeerMembership, type PeerSettings } from './cluster/peer-membership.js';
+import { daemonPeerMembership } from './cluster/daemon-peers.js';
+import type { PeerSettings } from './cluster/peer-membership.js';
 import { VoterRequests } from './cluster/voter-requests.js';
 import { ForcedRecoveryNotice } from './cluster/forced-recovery-notice.js';
 import { systemClock, type Clock } from './clock.js';
@@ -36,13 +37,7 @@ import { IdempotencyGuard } from './idempotency-guard.js';
 import { JobLookup } from './job-lookup.js';
 import { JobService } from './job-service.js';
 import { LiveOutput } from './live-output.js';
-import {
-  crashLostReason,
-  LEASE_EXPIRED_REASON,
-  leftBehindAt,
-  recordLostRunsOf,
-  stopLeftoversOf,
-} from './lost-runs.js';
+import { crashLostReason, leftBehindAt, recordLostRunsOf, stopLeftoversOf } from './lost-runs.js';
 import { serveDaemonEndpoints } from './observability/daemon-endpoints.js';
 import { readBearerToken } from './observability/bearer-token.js';
 import { checkExposure, type ObservabilityServer } from './observability/http-endpoint.js';
@@ -208,38 +203,17 @@ export class Daemon {
     const reachability = new StoreReachability(clock, events, this.options.peers ? 'quorum' : 'store');
     const peers = this.options.peers
       ? await stack.start(
-          new PeerMembership({
+          daemonPeerMembership({
             settings: this.options.peers,
             home: locations.home,
             local: opened,
             labels,
             version,
             clock,
-            startedAt: clock.now(),
-            onError: (error) => events.emit('cluster:error', { error }),
-            onDrop: (drop) => events.emit('peer:dropped', drop),
-            onVoters: (voters) => events.emit('cluster:voters', { voters: [...voters] }),
-            onFailed: (error) => {
-              events.emit('scheduler:error', {
-                error: new Error(`this node's copy of the log failed: ${error.message}`),
-              });
-              void this.stop('the replicated store could not be written');
-            },
-            onQuorumLost: (error) => reachability.failed(error),
-            onQuorumRegained: () => reachability.succeeded(),
-            // The majority may record them lost and run them again soon: they must be gone first.
-            onLeaseExpired: () => {
-              const stopped = this.launcher?.killWhere(
-                (job) => job.placement.mode !== 'every-host',
-                LEASE_EXPIRED_REASON,
-              );
-              if (stopped)
-                events.emit('cluster:error', {
-                  error: new Error(
-                    `this node lost touch with the majority: stopped ${stopped} run(s) of once-jobs`,
-                  ),
-                });
-            },
+            events,
+            reachability,
+            launcher: () => this.launcher,
+            stop: (reason) => void this.stop(reason),
           }),
         )
       : null;

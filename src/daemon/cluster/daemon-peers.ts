@@ -1,0 +1,58 @@
+import type { Store } from '../../store/store.js';
+import type { StoreReachability } from '../autonomy/store-reachability.js';
+import type { Clock } from '../clock.js';
+import type { DaemonEvents } from '../events.js';
+import { LEASE_EXPIRED_REASON } from '../lost-runs.js';
+import type { RunLauncher } from '../run-launcher.js';
+import { PeerMembership, type PeerSettings } from './peer-membership.js';
+
+export interface DaemonPeerOptions {
+  settings: PeerSettings;
+  home: string;
+  local: Store;
+  labels: Record<string, string>;
+  version: string;
+  clock: Clock;
+  events: DaemonEvents;
+  /** Peer mode's degraded mode follows the quorum, not the store's calls. */
+  reachability: StoreReachability;
+  /** The daemon's launcher once it is built (a lease may run out before it is). */
+  launcher: () => RunLauncher | null;
+  /** Stops the daemon (its copy of the log can no longer be kept). */
+  stop: (reason: string) => void;
+}
+
+/** This daemon's peer membership, its signals taken where the daemon hears them. */
+export function daemonPeerMembership(options: DaemonPeerOptions): PeerMembership {
+  const { events, reachability, clock } = options;
+  return new PeerMembership({
+    settings: options.settings,
+    home: options.home,
+    local: options.local,
+    labels: options.labels,
+    version: options.version,
+    clock,
+    startedAt: clock.now(),
+    onError: (error) => events.emit('cluster:error', { error }),
+    onDrop: (drop) => events.emit('peer:dropped', drop),
+    onVoters: (voters) => events.emit('cluster:voters', { voters: [...voters] }),
+    onFailed: (error) => {
+      events.emit('scheduler:error', {
+        error: new Error(`this node's copy of the log failed: ${error.message}`),
+      });
+      options.stop('the replicated store could not be written');
+    },
+    onQuorumLost: (error) => reachability.failed(error),
+    onQuorumRegained: () => reachability.succeeded(),
+    // The majority may record them lost and run them again soon: they must be gone first.
+    onLeaseExpired: () => {
+      const stopped = options
+        .launcher()
+        ?.killWhere((job) => job.placement.mode !== 'every-host', LEASE_EXPIRED_REASON);
+      if (stopped)
+        events.emit('cluster:error', {
+          error: new Error(`this node lost touch with the majority: stopped ${stopped} run(s) of once-jobs`),
+        });
+    },
+  });
+}
