@@ -101,7 +101,7 @@ export class PeerStreams {
         clock: this.options.clock,
         random: this.options.random,
         maxQueuedFrames: this.options.maxQueuedFrames ?? 1_024,
-        attach: (socket) => this.attach(socket, to),
+        attach: (socket) => this.attach(socket, to, false),
         hello: () => frame(this.options.seal.seal(Uint8Array.of(HELLO_TOPIC), 'stream')),
       });
       this.links.set(key, link);
@@ -126,21 +126,26 @@ export class PeerStreams {
     }
     this.inbound.add(socket);
     socket.on('close', () => this.inbound.delete(socket));
-    this.attach(socket, { host: socket.remoteAddress ?? '', port: socket.remotePort ?? 0 });
+    this.attach(socket, { host: socket.remoteAddress ?? '', port: socket.remotePort ?? 0 }, true);
   }
 
   /**
    * Reads frames from either end of a connection; a frame too large or unopenable ends the connection, and
-   * so does a connection whose first frame is not in within `proveWithinMs`.
+   * so does an accepted connection whose first frame is not in within `proveWithinMs`. A connection this
+   * node opened is not held to it: the peer answers over a connection of its own, so this one may carry
+   * nothing back for as long as it lives.
    */
-  private attach(socket: net.Socket, from: PeerAddress): void {
+  private attach(socket: net.Socket, from: PeerAddress, accepted: boolean): void {
     const reader = new FrameReader(MAX_UNPROVEN_FRAME);
     let proven = false;
-    const deadline = this.options.clock.setTimer(this.options.proveWithinMs ?? 10_000, () => {
+    const unproven = () => {
       if (proven) return;
       this.drop('unproven', `from ${from.host}:${from.port}`);
       socket.destroy();
-    });
+    };
+    const deadline = accepted
+      ? this.options.clock.setTimer(this.options.proveWithinMs ?? 10_000, unproven)
+      : () => undefined;
     socket.on('error', () => socket.destroy());
     socket.on('close', deadline);
     socket.on('data', (chunk: Buffer) => {

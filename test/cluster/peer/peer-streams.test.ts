@@ -194,6 +194,18 @@ describe('Raft over TCP', () => {
     expect(b.drops).toEqual([expect.stringMatching(/^unproven: from 127\.0\.0\.1:/)]);
   });
 
+  it('given a peer that only ever receives on a link, keeps the link open past the time to prove the key', async () => {
+    const a = await node('127.0.0.1', ring(sharedKey), 0, undefined, 300);
+    const b = await node('127.0.0.1', ring(sharedKey), 0, undefined, 300);
+    a.send(b.address, append(1));
+    await waitFor(async () => b.inbox.length === 1, 10_000, 20);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    a.send(b.address, append(2));
+    await waitFor(async () => b.inbox.length === 2, 10_000, 20);
+    expect(a.drops).toEqual([]);
+    expect(b.drops).toEqual([]);
+  });
+
   it('given a first frame over 1 kB before anything has opened, closes the connection without reading it', async () => {
     const b = await node('127.0.0.1');
     const { socket, closed } = await rawClient(b.address);
