@@ -161,10 +161,11 @@ export class PeerCluster extends MappedCluster implements Cluster {
         this.votersSeen = voters;
         if (voters.length > 0) this.options.onVoters?.(voters);
       }
-      if (voters.includes(this.nodeId)) await this.register();
+      // With no leader the write could only be refused: the degraded notice already says so, once.
+      if (voters.includes(this.nodeId) && this.options.raft.leader !== null) await this.register();
       if (this.options.raft.role === 'leader') await this.coordinate();
     } catch (error) {
-      this.options.onError(error as Error);
+      if ((error as { code?: unknown }).code !== 'NO_QUORUM') this.options.onError(error as Error);
     } finally {
       this.busy = false;
     }

@@ -17,7 +17,7 @@ import { StoreReachability } from './autonomy/store-reachability.js';
 import { ClusterFollower } from './cluster/follow-cluster.js';
 import { ClusterKeyService } from './cluster/cluster-key-service.js';
 import { ClusterMembership } from './cluster/cluster-membership.js';
-import { daemonPeerMembership } from './cluster/daemon-peers.js';
+import { daemonPeerMembership, onceQuorate } from './cluster/daemon-peers.js';
 import type { PeerSettings } from './cluster/peer-membership.js';
 import { VoterRequests } from './cluster/voter-requests.js';
 import { ForcedRecoveryNotice } from './cluster/forced-recovery-notice.js';
@@ -224,6 +224,7 @@ export class Daemon {
       clock,
       newId,
       shared: target.kind === 'postgres' || peers !== null,
+      attempt: peers ? onceQuorate(events, stack.stopSignal, 'recording the secret key') : undefined,
     });
     let metrics: DaemonMetrics | null = null;
     const measured = this.options.metricsAddress

@@ -1,13 +1,18 @@
 import type { Logger } from 'pino';
 import type { DaemonEvents } from './events.js';
+import { RepeatThrottle } from '../core/peer/repeat-throttle.js';
 import { logAlertEvents } from './notify/alert-log.js';
 import { createDaemonLogger, type LogLevel } from './observability/logger.js';
+
+/** A kind of dropped peer message is logged at most once this often; /metrics counts every one. */
+const DROP_LOG_WINDOW_MS = 10_000;
 
 /** One log line per scheduler decision (fired, started, finished, retried, lost, dead), with job and run ids. */
 export function logDaemonEvents(
   events: DaemonEvents,
   write: (line: string) => void,
   level: LogLevel = 'info',
+  now: () => number = Date.now,
 ): Logger {
   const log = createDaemonLogger(write, level);
   events.on('daemon:started', ({ pid, metricsAddress }) =>
@@ -112,7 +117,9 @@ export function logDaemonEvents(
   events.on('store:unreachable', ({ since, error }) =>
     log.warn(
       { event: 'store:unreachable', since, err: error },
-      'degraded: the store cannot be reached; firing every-host jobs from the local copy',
+      (error as { code?: unknown }).code === 'NO_QUORUM'
+        ? 'degraded: no majority of the voters reachable; firing every-host jobs on its own, writes refused'
+        : 'degraded: the store cannot be reached; firing every-host jobs from the local copy',
     ),
   );
   events.on('store:reachable', (back) =>
@@ -127,15 +134,25 @@ export function logDaemonEvents(
       `started with voters FORCED by \`sched cluster recover --force\` (${forced.voters.join(', ')}): writes committed only on lost nodes may be lost; never restart a lost node with its old state`,
     ),
   );
+  events.on('cluster:waiting', ({ for: what, error }) =>
+    log.warn(
+      { event: 'cluster:waiting', err: error },
+      `waiting for a majority of the voters before ${what}${seenVoters(error)}; the start goes on once enough of them are up`,
+    ),
+  );
   events.on('cluster:error', ({ error }) =>
     log.warn({ event: 'cluster:error', err: error }, `cluster: ${error.message}`),
   );
-  events.on('peer:dropped', (drop) =>
+  const drops = new RepeatThrottle(DROP_LOG_WINDOW_MS);
+  events.on('peer:dropped', (drop) => {
+    const { report, heldBack } = drops.admit(`${drop.channel}:${drop.reason}`, now());
+    if (!report) return;
+    const more = heldBack > 0 ? ` (and ${heldBack} more like it since the last such line)` : '';
     log.warn(
-      { event: 'peer:dropped', ...drop },
-      `peer message dropped on the ${drop.channel} channel (${drop.reason}): ${drop.detail}`,
-    ),
-  );
+      { event: 'peer:dropped', ...drop, heldBack },
+      `peer message dropped on the ${drop.channel} channel (${drop.reason}): ${drop.detail}${more}`,
+    );
+  });
   events.on('peer:keyring-changed', (change) =>
     log.info(
       { event: 'peer:keyring-changed', ...change },
@@ -171,4 +188,13 @@ export function logDaemonEvents(
   );
   logAlertEvents(events, log);
   return log;
+}
+
+/** ` (it sees 1 of 3 voters: a)` from a NO_QUORUM refusal's details, or "" when they are not there. */
+function seenVoters(error: Error): string {
+  const details = (error as { details?: { voters?: unknown; reachable?: unknown } }).details;
+  const { voters, reachable } = details ?? {};
+  if (!Array.isArray(voters) || !Array.isArray(reachable)) return '';
+  const seen = reachable.length > 0 ? `: ${reachable.join(', ')}` : '';
+  return ` (it sees ${reachable.length} of ${voters.length} voters${seen})`;
 }

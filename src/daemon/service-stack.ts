@@ -7,9 +7,18 @@ import type { Service } from './service.js';
  */
 export class ServiceStack {
   private readonly started: Service[] = [];
-  private stopping = false;
+  private readonly stopRequested = new AbortController();
 
   constructor(private readonly onStopFailed: (service: Service, error: Error) => void) {}
+
+  /** Aborted when the stop begins: a start waiting on something outside (a majority) gives up then. */
+  get stopSignal(): AbortSignal {
+    return this.stopRequested.signal;
+  }
+
+  private get stopping(): boolean {
+    return this.stopRequested.signal.aborted;
+  }
 
   /** Starts the service and keeps it for the stop; resolves with it, so its parts can be wired on. */
   async start<Part extends Service>(service: Part): Promise<Part> {
@@ -26,7 +35,7 @@ export class ServiceStack {
 
   /** Stops every started service, last started first. */
   async stop(): Promise<void> {
-    this.stopping = true;
+    this.stopRequested.abort();
     for (let service = this.started.pop(); service; service = this.started.pop()) {
       try {
         await service.stop();

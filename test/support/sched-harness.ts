@@ -86,6 +86,17 @@ export async function startDaemonProcess(
   argv: string[],
   env: Record<string, string> = {},
 ): Promise<RunningDaemon> {
+  const daemon = launchDaemonProcess(home, argv, env);
+  await untilStarted(daemon);
+  return daemon;
+}
+
+/** Spawns a daemon process from `argv` and returns at once, started or not (see untilStarted). */
+export function launchDaemonProcess(
+  home: string,
+  argv: string[],
+  env: Record<string, string> = {},
+): RunningDaemon {
   const child = spawn(process.execPath, argv, {
     env: childEnv({ SCHED_HOME: home, ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -94,7 +105,7 @@ export async function startDaemonProcess(
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const daemon: RunningDaemon = {
+  return {
     home,
     process: child,
     pid: child.pid!,
@@ -105,16 +116,21 @@ export async function startDaemonProcess(
       return exited;
     },
   };
-  const deadline = Date.now() + 30_000;
-  while (!output.includes('"daemon:started"')) {
-    if (child.exitCode !== null) throw new Error(`daemon exited early (${child.exitCode}): ${output}`);
+}
+
+/** Resolves once `daemon` says it has started; kills it if it has not within `timeoutMs`. */
+export async function untilStarted(daemon: RunningDaemon, timeoutMs = 30_000): Promise<void> {
+  const { process: child } = daemon;
+  const deadline = Date.now() + timeoutMs;
+  while (!daemon.output().includes('"daemon:started"')) {
+    if (child.exitCode !== null)
+      throw new Error(`daemon exited early (${child.exitCode}): ${daemon.output()}`);
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`daemon did not start within 30s: ${output}`);
+      throw new Error(`daemon did not start within ${timeoutMs / 1000}s: ${daemon.output()}`);
     }
     await sleep(25);
   }
-  return daemon;
 }
 
 export function sleep(ms: number): Promise<void> {
@@ -178,6 +194,12 @@ export function useDaemons(register: (cleanup: () => Promise<void>) => void) {
     },
     async start(dir: string, args: string[] = [], env: Record<string, string> = {}): Promise<RunningDaemon> {
       const daemon = await startDaemon(dir, args, env);
+      daemons.push(daemon);
+      return daemon;
+    },
+    /** Spawns `sched daemon run` in `dir` without waiting for it to start (see untilStarted). */
+    launch(dir: string, args: string[] = []): RunningDaemon {
+      const daemon = launchDaemonProcess(dir, [schedBin, 'daemon', 'run', ...args]);
       daemons.push(daemon);
       return daemon;
     },

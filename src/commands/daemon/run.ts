@@ -138,7 +138,6 @@ export default class DaemonRun extends SchedCommand {
     });
     if (!flags.quiet)
       logDaemonEvents(daemon.events, (line) => process.stdout.write(`${line}\n`), config.logLevel);
-    await daemon.start();
     const { stoppingNotice, HURRY_NOTICE } = await import('../../cli/format/stopping-notice.js');
     let signals = 0;
     const onSignal = (signal: NodeJS.Signals) => {
@@ -151,8 +150,15 @@ export default class DaemonRun extends SchedCommand {
       process.stderr.write(`${stoppingNotice(daemon.runningRuns(), graceMs, again)}\n`);
       void daemon.stop(`received ${signal}`).then(() => stopped());
     };
+    // Listening before the start: a peer's start may wait for a majority for as long as it takes.
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);
+    try {
+      await daemon.start();
+    } catch (error) {
+      // Asked to stop while starting: what failed is the start the signal cut short, not an error.
+      if (signals === 0) throw error;
+    }
     await finished;
   }
 }

@@ -5,6 +5,7 @@ import type { DaemonEvents } from '../events.js';
 import { LEASE_EXPIRED_REASON } from '../lost-runs.js';
 import type { RunLauncher } from '../run-launcher.js';
 import { PeerMembership, type PeerSettings } from './peer-membership.js';
+import { untilQuorum } from './until-quorum.js';
 
 export interface DaemonPeerOptions {
   settings: PeerSettings;
@@ -55,4 +56,16 @@ export function daemonPeerMembership(options: DaemonPeerOptions): PeerMembership
         });
     },
   });
+}
+
+/**
+ * How a peer daemon runs a part of its start that writes through the log (`what` it is, for the log):
+ * again until a majority answers, or the daemon is asked to stop.
+ */
+export function onceQuorate(events: DaemonEvents, signal: AbortSignal, what: string) {
+  return <Result>(attempt: () => Promise<Result>): Promise<Result> =>
+    untilQuorum(attempt, {
+      signal,
+      onWaiting: (error) => events.emit('cluster:waiting', { for: what, error }),
+    });
 }

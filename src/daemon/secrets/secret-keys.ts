@@ -14,6 +14,8 @@ export interface SecretKeysOptions {
   clock: Clock;
   /** Other daemons may share the store (PostgreSQL), and must then share the key file too. */
   shared: boolean;
+  /** Runs the start's reading and recording, again while it must (a peer waits for a majority to write). */
+  attempt?: (open: () => Promise<void>) => Promise<void>;
 }
 
 /**
@@ -36,6 +38,12 @@ export class SecretKeys implements Service {
   }
 
   async start(): Promise<void> {
+    const { attempt = (open) => open() } = this.options;
+    // Each attempt reads everything again: one refused half way leaves what it did to be found.
+    await attempt(() => this.open());
+  }
+
+  private async open(): Promise<void> {
     const { file, store, clock, shared } = this.options;
     const stored = await store.secretKeyId();
     let keyring = Keyring.load(file, clock);

@@ -13,6 +13,8 @@ export interface SecretsAtRestDeps {
   newId: () => string;
   /** Other daemons share the store, and so must share the key file. */
   shared: boolean;
+  /** See SecretKeysOptions.attempt. */
+  attempt?: (open: () => Promise<void>) => Promise<void>;
 }
 
 /**
@@ -24,8 +26,8 @@ export async function openSecretsAtRest(
   stack: ServiceStack,
   deps: SecretsAtRestDeps,
 ): Promise<{ store: Store; rotation: KeyRotation }> {
-  const { keyFile, store, clock, newId, shared } = deps;
-  const { sealer } = await stack.start(new SecretKeys({ file: keyFile, store, clock, shared }));
+  const { keyFile, store, clock, newId, shared, attempt } = deps;
+  const { sealer } = await stack.start(new SecretKeys({ file: keyFile, store, clock, shared, attempt }));
   const writes = new Set<Promise<unknown>>();
   return {
     store: sealSecretsOf(store, sealer, writes),

@@ -1,0 +1,39 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** How often a start that needs the majority tries again while it has none. */
+export const QUORUM_RETRY_MS = 1_000;
+
+export interface UntilQuorumOptions {
+  /** The daemon's stop: waiting ends, and the start fails, once it is asked to stop. */
+  signal: AbortSignal;
+  /** Said once per wait, when the first attempt is refused for want of a majority. */
+  onWaiting: (refusal: Error) => void;
+  retryMs?: number;
+}
+
+/**
+ * Runs a part of a peer daemon's start that must write through the log, again and again while no majority
+ * of the voters answers. The first members of a new cluster start one by one, minutes apart as people
+ * install them: the first cannot record anything before a second is up, and must wait for it rather than
+ * exit. Anything but NO_QUORUM is not a matter of waiting and fails the start as it did.
+ */
+export async function untilQuorum<Result>(
+  attempt: () => Promise<Result>,
+  options: UntilQuorumOptions,
+): Promise<Result> {
+  let waiting = false;
+  for (;;) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== 'NO_QUORUM' || options.signal.aborted) throw error;
+      if (!waiting) options.onWaiting(error as Error);
+      waiting = true;
+    }
+    try {
+      await sleep(options.retryMs ?? QUORUM_RETRY_MS, undefined, { signal: options.signal });
+    } catch {
+      throw new Error('the daemon is stopping: it stopped waiting for a majority of the voters');
+    }
+  }
+}
