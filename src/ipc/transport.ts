@@ -10,8 +10,8 @@ import { credentialsOf, type PeerCredentials } from './peer-credentials.js';
  *
  * Both ends frame the bytes themselves, `JSON \f` in a `{ type, data }` envelope (frame-codec.ts): the
  * bytes node-ipc put on the wire when the daemon used it, so clients of either kind read each other. Its
- * own parser buffered without bound and dispatched on the peer's `type` through an event emitter, and its
- * raw-buffer mode copied every chunk through a latin1 string each way; a tenth of a get by name went there.
+ * own parser buffered without bound and dispatched on the peer's `type` through an event emitter, and even
+ * in raw-buffer mode it built a message object per reply and copied every chunk through a latin1 string.
  */
 const MAX_CONNECTIONS = 10_000;
 
