@@ -62,7 +62,13 @@ export function serve(socketPath: string, handlers: ServeHandlers): Promise<Tran
         peer: credentialsOf(socket),
         send: (message) => {
           const frame = encodeFrame(message, REPLY_LIMITS);
-          if (!socket.destroyed && !socket.writableEnded) socket.write(frame);
+          if (socket.destroyed || socket.writableEnded) return;
+          // The replies of one group commit are all sent before the loop turns: one write for all of them.
+          if (socket.writableCorked === 0) {
+            socket.cork();
+            process.nextTick(() => socket.uncork());
+          }
+          socket.write(frame);
         },
         onClose: (listener) => peer.closeListeners.push(listener),
         pendingBytes: () => socket.writableLength,
