@@ -1,4 +1,4 @@
-import { desc, eq } from 'drizzle-orm';
+import { desc, eq, type Column, type SQL } from 'drizzle-orm';
 import type { Delivery } from '../../core/notify/delivery.js';
 import type { RunSummary } from '../../core/run.js';
 import { deliveryColumns, param, runSummaryColumns } from './columns.js';
@@ -16,28 +16,31 @@ export function defineJobDetailStatements(
   prepare: <Row>(name: string, query: QueryChain) => Statement<Row>,
 ) {
   const { runs, jobs, deliveries } = tables;
+  /** A job's rows of one table with its name, newest first, as far as the `limit` placeholder. */
+  const latestOfJob = <Row>(name: string, columns: Columns, jobId: Column, newestFirst: SQL[]) =>
+    prepare<Row>(
+      name,
+      db
+        .select(columns)
+        .from(jobId.table)
+        .innerJoin(jobs, eq(jobs.id, jobId))
+        .where(eq(jobId, param('jobId')))
+        .orderBy(...newestFirst)
+        .limit(param('limit')),
+    );
   return {
-    /** As listRuns({ jobId, limit }) asks it: newest first. */
-    latestRunsOfJob: prepare<RunSummary>(
-      'latest_runs_of_job',
-      db
-        .select(runSummaryColumns(tables))
-        .from(runs)
-        .innerJoin(jobs, eq(jobs.id, runs.jobId))
-        .where(eq(runs.jobId, param('jobId')))
-        .orderBy(desc(runs.id))
-        .limit(param('limit')),
-    ),
-    /** As listDeliveries({ jobId, limit }) asks it: newest first. */
-    latestDeliveriesOfJob: prepare<Delivery>(
+    /** As listRuns({ jobId, limit }) asks it. */
+    latestRunsOfJob: latestOfJob<RunSummary>('latest_runs_of_job', runSummaryColumns(tables), runs.jobId, [
+      desc(runs.id),
+    ]),
+    /** As listDeliveries({ jobId, limit }) asks it. */
+    latestDeliveriesOfJob: latestOfJob<Delivery>(
       'latest_deliveries_of_job',
-      db
-        .select(deliveryColumns(tables))
-        .from(deliveries)
-        .innerJoin(jobs, eq(jobs.id, deliveries.jobId))
-        .where(eq(deliveries.jobId, param('jobId')))
-        .orderBy(desc(deliveries.createdAt), desc(deliveries.id))
-        .limit(param('limit')),
+      deliveryColumns(tables),
+      deliveries.jobId,
+      [desc(deliveries.createdAt), desc(deliveries.id)],
     ),
   };
 }
+
+type Columns = Parameters<QueryBuilder['select']>[0];
