@@ -12,7 +12,7 @@ const surfaceBoundary = {
   layer: 'a command, the dashboard, src/cli or src/client',
   why: 'Commands and the dashboard reach the daemon through src/client, never a store or the daemon inside.',
   forbiddenPaths: ['src/store', 'src/daemon', 'src/cluster'],
-  forbiddenPackages: ['better-sqlite3', 'drizzle-orm', 'pg', 'node-ipc'],
+  forbiddenPackages: ['better-sqlite3', 'drizzle-orm', 'pg'],
 };
 
 export default tseslint.config(
@@ -34,16 +34,6 @@ export default tseslint.config(
     },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
-    },
-  },
-  {
-    files: ['src/**/*.ts'],
-    ignores: ['src/ipc/transport.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        { paths: [{ name: 'node-ipc', message: 'only src/ipc/transport.ts talks to node-ipc' }] },
-      ],
     },
   },
   {

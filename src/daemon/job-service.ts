@@ -2,7 +2,7 @@ import type { DaemonAccount } from '../core/access/run-as.js';
 import type { Job, JobDefinition, Target } from '../core/job.js';
 import { applyJobPatch, normalizeJobInput } from '../core/normalize.js';
 import { checkIdCursor } from '../core/page-cursor.js';
-import { nextOccurrence } from '../core/schedule/occurrences.js';
+import { nextFireAt } from '../core/schedule/occurrences.js';
 import type {
   AuditRecord,
   BreakerStatus,
@@ -199,18 +199,16 @@ export class JobService {
 }
 
 function firstRunAt(definition: JobDefinition, now: number): number | null {
-  return (
-    nextOccurrence(definition.schedule, now, definition.timezone, definition.policy.dst).fire?.at ?? null
-  );
+  return nextFireAt(definition.schedule, now, definition.timezone, definition.policy.dst);
 }
 
 export function upcomingInstants(job: Job, count: number): number[] {
   if (job.nextRunAt === null || count === 0) return [];
   const instants = [job.nextRunAt];
   while (instants.length < count) {
-    const next = nextOccurrence(job.schedule, instants.at(-1)!, job.timezone, job.policy.dst).fire;
+    const next = nextFireAt(job.schedule, instants.at(-1)!, job.timezone, job.policy.dst);
     if (next === null) break;
-    instants.push(next.at);
+    instants.push(next);
   }
   return instants;
 }

@@ -13,9 +13,9 @@ export interface ClientConnection {
 /**
  * Connects once to the daemon's socket: a missing daemon must be reported at once, never retried.
  *
- * The client end speaks to the socket directly rather than through node-ipc (see transport.ts): both ends
- * frame the bytes themselves, so node-ipc does nothing here that a plain socket does not, and loading it
- * (with the TLS and UDP modules it pulls in) was the largest part of an everyday command's own start-up.
+ * A plain `node:net` socket, as the daemon's end is (transport.ts); both frame the bytes themselves
+ * (frame-codec.ts). Loading node-ipc here, with the TLS and UDP modules it pulled in, was once the largest
+ * part of an everyday command's own start-up.
  */
 export function connect(socketPath: string): Promise<ClientConnection> {
   return new Promise((resolve, reject) => {

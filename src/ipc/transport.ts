@@ -1,28 +1,19 @@
-import type { Server, Socket } from 'node:net';
-import { IPCModule } from 'node-ipc';
+import fs from 'node:fs';
+import { createServer, type Socket } from 'node:net';
 import { decodeFrame, encodeFrame, REPLY_LIMITS, REQUEST_LIMITS } from './frame-codec.js';
 import { FrameSplitter } from './frame-splitter.js';
 import { credentialsOf, type PeerCredentials } from './peer-credentials.js';
 
 /**
- * The one place that speaks node-ipc: the daemon's end. Everything above sees plain JSON messages on a
- * connection, so the wire library can change without touching the daemon or the client. The client's end,
- * a plain socket with the same framing, is socket-client.ts.
+ * The daemon's end of the socket: a plain `node:net` server. Everything above sees plain JSON messages on
+ * a connection. The client's end, a plain socket with the same framing, is socket-client.ts.
  *
- * The daemon runs node-ipc in raw-buffer mode, and both ends frame the bytes themselves (`JSON \f`, as
- * node-ipc did). node-ipc's own parser buffers without bound and dispatches on the peer's `type` through an event
- * emitter, so a frame naming `constructor`, or with no type at all, crashed the daemon.
+ * Both ends frame the bytes themselves, `JSON \f` in a `{ type, data }` envelope (frame-codec.ts): the
+ * bytes node-ipc put on the wire when the daemon used it, so clients of either kind read each other. Its
+ * own parser buffered without bound and dispatched on the peer's `type` through an event emitter, and even
+ * in raw-buffer mode it built a message object per reply and copied every chunk through a latin1 string.
  */
-function rawIpc(id: string): IPCModule {
-  const ipc = new IPCModule();
-  ipc.config.id = id;
-  ipc.config.silent = true;
-  ipc.config.rawBuffer = true;
-  // node-ipc decodes each chunk to a string and back to bytes; latin1 maps every byte to itself, so the
-  // bytes sent arrive unchanged and invalid UTF-8 is refused rather than silently replaced.
-  ipc.config.encoding = 'latin1';
-  return ipc;
-}
+const MAX_CONNECTIONS = 10_000;
 
 export interface ServerConnection {
   readonly id: number;
@@ -58,14 +49,10 @@ interface Peer {
 }
 
 export function serve(socketPath: string, handlers: ServeHandlers): Promise<TransportServer> {
-  const ipc = rawIpc('sched-daemon');
-  ipc.config.maxConnections = 10_000;
-  const peers = new WeakMap<Socket, Peer>();
+  const sockets = new Set<Socket>();
   let nextId = 1;
 
   const peerOf = (socket: Socket): Peer => {
-    const known = peers.get(socket);
-    if (known) return known;
     const peer: Peer = {
       splitter: new FrameSplitter(REQUEST_LIMITS.maxBytes),
       closing: false,
@@ -75,7 +62,13 @@ export function serve(socketPath: string, handlers: ServeHandlers): Promise<Tran
         peer: credentialsOf(socket),
         send: (message) => {
           const frame = encodeFrame(message, REPLY_LIMITS);
-          if (!socket.destroyed && !socket.writableEnded) ipc.server.emit(socket, frame);
+          if (socket.destroyed || socket.writableEnded) return;
+          // The replies of one group commit are all sent before the loop turns: one write for all of them.
+          if (socket.writableCorked === 0) {
+            socket.cork();
+            process.nextTick(() => socket.uncork());
+          }
+          socket.write(frame);
         },
         onClose: (listener) => peer.closeListeners.push(listener),
         pendingBytes: () => socket.writableLength,
@@ -87,7 +80,6 @@ export function serve(socketPath: string, handlers: ServeHandlers): Promise<Tran
         },
       },
     };
-    peers.set(socket, peer);
     return peer;
   };
 
@@ -110,41 +102,50 @@ export function serve(socketPath: string, handlers: ServeHandlers): Promise<Tran
     }
   };
 
+  const accept = (socket: Socket): void => {
+    const peer = peerOf(socket);
+    sockets.add(socket);
+    socket.on('data', (chunk: Buffer) => {
+      if (peer.closing) return;
+      // Nothing a peer sends may throw out of here: it would end the daemon and every run in it.
+      try {
+        receive(peer, chunk);
+      } catch (error) {
+        peer.connection.close();
+        handlers.fault(error as Error, peer.connection);
+      }
+    });
+    // A peer that vanishes (EPIPE, ECONNRESET) only ends its own connection; 'close' follows.
+    socket.on('error', () => undefined);
+    socket.once('close', () => {
+      sockets.delete(socket);
+      try {
+        if (!peer.closing && peer.splitter.holdsPartialFrame)
+          handlers.refused('the connection closed in the middle of a frame', peer.connection);
+        for (const listener of peer.closeListeners) listener();
+      } catch (error) {
+        handlers.fault(error as Error, peer.connection);
+      }
+    });
+  };
+
   return new Promise((resolve, reject) => {
-    ipc.serve(socketPath, () => {
-      ipc.server.on('data', (chunk: Buffer, socket: Socket) => {
-        const peer = peerOf(socket);
-        if (peer.closing) return;
-        // Nothing a peer sends may throw out of here: it would end the daemon and every run in it.
-        try {
-          receive(peer, chunk);
-        } catch (error) {
-          peer.connection.close();
-          handlers.fault(error as Error, peer.connection);
-        }
-      });
-      // node-ipc's own 'close' event carries the socket's hadError flag, not the socket: listen on the socket.
-      ipc.server.on('connect', (socket: Socket) => {
-        const peer = peerOf(socket);
-        socket.once('close', () => {
-          try {
-            if (!peer.closing && peer.splitter.holdsPartialFrame)
-              handlers.refused('the connection closed in the middle of a frame', peer.connection);
-            for (const listener of peer.closeListeners) listener();
-          } catch (error) {
-            handlers.fault(error as Error, peer.connection);
-          }
-        });
-      });
+    const server = createServer(accept);
+    server.maxConnections = MAX_CONNECTIONS;
+    // What is at the path is a socket the daemon's user left (socket-place.ts checked): a stale one.
+    fs.rmSync(socketPath, { force: true });
+    server.once('error', reject);
+    server.listen(socketPath, () => {
+      server.off('error', reject);
+      // Accepting can fail later (EMFILE): the server goes on, as it did under node-ipc, which only logged it.
+      server.on('error', () => undefined);
       resolve({
         close: () =>
           new Promise<void>((done) => {
-            for (const socket of ipc.server.sockets as Socket[]) socket.destroy();
-            (ipc.server.server as Server).close(() => done());
+            for (const socket of sockets) socket.destroy();
+            server.close(() => done());
           }),
       });
     });
-    ipc.server.on('error', (error: Error) => reject(error));
-    ipc.server.start();
   });
 }

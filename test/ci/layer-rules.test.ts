@@ -53,7 +53,7 @@ const FORBIDDEN: Array<[string, string]> = [
   ['src/tui/Dashboard.tsx', '../store/store.js'],
   ['src/tui/components/JobTable.tsx', '../../daemon/events.js'],
   ['src/tui/state/deep/new.ts', '../../../store/sqlite/connection.js'],
-  ['src/tui/backend/daemon-backend.ts', 'node-ipc'],
+  ['src/tui/backend/daemon-backend.ts', 'better-sqlite3'],
   ['src/cli/format/job-list.ts', '../../store/store.js'],
   ['src/cli/base-command.ts', 'better-sqlite3'],
   ['src/client/daemon-client.ts', '../daemon/request-router.js'],

@@ -6,8 +6,8 @@ import { repoRoot, sched, useDaemons } from '../support/sched-harness.js';
 
 // Start-up is most of what an everyday command costs, and these packages were most of its own share:
 // validation (zod), zone arithmetic (luxon) and cron maths (cron-parser) are the daemon's work, not
-// showing what it answers, and the client reaches the socket without node-ipc.
-const HEAVY_PACKAGES = ['zod', 'luxon', 'cron-parser', 'node-ipc'];
+// showing what it answers.
+const HEAVY_PACKAGES = ['zod', 'luxon', 'cron-parser'];
 const tracer = pathToFileURL(path.join(repoRoot, 'test/support/module-trace.mjs')).href;
 
 describe('everyday commands load only what they need', () => {
@@ -49,7 +49,7 @@ describe('everyday commands load only what they need', () => {
     ['trigger', ['trigger', 'nightly']],
     ['add', ['add', 'another', '--every', '1h', '--', 'true']],
   ])(
-    'given a daemon with jobs, when sched %s runs, then it loads none of zod, luxon, cron-parser and node-ipc',
+    'given a daemon with jobs, when sched %s runs, then it loads none of zod, luxon and cron-parser',
     async (_, args) => {
       const modules = await modulesLoadedBy(args);
 

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { Schedule } from '../../src/core/job.js';
 import {
   DEFAULT_DST_POLICY,
+  nextFireAt,
   nextOccurrence,
   occurrencesBetween,
   type DstPolicy,
@@ -457,4 +458,33 @@ describe('occurrencesBetween bounds', () => {
     expect(passed.every((o) => o.note?.kind === 'skipped')).toBe(true);
     expect(passed.length).toBe(100);
   }, 20_000);
+});
+
+describe('nextFireAt', () => {
+  const schedules: Schedule[] = [
+    { kind: 'at', at: ms('2026-03-08T07:30:00Z') },
+    { kind: 'every', intervalMs: 90 * 60_000, anchorMs: ms('2026-03-07T23:10:00Z') },
+    { kind: 'every', intervalMs: 7, anchorMs: ms('2026-03-08T06:59:59.990Z') },
+    cron('30 2 * * *'),
+    cron('*/20 * * * *'),
+    { kind: 'none' },
+  ];
+  const afters = ['2026-03-07T12:00:00Z', '2026-03-08T06:59:59.999Z', '2026-03-08T07:30:00Z'].map(ms);
+
+  it('given each kind of schedule, zones with and without a clock change and instants around it, gives the instant nextOccurrence fires at', () => {
+    for (const schedule of schedules)
+      for (const zone of ['UTC', 'America/New_York', 'Asia/Kolkata'])
+        for (const after of [...afters, ms('2026-03-07T23:10:00Z') - 1])
+          for (const dst of [DEFAULT_DST_POLICY, policy('skip', 'last')])
+            expect(
+              nextFireAt(schedule, after, zone, dst),
+              `${JSON.stringify(schedule)} ${zone} ${after}`,
+            ).toBe(nextOccurrence(schedule, after, zone, dst).fire?.at ?? null);
+  });
+
+  it('given an unknown time zone, throws UNKNOWN_TIMEZONE for an every schedule as for the others', () => {
+    expect(() => nextFireAt(schedules[1]!, afters[0]!, 'Mars/Olympus')).toThrow(
+      expect.objectContaining({ code: 'UNKNOWN_TIMEZONE' }),
+    );
+  });
 });

@@ -73,6 +73,28 @@ export function nextOccurrence(
 }
 
 /**
+ * The instant `nextOccurrence` fires at, or null, without the wall time and notes it also works out: `at` and
+ * `every` schedules need no zone arithmetic for it (a create and a get by name ask only for the instant).
+ */
+export function nextFireAt(
+  schedule: Schedule,
+  after: number,
+  timezone: string,
+  dst: DstPolicy = DEFAULT_DST_POLICY,
+): number | null {
+  switch (schedule.kind) {
+    case 'at':
+      assertTimezone(timezone);
+      return schedule.at > after ? schedule.at : null;
+    case 'every':
+      assertTimezone(timezone);
+      return everyInstant(schedule.anchorMs, schedule.intervalMs, firstEveryStep(schedule, after));
+    default:
+      return nextOccurrence(schedule, after, timezone, dst).fire?.at ?? null;
+  }
+}
+
+/**
  * Every occurrence in (from, to], fires and passed-over ones alike, in order; at most `limit` items, and
  * `truncated` when more lie in the range. Pass `from - 1` for a range that includes `from`.
  */
@@ -112,7 +134,7 @@ function occurrencesAfter(
     case 'at':
       return schedule.at > after ? [plain(schedule.at, timezone)] : [];
     case 'every':
-      return everyOccurrences(schedule.anchorMs, schedule.intervalMs, after, timezone);
+      return everyOccurrences(schedule, after, timezone);
     case 'cron':
       return cronOccurrences(compileCron(schedule.expression), after, timezone, dst);
     default:
@@ -126,15 +148,21 @@ function plain(at: number, timezone: string): ListedOccurrence {
 }
 
 function* everyOccurrences(
-  anchor: number,
-  interval: number,
+  schedule: Extract<Schedule, { kind: 'every' }>,
   after: number,
   timezone: string,
 ): Generator<ListedOccurrence> {
-  // anchor + k * interval for k >= 1, as next.ts: the anchor itself never fires.
-  for (let k = Math.max(1, Math.floor((after - anchor) / interval) + 1); ; k++) {
-    yield plain(anchor + k * interval, timezone);
-  }
+  for (let k = firstEveryStep(schedule, after); ; k++)
+    yield plain(everyInstant(schedule.anchorMs, schedule.intervalMs, k), timezone);
+}
+
+/** The k of the first `anchor + k * interval` after `after`; k >= 1, as next.ts: the anchor itself never fires. */
+function firstEveryStep({ anchorMs, intervalMs }: { anchorMs: number; intervalMs: number }, after: number) {
+  return Math.max(1, Math.floor((after - anchorMs) / intervalMs) + 1);
+}
+
+function everyInstant(anchor: number, interval: number, k: number): number {
+  return anchor + k * interval;
 }
 
 /**

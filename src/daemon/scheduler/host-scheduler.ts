@@ -2,7 +2,7 @@ import type { Job } from '../../core/job.js';
 import { overlapReason } from '../../core/ledger/reasons.js';
 import { plannedStart } from '../../core/policy/spread.js';
 import type { Run } from '../../core/run.js';
-import { nextOccurrence } from '../../core/schedule/occurrences.js';
+import { nextFireAt } from '../../core/schedule/occurrences.js';
 import type { NewRun, Store } from '../../store/store.js';
 import { isStoreUnreachable } from '../../store/unreachable.js';
 import type { Clock } from '../clock.js';
@@ -145,7 +145,7 @@ export class HostScheduler {
   }
 
   private nextAfter(job: Job, after: number): number | null {
-    return nextOccurrence(job.schedule, after, job.timezone, job.policy.dst).fire?.at ?? null;
+    return nextFireAt(job.schedule, after, job.timezone, job.policy.dst);
   }
 
   private async fireAll(due: HostEntry[]): Promise<void> {

@@ -69,6 +69,27 @@ export function runColumns(tables: StoreTables) {
   };
 }
 
+/** A Delivery straight from SQL, with its job's name. */
+export function deliveryColumns({ deliveries, jobs }: StoreTables) {
+  return {
+    id: deliveries.id,
+    jobId: deliveries.jobId,
+    jobName: jobs.name,
+    runId: deliveries.runId,
+    kind: deliveries.kind,
+    target: deliveries.target,
+    dedupKey: deliveries.dedupKey,
+    state: deliveries.state,
+    attempts: deliveries.attempts,
+    dueAt: deliveries.dueAt,
+    createdAt: deliveries.createdAt,
+    finishedAt: deliveries.finishedAt,
+    answer: deliveries.answer,
+    lastError: deliveries.lastError,
+    detail: deliveries.detail,
+  };
+}
+
 /** An occurrence with its job's name. */
 export function occurrenceColumns({ occurrences, jobs }: StoreTables) {
   return {

@@ -6,29 +6,10 @@ import type { StoreDialect } from './dialect.js';
 import { step, type Script } from './script.js';
 import type { Session } from './session.js';
 import type { StoreTables } from './tables.js';
+import { deliveryColumns } from './columns.js';
 
 // Notifications and overdue marks, written once for both dialects. Every write names its RETURNING
 // columns: a SQLite session runs a built query with all(), which only statements that return rows allow.
-
-function deliveryColumns({ deliveries, jobs }: StoreTables) {
-  return {
-    id: deliveries.id,
-    jobId: deliveries.jobId,
-    jobName: jobs.name,
-    runId: deliveries.runId,
-    kind: deliveries.kind,
-    target: deliveries.target,
-    dedupKey: deliveries.dedupKey,
-    state: deliveries.state,
-    attempts: deliveries.attempts,
-    dueAt: deliveries.dueAt,
-    createdAt: deliveries.createdAt,
-    finishedAt: deliveries.finishedAt,
-    answer: deliveries.answer,
-    lastError: deliveries.lastError,
-    detail: deliveries.detail,
-  };
-}
 
 /** Inserts deliveries, dropping any whose dedup key is taken; yields how many were new. */
 export function* insertDeliveries(
@@ -108,6 +89,11 @@ export async function recordDeliveryAttempt(
 }
 
 export async function listDeliveries(dialect: StoreDialect, query: DeliveryQuery): Promise<Delivery[]> {
+  // A job's latest notifications and nothing else, as `sched show` asks: the shape prepared once.
+  if (query.jobId !== undefined && query.states === undefined) {
+    const { session } = dialect;
+    return session.all(session.statements.latestDeliveriesOfJob, { jobId: query.jobId, limit: query.limit });
+  }
   const { deliveries, jobs } = dialect.tables;
   return dialect.session.query<Delivery>((db) =>
     db

@@ -33,14 +33,22 @@ export function runOutputEvent(output: RunOutputBatch): NewEvent {
   return { type: 'run:output', at, jobId, runId, data: { runId, stream, data, seq } };
 }
 
-/** The row of an event, marked with `node`. */
-export function eventRow(event: NewEvent, node: string): EventRow {
-  return { ...event, node, data: JSON.stringify(event.data) };
+/** The row of an event, marked with `node`; `data` is the event's data as JSON, when the caller has it. */
+export function eventRow(event: NewEvent, node: string, data = JSON.stringify(event.data)): EventRow {
+  return { ...event, node, data };
 }
 
-/** Writes an event in the script's transaction: the outbox row commits with the change it reports. */
-export function* recordEvent(session: Session, batch: EventBatch, event: NewEvent): Script<void> {
-  const id = yield* step(session.insertEvent(eventRow(event, batch.node)));
+/**
+ * Writes an event in the script's transaction: the outbox row commits with the change it reports.
+ * `data` is the event's data as JSON, when the caller has serialised it already.
+ */
+export function* recordEvent(
+  session: Session,
+  batch: EventBatch,
+  event: NewEvent,
+  data?: string,
+): Script<void> {
+  const id = yield* step(session.insertEvent(eventRow(event, batch.node, data)));
   batch.stored.push({ ...event, id, node: batch.node });
 }
 

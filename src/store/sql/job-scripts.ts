@@ -11,7 +11,7 @@ import {
 import type { AuditStamp, IdempotencyClaim, JobChange } from '../store.js';
 import type { ScriptDialect } from './dialect.js';
 import { recordEvent, type EventBatch } from './event-scripts.js';
-import { auditToRow, jobToRow, rowToJob } from './row-mapping.js';
+import { auditRow, auditToRow, jobToRow, rowToJob } from './row-mapping.js';
 import { step, type Script } from './script.js';
 import type { Session } from './session.js';
 
@@ -28,16 +28,13 @@ export function* createJob(
 ): Script<Job> {
   yield* writeJobRow(dialect, session, job, session.statements.insertJob, {});
   yield* insertDependencies(session, job);
-  yield* step(session.run(session.statements.insertAudit, auditToRow(audit, job.id, null, job)));
-  if (idempotency) yield* recordIdempotentResponse(session, idempotency, job);
+  // The audit image, the idempotent reply and the event all hold the job as it is: serialised once.
+  const json = JSON.stringify(job);
+  yield* step(session.run(session.statements.insertAudit, auditRow(audit, job.id, null, json)));
+  if (idempotency) yield* recordIdempotentResponse(session, idempotency, job, json);
   yield* step(session.announceJobChange(job.id));
-  yield* recordEvent(session, batch, {
-    type: 'job:created',
-    at: audit.at,
-    jobId: job.id,
-    runId: null,
-    data: job,
-  });
+  const event = { type: 'job:created', at: audit.at, jobId: job.id, runId: null, data: job } as const;
+  yield* recordEvent(session, batch, event, json);
   return job;
 }
 
@@ -99,9 +96,10 @@ export function* recordIdempotentResponse(
   session: Session,
   claim: IdempotencyClaim,
   response: unknown,
+  responseJson = JSON.stringify(response),
 ): Script<void> {
   const stored = yield* step(
-    session.first(session.statements.claimIdempotencyKey, { ...claim, response: JSON.stringify(response) }),
+    session.first(session.statements.claimIdempotencyKey, { ...claim, response: responseJson }),
   );
   if (!stored) throw idempotencyKeyTaken(claim.key);
 }

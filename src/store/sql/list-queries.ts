@@ -50,6 +50,11 @@ export async function listJobs(dialect: StoreDialect, query: JobQuery): Promise<
 }
 
 export async function listRuns(dialect: StoreDialect, query: RunQuery): Promise<Page<RunSummary>> {
+  if (onlyJobAndLimit(query)) {
+    const { session } = dialect;
+    const params = { jobId: query.jobId, limit: query.limit + 1 };
+    return toPage(await session.all(session.statements.latestRunsOfJob, params), query.limit);
+  }
   const { runs, jobs } = dialect.tables;
   // A run is placed in time by its start, or, before it starts, by when it is due.
   const runTime = sql`COALESCE(${runs.startedAt}, ${runs.dueAt})`;
@@ -73,6 +78,12 @@ export async function listRuns(dialect: StoreDialect, query: RunQuery): Promise<
       .limit(query.limit + 1),
   );
   return toPage(rows, query.limit);
+}
+
+/** Asks for a job's latest runs and nothing else, as `sched show` does: the shape prepared once. */
+function onlyJobAndLimit(query: RunQuery): query is RunQuery & { jobId: string } {
+  const { limit: _limit, jobId, ...filters } = query;
+  return jobId !== undefined && Object.values(filters).every((value) => value === undefined);
 }
 
 export async function listAudit(

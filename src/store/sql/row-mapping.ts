@@ -109,12 +109,22 @@ export function auditToRow(
   before: unknown,
   after: unknown,
 ): AuditRecord {
-  return {
-    ...stamp,
+  return auditRow(
+    stamp,
     jobId,
-    before: before == null ? null : JSON.stringify(before),
-    after: after == null ? null : JSON.stringify(after),
-  };
+    before == null ? null : JSON.stringify(before),
+    after == null ? null : JSON.stringify(after),
+  );
+}
+
+/** An audit row whose images are already JSON text: a create serialises its job once for all it writes. */
+export function auditRow(
+  stamp: AuditStamp,
+  jobId: string | null,
+  before: string | null,
+  after: string | null,
+): AuditRecord {
+  return { ...stamp, jobId, before, after };
 }
 
 export function rowToAudit(row: AuditRecord): AuditEntry {

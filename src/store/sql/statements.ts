@@ -12,6 +12,7 @@ import {
   setParam,
   statePredicates,
 } from './columns.js';
+import { defineJobDetailStatements } from './job-detail-statements.js';
 import type { QueryBuilder, QueryChain, Statement } from './query-builder.js';
 import type { AuditRecord, IdempotencyRow, JobRecord, RunRecord } from './records.js';
 import {
@@ -54,6 +55,7 @@ export function defineStatements(db: QueryBuilder, tables: StoreTables, dialect:
     .where(eq(jobDependencies.upstreamId, param('upstreamId')));
 
   return {
+    ...defineJobDetailStatements(db, tables, prepare),
     insertJob: prepare('insert_job', db.insert(jobs).values(placeholders(JOB_COLUMNS))),
     /** By id, else by live name: an id match wins, as two lookups in that order would. */
     jobByIdOrLiveName: prepare<JobRecord>(
