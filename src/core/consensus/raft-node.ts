@@ -26,7 +26,7 @@ export interface RaftConfig {
   voters: readonly string[];
   /** Ticks without hearing a leader before standing for election; the timeout is randomised in [n, 2n). */
   electionTicks: number;
-  /** Ticks between a leader's heartbeats (which also resend what a follower has not acknowledged). */
+  /** Ticks between a leader's heartbeats (which also resend a probe a follower has not answered). */
   heartbeatTicks: number;
   /** Entries at most in one append message. */
   maxEntriesPerMessage?: number;
@@ -267,7 +267,10 @@ export class RaftNode<Data, State = unknown> {
       this.heartbeatElapsed += 1;
       if (this.heartbeatElapsed >= this.config.heartbeatTicks) {
         this.heartbeatElapsed = 0;
-        for (const peer of this.membership.replicas) this.sendAppend(peer);
+        for (const peer of this.membership.replicas) {
+          this.progress!.heartbeat(peer);
+          this.sendAppend(peer, true);
+        }
       }
       return;
     }
@@ -524,8 +527,8 @@ export class RaftNode<Data, State = unknown> {
     const progress = this.progress;
     if (this.role !== 'leader' || !progress?.isTracked(response.from)) return;
     if (!response.success) {
-      progress.rejected(response.from, response.index);
-      return this.sendAppend(response.from);
+      if (progress.rejected(response.from, response.index)) this.sendAppend(response.from);
+      return;
     }
     const next = progress.acknowledged(response.from, response.index);
     this.advanceCommit();
@@ -566,22 +569,31 @@ export class RaftNode<Data, State = unknown> {
       this.becomeFollower(this.term, null);
   }
 
-  private sendAppend(peer: string): void {
-    const next = this.progress?.nextIndexOf(peer) ?? this.log.lastIndex + 1;
+  /**
+   * Sends `peer` what it lacks from where it is expected to be, unless the window of what it has not
+   * answered is full (see FollowerProgress); a heartbeat goes regardless, so it keeps its leader.
+   */
+  private sendAppend(peer: string, heartbeat = false): void {
+    const progress = this.progress;
+    if (progress?.paused(peer) && !heartbeat) return;
+    const next = progress?.nextIndexOf(peer) ?? this.log.lastIndex + 1;
     const prevLogIndex = next - 1;
     if (prevLogIndex < this.log.snapshotIndex && this.snapshot) {
       this.send({ ...this.header(peer), type: 'snapshot', snapshot: this.snapshot });
+      progress?.sentSnapshot(peer);
       return;
     }
     this.commitTold.set(peer, this.commitIndex);
+    const entries = this.log.slice(next, this.maxEntries, this.batchBytes);
     this.send({
       ...this.header(peer),
       type: 'append',
       prevLogIndex,
       prevLogTerm: this.log.termAt(prevLogIndex) ?? 0,
-      entries: this.log.slice(next, this.maxEntries, this.batchBytes),
+      entries,
       leaderCommit: this.commitIndex,
     });
+    progress?.sent(peer, prevLogIndex + entries.length, entries.length > 0);
   }
 
   private respondAppend(request: { from: string }, success: boolean, index: number): void {

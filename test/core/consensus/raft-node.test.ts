@@ -339,3 +339,78 @@ describe('RaftNode membership changes', () => {
     expect(got).toEqual(items);
   });
 });
+
+describe('RaftNode flow control', () => {
+  function leaderOfThree(): { a: Member; b: Member; c: Member } {
+    const [a, b, c] = ['a', 'b', 'c'].map((id) => node(id, ['a', 'b', 'c']));
+    tickUntilCandidate(a!);
+    settle([a!, b!, c!]);
+    return { a: a!, b: b!, c: c! };
+  }
+
+  const appendsTo = (messages: Message[], to: string) =>
+    messages.filter(
+      (message): message is Extract<Message, { type: 'append' }> =>
+        message.type === 'append' && message.to === to,
+    );
+
+  it('given a follower that has not answered yet, sends each new entry to it once, not everything unacknowledged again', () => {
+    const { a } = leaderOfThree();
+    const sent: Message[] = [];
+    for (let count = 0; count < 5; count++) {
+      a.propose(`x${count}`);
+      sent.push(...a.takeReady().messages);
+    }
+    const toB = appendsTo(sent, 'b');
+    expect(toB.map((message) => message.entries.map((entry) => entry.data))).toEqual([
+      ['x0'],
+      ['x1'],
+      ['x2'],
+      ['x3'],
+      ['x4'],
+    ]);
+  });
+
+  it('given a follower that answers nothing, keeps at most a window of appends in flight, then only heartbeats', () => {
+    const { a } = leaderOfThree();
+    const sent: Message[] = [];
+    for (let count = 0; count < 20; count++) {
+      a.propose(`x${count}`);
+      sent.push(...a.takeReady().messages);
+    }
+    expect(appendsTo(sent, 'b').filter((message) => message.entries.length > 0)).toHaveLength(8);
+  });
+
+  it('given appends lost on the way, a follower that rejects the next one gets what it lacks, from where it says', () => {
+    const { a, b, c } = leaderOfThree();
+    a.propose('lost-1');
+    a.propose('lost-2');
+    a.takeReady();
+    a.propose('x');
+    const all = settle([a, b, c]);
+    // The rejection leads to one resend from b's end, not one per rejected append.
+    const resends = appendsTo(all, 'b').filter((message) =>
+      message.entries.some((entry) => entry.data === 'lost-1'),
+    );
+    expect(resends).toHaveLength(1);
+    expect(b.committedIndex).toBe(a.committedIndex);
+    expect(a.committedIndex).toBe(4);
+  });
+
+  it('given a probe that is never answered, sends it again at the next heartbeat', () => {
+    const { a, b, c } = leaderOfThree();
+    a.propose('lost');
+    a.takeReady();
+    a.propose('x');
+    const rejected = settle(
+      [a, b],
+      a.takeReady().messages.filter((message) => message.to === 'b'),
+    );
+    expect(rejected.some((message) => message.type === 'append-response' && !message.success)).toBe(true);
+    // The probe that answered the rejection is lost too; nothing more goes out until a heartbeat.
+    a.takeReady();
+    for (let tick = 0; tick < 2; tick++) a.tick();
+    settle([a, b, c]);
+    expect(b.committedIndex).toBe(a.committedIndex);
+  });
+});
