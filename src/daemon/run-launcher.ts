@@ -192,7 +192,8 @@ export class RunLauncher {
 
   /**
    * Records a run that never reached an executor (a crash left it running) and retries it per policy; when
-   * it started counts for the retry deadline.
+   * it started counts for the retry deadline. A run whose end arrived meanwhile (a peer's copy of the log
+   * applies the end it committed before its daemon was killed) keeps that end: nothing is written.
    */
   async recordLost(run: LostRun, job: Job, error: string): Promise<void> {
     const outcome: RunOutcome = {
@@ -207,7 +208,11 @@ export class RunLauncher {
     // A node starting without its store (or a majority) keeps the end offline, as a run's own end is kept.
     await this.released(run.id, job.id, () =>
       persistently(
-        () => this.finishWith(run.id, job, outcome, run),
+        () =>
+          this.finishWith(run.id, job, outcome, run, async (end) => {
+            const [finished] = await this.options.store.finishRuns([end]);
+            return finished ?? null;
+          }),
         this.options.events,
         this.options.clock,
         () => this.options.keepEndOffline?.(run.id, outcome) ?? false,

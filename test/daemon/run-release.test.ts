@@ -100,6 +100,19 @@ describe('a run ending here gives back what counted it', () => {
     return run;
   }
 
+  it('records nothing when a run left behind turns out to have ended before it could be recorded lost', async () => {
+    const reconciled: string[] = [];
+    events.on('run:reconciled', ({ run }) => reconciled.push(run.id));
+    const run = await store.insertRun(newRun(job.id, { state: 'running' }));
+    // Its end reached the store between the start's listing of leftovers and their recording.
+    await store.finishRun(run.id, outcome());
+
+    await launcher.recordLost(run, job, 'the daemon was killed');
+
+    expect((await store.findRun(run.id))?.state).toBe('succeeded');
+    expect(reconciled).toEqual([run.id]);
+  });
+
   it('frees the job and the slot when the run finishes after another node recorded it lost', async () => {
     const reconciled: string[] = [];
     events.on('run:reconciled', ({ run }) => reconciled.push(run.id));
