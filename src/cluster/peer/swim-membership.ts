@@ -17,6 +17,12 @@ export interface SwimTiming {
   indirectProbes: number;
   /** How often the whole view is exchanged with one member over a stream (push-pull). */
   pushPullMs: number;
+  /**
+   * How often the view goes to one member this node holds dead (Serf's reconnect). Probes and push-pull
+   * skip the dead, so after a partition each side would hold the other dead for good; one exchange lets
+   * both learn they were held dead and refute it.
+   */
+  reconnectMs?: number;
 }
 
 /** A probe a second, half a second for its ack, five seconds of suspicion (memberlist's LAN defaults are close). */
@@ -27,6 +33,7 @@ const DEFAULT_SWIM_TIMING: SwimTiming = {
   suspicionTicks: 50,
   indirectProbes: 3,
   pushPullMs: 30_000,
+  reconnectMs: 10_000,
 };
 
 export interface SwimMembershipOptions {
@@ -56,6 +63,7 @@ export class SwimMembership {
   readonly name = 'swim-membership';
   private timer: CancelTimer | null = null;
   private pushPullTimer: CancelTimer | null = null;
+  private reconnectTimer: CancelTimer | null = null;
   private stopped = false;
 
   private constructor(
@@ -92,6 +100,7 @@ export class SwimMembership {
       options.streams.handle('push-pull', (body) => started.exchange(body));
       for (const seed of options.seeds) started.sendState(seed, false);
       started.armPushPull(timing.pushPullMs);
+      if (timing.reconnectMs !== undefined) started.armReconnect(timing.reconnectMs);
     }
     return started;
   }
@@ -109,6 +118,7 @@ export class SwimMembership {
     this.stopped = true;
     this.timer?.();
     this.pushPullTimer?.();
+    this.reconnectTimer?.();
     await this.transport.close();
   }
 
@@ -131,11 +141,25 @@ export class SwimMembership {
   private armPushPull(intervalMs: number): void {
     if (this.stopped) return;
     this.pushPullTimer = this.options.clock.setTimer(intervalMs, () => {
-      const others = this.node.view().filter((member) => member.id !== this.id && member.state !== 'dead');
-      const chosen = others.length > 0 ? tryParsePeerAddress(others[randomInt(others.length)]!.id) : null;
-      if (chosen) this.sendState(chosen, false);
+      this.sendStateToOne((state) => state !== 'dead');
       this.armPushPull(intervalMs);
     });
+  }
+
+  /** Every `intervalMs`, the whole view to one member held dead, in case it is back (see SwimTiming). */
+  private armReconnect(intervalMs: number): void {
+    if (this.stopped) return;
+    this.reconnectTimer = this.options.clock.setTimer(intervalMs, () => {
+      this.sendStateToOne((state) => state === 'dead');
+      this.armReconnect(intervalMs);
+    });
+  }
+
+  private sendStateToOne(picks: (state: MemberState) => boolean): void {
+    const candidates = this.node.view().filter((member) => member.id !== this.id && picks(member.state));
+    const chosen =
+      candidates.length > 0 ? tryParsePeerAddress(candidates[randomInt(candidates.length)]!.id) : null;
+    if (chosen) this.sendState(chosen, false);
   }
 
   private sendState(to: PeerAddress, reply: boolean): void {

@@ -129,6 +129,27 @@ describe('SWIM membership on real sockets', () => {
     expect([...a.errors, ...b.errors, ...c.errors, ...d.errors]).toEqual([]);
   });
 
+  it('given two members that held each other dead while they could not hear each other, both see the other alive soon after they can again', async () => {
+    const timing = { ...FAST, reconnectMs: 300 };
+    const a = await member([], ring(sharedKey), { streams: true, timing });
+    const b = await member([a.address], ring(sharedKey), { streams: true, timing });
+    const both = [a.member.id, b.member.id].sort().join();
+    await waitFor(async () => alive(a.member).join() === both && alive(b.member).join() === both, 15_000, 50);
+
+    // Each seals with a key the other does not hold: nothing one sends opens at the other.
+    a.seal.rekey(ring(newKey()));
+    b.seal.rekey(ring(newKey()));
+    await waitFor(
+      async () => a.member.stateOf(b.member.id) === 'dead' && b.member.stateOf(a.member.id) === 'dead',
+      15_000,
+      50,
+    );
+    a.seal.rekey(ring(sharedKey));
+    b.seal.rekey(ring(sharedKey));
+
+    await waitFor(async () => alive(a.member).join() === both && alive(b.member).join() === both, 15_000, 50);
+  });
+
   it('given a key rotation member by member while they gossip, no member is ever suspected and nothing is refused', async () => {
     const a = await member([], ring(sharedKey), { streams: true });
     const b = await member([a.address], ring(sharedKey), { streams: true });
