@@ -40,10 +40,11 @@ export class PeerLink {
     private readonly options: PeerLinkOptions,
   ) {}
 
-  send(framed: Buffer): boolean {
+  /** Queues or writes `framed`; false when dropped. `bulk` skips the bound on what is not written yet. */
+  send(framed: Buffer, bulk = false): boolean {
     if (this.closed) return false;
     if (this.open && this.socket) {
-      if (this.socket.writableLength > MAX_UNWRITTEN_BYTES) return false;
+      if (!bulk && this.socket.writableLength > MAX_UNWRITTEN_BYTES) return false;
       this.socket.write(framed);
       return true;
     }

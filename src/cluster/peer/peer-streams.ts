@@ -12,7 +12,17 @@ export type StreamDrop =
   'too-large' | 'unsealed' | 'unrouted' | 'unproven' | 'queue-full' | 'connection-limit' | 'handler-failed';
 
 /** What a frame carries, as its first (sealed) byte: each protocol on the streams handles its own. */
-const TOPICS = ['raft', 'push-pull', 'forward', 'forward-reply', 'learn', 'voters', 'voters-reply'] as const;
+// A topic is sent as its position here: new ones go at the end.
+const TOPICS = [
+  'raft',
+  'push-pull',
+  'forward',
+  'forward-reply',
+  'learn',
+  'voters',
+  'voters-reply',
+  'raft-part',
+] as const;
 export type StreamTopic = (typeof TOPICS)[number];
 /** Topic 0: the frame a connection opens with, so the other end knows it holds the key before trusting it. */
 const HELLO_TOPIC = 0;
@@ -91,8 +101,11 @@ export class PeerStreams {
     this.handlers.set(topic, handler);
   }
 
-  /** Seals `body` and sends it to `to`; false when it was dropped (its queue is full). */
-  send(to: PeerAddress, topic: StreamTopic, body: Uint8Array): boolean {
+  /**
+   * Seals `body` and sends it to `to`; false when it was dropped (its queue is full). A `bulk` frame (a part
+   * of a large message, sent rarely) is taken however much the connection has not written yet.
+   */
+  send(to: PeerAddress, topic: StreamTopic, body: Uint8Array, bulk = false): boolean {
     if (body.length > this.maxBody) throw new RangeError(`a frame body holds at most ${this.maxBody} bytes`);
     const key = `${to.host}:${to.port}`;
     let link = this.links.get(key);
@@ -107,7 +120,7 @@ export class PeerStreams {
       this.links.set(key, link);
     }
     const plain = Buffer.concat([Uint8Array.of(TOPICS.indexOf(topic) + 1), body]);
-    if (link.send(frame(this.options.seal.seal(plain, 'stream')))) return true;
+    if (link.send(frame(this.options.seal.seal(plain, 'stream')), bulk)) return true;
     this.drop('queue-full', `to ${key}`);
     return false;
   }

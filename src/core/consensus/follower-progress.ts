@@ -19,6 +19,8 @@ export class FollowerProgress {
   private readonly mode = new Map<string, SendMode>();
   /** Probing: an append is out and unanswered. */
   private readonly probing = new Set<string>();
+  /** A snapshot is out: heartbeats left before it is taken as lost and sent again. */
+  private readonly snapshotWait = new Map<string, number>();
   /** Replicating: the last index of each append with entries sent and not yet acknowledged, oldest first. */
   private readonly inFlight = new Map<string, number[]>();
   private active = new Set<string>();
@@ -49,6 +51,7 @@ export class FollowerProgress {
         this.next.delete(tracked);
         this.mode.delete(tracked);
         this.probing.delete(tracked);
+        this.snapshotWait.delete(tracked);
         this.inFlight.delete(tracked);
       }
   }
@@ -87,15 +90,30 @@ export class FollowerProgress {
     this.inFlight.get(follower)?.push(lastIndex);
   }
 
-  /** A snapshot went to `follower`: nothing more until it answers (or the next heartbeat). */
-  sentSnapshot(follower: string): void {
+  /**
+   * A snapshot went to `follower`: nothing more until it answers, or `heartbeats` heartbeats have gone by
+   * (a snapshot may be large, and take a while to send and to install).
+   */
+  sentSnapshot(follower: string, heartbeats: number): void {
     this.mode.set(follower, 'probe');
     this.inFlight.set(follower, []);
     this.probing.add(follower);
+    this.snapshotWait.set(follower, heartbeats);
+  }
+
+  /** Whether a snapshot sent to `follower` is still awaited (heartbeats then carry no entries). */
+  awaitsSnapshot(follower: string): boolean {
+    return this.snapshotWait.has(follower);
   }
 
   /** A heartbeat is due: a probe unanswered so long is taken as lost, and may be sent again. */
   heartbeat(follower: string): void {
+    const wait = this.snapshotWait.get(follower);
+    if (wait !== undefined && wait > 1) {
+      this.snapshotWait.set(follower, wait - 1);
+      return;
+    }
+    this.snapshotWait.delete(follower);
     this.probing.delete(follower);
   }
 
@@ -106,8 +124,13 @@ export class FollowerProgress {
     this.next.set(follower, next);
     this.mode.set(follower, 'replicate');
     this.probing.delete(follower);
+    this.snapshotWait.delete(follower);
     const inFlight = this.inFlight.get(follower);
-    if (inFlight) this.inFlight.set(follower, inFlight.filter((last) => last > index));
+    if (inFlight)
+      this.inFlight.set(
+        follower,
+        inFlight.filter((last) => last > index),
+      );
     return next;
   }
 
@@ -117,6 +140,8 @@ export class FollowerProgress {
    * rejections), false for a rejection that says nothing new (appends sent before the first was rejected).
    */
   rejected(follower: string, hint: number): boolean {
+    // The heartbeats sent while a snapshot is out are rejected by a follower that lacks it: nothing new.
+    if (this.snapshotWait.has(follower)) return false;
     const before = this.next.get(follower);
     // A rejection may be stale: never go back to or below what is known to match.
     const next = Math.max(this.matchedIndexOf(follower) + 1, Math.min(before ?? 1, hint + 1));

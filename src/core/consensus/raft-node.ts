@@ -17,6 +17,9 @@ import type {
 
 export type RaftRole = 'follower' | 'pre-candidate' | 'candidate' | 'leader';
 
+/** Election timeouts a leader waits for the answer to a snapshot before it sends it again. */
+const SNAPSHOT_WAIT_ELECTIONS = 5;
+
 export interface RaftConfig {
   id: string;
   /**
@@ -548,11 +551,16 @@ export class RaftNode<Data, State = unknown> {
     if ((this.commitTold.get(peer) ?? 0) >= this.commitIndex || lastTerm === undefined) return;
     if (this.progress!.matchedIndexOf(peer) !== lastIndex) return;
     this.commitTold.set(peer, this.commitIndex);
+    this.sendEmptyAppend(peer, lastIndex);
+  }
+
+  /** An append of no entries after `prevLogIndex`: the commit index, and the leader's presence. */
+  private sendEmptyAppend(peer: string, prevLogIndex: number): void {
     this.send({
       ...this.header(peer),
       type: 'append',
-      prevLogIndex: lastIndex,
-      prevLogTerm: lastTerm,
+      prevLogIndex,
+      prevLogTerm: this.log.termAt(prevLogIndex) ?? 0,
       entries: [],
       leaderCommit: this.commitIndex,
     });
@@ -576,11 +584,19 @@ export class RaftNode<Data, State = unknown> {
   private sendAppend(peer: string, heartbeat = false): void {
     const progress = this.progress;
     if (progress?.paused(peer) && !heartbeat) return;
+    if (progress?.awaitsSnapshot(peer)) {
+      // Only so the follower keeps its leader; it accepts this once it has installed the snapshot.
+      if (heartbeat) this.sendEmptyAppend(peer, this.log.snapshotIndex);
+      return;
+    }
     const next = progress?.nextIndexOf(peer) ?? this.log.lastIndex + 1;
     const prevLogIndex = next - 1;
     if (prevLogIndex < this.log.snapshotIndex && this.snapshot) {
       this.send({ ...this.header(peer), type: 'snapshot', snapshot: this.snapshot });
-      progress?.sentSnapshot(peer);
+      progress?.sentSnapshot(
+        peer,
+        SNAPSHOT_WAIT_ELECTIONS * Math.ceil(this.config.electionTicks / this.config.heartbeatTicks),
+      );
       return;
     }
     this.commitTold.set(peer, this.commitIndex);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { decodeWire, MAX_STREAM_FRAME, wireCount, wireId, type WireResult } from '../peer/wire-fields.js';
+import { decodeWire, MAX_RAFT_MESSAGE, wireCount, wireId, type WireResult } from '../peer/wire-fields.js';
 import type { RaftMessage } from './raft-messages.js';
 
 const MAX_ENTRIES = 4_096;
@@ -48,6 +48,6 @@ export function raftWire<Data, State>(data: z.ZodType<Data>, state: z.ZodType<St
   return {
     encode: (message: RaftMessage<Data, State>): Uint8Array => utf8.encode(JSON.stringify(message)),
     decode: (bytes: Uint8Array): WireResult<RaftMessage<Data, State>> =>
-      decodeWire<RaftMessage<Data, State>>(bytes, schema, MAX_STREAM_FRAME),
+      decodeWire<RaftMessage<Data, State>>(bytes, schema, MAX_RAFT_MESSAGE),
   };
 }

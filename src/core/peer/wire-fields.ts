@@ -12,8 +12,10 @@ export const wireId = z
 export const wireCount = z.int().min(0);
 
 const MAX_DEPTH = 32;
-/** The largest stream frame's body: a batch of entries or a snapshot larger than this is split or refused. */
+/** The largest stream frame's body: a batch of entries larger than this is split, a larger message sent in parts. */
 export const MAX_STREAM_FRAME = 4 * 1024 * 1024;
+/** The largest Raft message (a snapshot) sent in parts over the streams and put together again. */
+export const MAX_RAFT_MESSAGE = 256 * 1024 * 1024;
 
 export type WireResult<Message> = { ok: true; message: Message } | { ok: false; reason: string };
 

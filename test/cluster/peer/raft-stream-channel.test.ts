@@ -122,4 +122,62 @@ describe('Raft members over sealed TCP streams', () => {
     );
     expect(rest.map((member) => member.streams.dropped.unsealed)).toEqual([0, 0]);
   });
+
+  it('given a member that comes late, after the log was compacted, gets a snapshot many frames long, in parts', async () => {
+    fs.mkdirSync(dir, { recursive: true });
+    const bigWire = raftWire(
+      z.string().max(2_000_000).nullable(),
+      z.array(z.string().max(2_000_000)).max(100),
+    );
+    const key = newKey();
+    const all = await Promise.all(
+      [1, 2, 3].map(() =>
+        PeerStreams.open({
+          bind: { host: '127.0.0.1', port: 0 },
+          seal: new MessageSeal(ring(key)),
+          clock: systemClock,
+          random: Math.random,
+        }),
+      ),
+    );
+    const ids = all.map((streams) => formatPeerAddress(streams.address()));
+    const begin = (index: number): Member => {
+      const drops: string[] = [];
+      const disk = RaftDisk.open<string, string[]>(path.join(dir, `big-${index}.db`));
+      const machine = new AppliedList();
+      const channel = raftStreamChannel(all[index]!, bigWire, (reason, detail) =>
+        drops.push(`${reason}: ${detail}`),
+      );
+      const host = new RaftHost<string, string[]>({
+        ...FAST_RAFT,
+        id: ids[index]!,
+        voters: ids,
+        disk,
+        channel,
+        machine,
+        compactEvery: 4,
+      });
+      host.start();
+      const member = { id: ids[index]!, streams: all[index]!, host, disk, machine, drops };
+      members.push(member);
+      return member;
+    };
+    const early = [begin(0), begin(1)];
+    // 12 entries of 1 MB: a snapshot of 12 MB, three times what one frame holds.
+    const items = Array.from({ length: 12 }, (_, index) => String(index).padEnd(1_000_000, 'x'));
+    for (const item of items)
+      await waitFor(
+        async () => {
+          const leader = early.find((member) => member.host.role === 'leader');
+          return leader ? (await leader.host.propose(item)).applied : false;
+        },
+        20_000,
+        20,
+      );
+
+    const late = begin(2);
+    await waitFor(async () => late.machine.items.length === items.length, 30_000, 50);
+    expect(late.machine.items.map((item) => item.slice(0, 2))).toEqual(items.map((item) => item.slice(0, 2)));
+    expect(late.drops.filter((drop) => !drop.startsWith('queue-full'))).toEqual([]);
+  }, 60_000);
 });

@@ -238,6 +238,32 @@ describe('RaftNode snapshots', () => {
     expect([b.snapshotIndex, b.lastIndex, b.entryAt(5)?.data]).toEqual([3, 5, 'w']);
   });
 
+  it('given a follower that needs a snapshot, sends it once, only heartbeats while it is out, and again when unanswered for five election timeouts', () => {
+    const [leader, c] = ['a', 'c'].map((id) => node(id, ['a', 'b', 'c']));
+    tickUntilCandidate(leader!);
+    settle([leader!, c!]);
+    for (const data of ['x', 'y', 'z']) leader!.propose(data);
+    settle([leader!, c!]);
+    leader!.compact(3, ['x', 'y']);
+    leader!.takeReady();
+
+    // b answers nothing: its snapshot is lost on the way, and so is everything after; c answers.
+    let sent = 0;
+    const heartbeat = () => {
+      leader!.tick();
+      leader!.tick();
+      const ready = leader!.takeReady().messages;
+      sent += ready.filter((message) => message.to === 'b' && message.type === 'snapshot').length;
+      settle([leader!, c!], ready);
+    };
+    for (let count = 0; count < 25; count++) heartbeat();
+    // Sent at the first heartbeat, then again only once 5 election timeouts (25 heartbeats) went by.
+    expect(sent).toBe(1);
+    heartbeat();
+    expect(leader!.currentRole).toBe('leader');
+    expect(sent).toBe(2);
+  });
+
   it('given a compaction past what is applied, refuses it', () => {
     const solo = node('a', ['a']);
     tickUntilCandidate(solo);
