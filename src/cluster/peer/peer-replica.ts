@@ -10,6 +10,7 @@ import { RaftDisk, type ForcedRecovery } from './raft-disk.js';
 import { RaftHost } from './raft-host.js';
 import { raftStreamChannel } from './raft-stream-channel.js';
 import { Replication, replicatedStore } from './replicated-store.js';
+import { QUORUM_LOST_AFTER_MS } from './quorum-watch.js';
 import { replicaRowsSchema, storeCommandSchema, type StoreCommand } from './store-commands.js';
 import { VoterChanges } from './voter-changes.js';
 
@@ -76,6 +77,8 @@ export class PeerReplica {
         return { all, reachable: all.filter((voter) => voter === self || options.isAlive(voter)) };
       },
       leaderSilentForMs: () => this.raft.leaderSilentForMs(),
+      // As soon as the member is in degraded mode (see QuorumWatch), not a whole commit timeout later.
+      refuseAfterSilentMs: QUORUM_LOST_AFTER_MS,
       onFailed: options.onFailed,
     }));
     this.raft = new RaftHost({

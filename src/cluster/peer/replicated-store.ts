@@ -35,8 +35,10 @@ export interface ReplicationOptions {
   resubmitAfterMs?: number;
   /** The voters, and which of them this member hears from now, for the hint of NO_QUORUM. */
   voters(): { all: string[]; reachable: string[] };
-  /** How long this member has heard no leader; a write is refused at once once that is a commit timeout. */
+  /** How long this member has heard no leader; a write is refused at once once that is `refuseAfterSilentMs`. */
   leaderSilentForMs?(): number;
+  /** How long without a leader before writes are refused at once (the commit timeout when not given). */
+  refuseAfterSilentMs?: number;
   /** The copy cannot record what it applied: the daemon must stop. */
   onFailed(error: Error): void;
 }
@@ -54,6 +56,8 @@ export class Replication implements StoreMachineListener {
   private proposals = 0;
   private eventNode = '';
   private readonly waiting = new Map<string, (result: Promise<unknown>) => void>();
+  /** How to answer each write waiting on the log at once, when this member loses the majority. */
+  private readonly refusals = new Set<(error: SchedError) => void>();
   private readonly changeListeners = new Set<(change: StoreChange) => void>();
   private readonly mapListeners = new Set<(map: ShardMap, previous: ShardMap | null) => void>();
 
@@ -73,7 +77,8 @@ export class Replication implements StoreMachineListener {
     const timeoutMs = this.options.commitTimeoutMs ?? 10_000;
     // Cut off that long, a write would most likely wait out its timeout too: the answer comes at once.
     const silentMs = this.options.leaderSilentForMs?.() ?? 0;
-    if (silentMs >= timeoutMs) throw this.noQuorum(`no leader heard for ${Math.round(silentMs / 1_000)} s`);
+    if (silentMs >= (this.options.refuseAfterSilentMs ?? timeoutMs))
+      throw this.noQuorum(`no leader heard for ${Math.round(silentMs / 1_000)} s`);
     this.proposals += 1;
     const command = commandOf(`${this.proposer}${this.proposals}`, this.eventNode, op, args);
     const applied = new Promise<unknown>((resolve) => this.waiting.set(command.id, resolve));
@@ -81,16 +86,29 @@ export class Replication implements StoreMachineListener {
     applied.catch(() => undefined);
     const deadline = clock.monotonic() + timeoutMs;
     let cancel = (): void => undefined;
+    let refuse = (_error: SchedError): void => undefined;
     const timedOut = new Promise<never>((_, reject) => {
       cancel = clock.setTimer(deadline - clock.monotonic(), () => reject(this.noQuorum('timed-out')));
+      refuse = reject;
     });
+    this.refusals.add(refuse);
     try {
       await Promise.race([this.submitUntilTaken(command, deadline), timedOut]);
       return await Promise.race([applied, timedOut]);
     } finally {
       cancel();
+      this.refusals.delete(refuse);
       this.waiting.delete(command.id);
     }
+  }
+
+  /**
+   * This member lost touch with the majority: each write waiting on the log is answered NO_QUORUM now
+   * rather than at its timeout, so what waits on it (a run's end, which holds its job's place) goes on
+   * without the log.
+   */
+  quorumLost(reason: string): void {
+    for (const refuse of [...this.refusals]) refuse(this.noQuorum(reason));
   }
 
   onChange(listener: (change: StoreChange) => void): () => void {

@@ -167,7 +167,10 @@ export class PeerMembership implements Service {
     this.quorum = new QuorumWatch({
       leaderSilentForMs: () => raft.leaderSilentForMs(),
       clock,
-      onLost: this.options.onQuorumLost,
+      onLost: (error) => {
+        this.replica?.replication.quorumLost(error.message);
+        this.options.onQuorumLost(error);
+      },
       onRegained: this.options.onQuorumRegained,
       leaseAgeMs: () => raft.leaseAgeMs(),
       lease: PEER_MEMBER_LEASE,

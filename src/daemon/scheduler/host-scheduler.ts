@@ -3,7 +3,7 @@ import { overlapReason } from '../../core/ledger/reasons.js';
 import { plannedStart } from '../../core/policy/spread.js';
 import type { Run } from '../../core/run.js';
 import { nextFireAt } from '../../core/schedule/occurrences.js';
-import type { NewRun, Store } from '../../store/store.js';
+import type { NewOccurrence, NewRun, Store } from '../../store/store.js';
 import { isStoreUnreachable } from '../../store/unreachable.js';
 import type { Clock } from '../clock.js';
 import type { DaemonEvents } from '../events.js';
@@ -156,7 +156,7 @@ export class HostScheduler {
 
   private async fire(entry: HostEntry): Promise<void> {
     const { job, nextAt: instant } = entry;
-    const { store, clock, gate, events, node } = this.options;
+    const { clock, gate, events, node } = this.options;
     const now = clock.now();
     // Advance first, so a failing write never makes this node fire the instant twice.
     const next = this.nextAfter(job, Math.max(instant, now - 1));
@@ -170,17 +170,15 @@ export class HostScheduler {
     if (decision.action === 'skip') {
       const reason =
         overlapReason(job.policy.concurrency, decision, state) ?? 'an earlier run was still running';
-      await store.recordOccurrences([
-        {
-          jobId: job.id,
-          scheduledFor: instant,
-          wall: null,
-          outcome: 'skipped-overlap',
-          reason: `on node ${node}: ${reason}`,
-          node,
-          decidedAt: now,
-        },
-      ]);
+      await this.recordSkipped({
+        jobId: job.id,
+        scheduledFor: instant,
+        wall: null,
+        outcome: 'skipped-overlap',
+        reason: `on node ${node}: ${reason}`,
+        node,
+        decidedAt: now,
+      });
       return;
     }
     if (decision.action === 'replace') for (const id of decision.cancel) gate.replace(id, job, instant);
@@ -208,6 +206,20 @@ export class HostScheduler {
     events.emit('run:fired', run);
     if (reserved) gate.launchReserved(run, job);
     else gate.hold(run, job);
+  }
+
+  /**
+   * Records an instant skipped for an overlap. Without the store it goes unrecorded (the journal keeps runs
+   * only): waiting on a store that cannot answer would hold up the instants after it.
+   */
+  private async recordSkipped(entry: NewOccurrence): Promise<void> {
+    const { store, offline } = this.options;
+    if (offline?.storeUnreachable()) return;
+    try {
+      await store.recordOccurrences([entry]);
+    } catch (error) {
+      if (!offline || !isStoreUnreachable(error)) throw error;
+    }
   }
 
   /**

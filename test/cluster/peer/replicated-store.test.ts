@@ -232,6 +232,24 @@ describe('The replicated store: every write through the log, applied to each mem
     expect((await createJob(alone.store, 'back')).name).toBe('back');
   });
 
+  it('Given a write waiting on the log, when its member loses the majority, then it is answered NO_QUORUM then, not at its timeout', async () => {
+    await started({ commitTimeoutMs: 60_000 });
+    const alone = cluster.follower();
+    cluster.cutOff.add(alone.id);
+    const asked = Date.now();
+    const waiting = createJob(alone.store, 'lonely').catch((error: unknown) => error);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+
+    alone.replication.quorumLost('no leader heard for 3 s');
+
+    expect(await waiting).toMatchObject({
+      code: 'NO_QUORUM',
+      details: { reason: 'no leader heard for 3 s' },
+    });
+    expect(Date.now() - asked).toBeLessThan(30_000);
+    cluster.cutOff.delete(alone.id);
+  });
+
   it('Given shard maps published through a follower, when fires carry fences, then a fire from a replaced map is FENCED on every member and one from the map in force fires', async () => {
     await started();
     const follower = cluster.follower();
