@@ -40,9 +40,20 @@ const packageName = (specifier) =>
     .slice(0, specifier.startsWith('@') ? 2 : 1)
     .join('/');
 
+// chalk is bundled through scripts/chalk-on-demand.js, which builds it only when colour is on.
+const CHALK_ON_DEMAND = path.join(root, 'scripts', 'chalk-on-demand.js');
+const CHALK_SUPPORTS_COLOR = path.join(
+  path.dirname(fileURLToPath(import.meta.resolve('chalk'))),
+  'vendor',
+  'supports-color',
+  'index.js',
+);
+
 /** Where an import goes: bundled (undefined, esbuild resolves it), or left external and how it is written. */
 function place(specifier, importer) {
   if (specifier.startsWith('node:')) return { external: specifier };
+  if (specifier === 'chalk-supports-color') return { bundled: CHALK_SUPPORTS_COLOR };
+  if (specifier === 'chalk' && importer !== CHALK_ON_DEMAND) return { bundled: CHALK_ON_DEMAND };
   if (!specifier.startsWith('.')) {
     const inPackage = importer.includes(`${path.sep}node_modules${path.sep}`);
     return inPackage || BUNDLED_PACKAGES.has(packageName(specifier)) ? undefined : { external: specifier };
