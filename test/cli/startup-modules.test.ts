@@ -63,7 +63,7 @@ describe('everyday commands load only what they need', () => {
     const coloured = await sched(dir, ['show', 'nightly'], { env: { FORCE_COLOR: '1' } });
     const plain = await sched(dir, ['show', 'nightly']);
 
-    expect(coloured.stdout).toMatch(/^State: +\u001b\[32mactive\u001b\[39m$/m);
+    expect(coloured.stdout).toContain('\u001b[32mactive\u001b[39m');
     expect(plain.stdout).toMatch(/^State: +active$/m);
   });
 

@@ -3,31 +3,16 @@ import { describe, expect, it } from 'vitest';
 import { zonedParts } from '../../src/core/zoned-parts.js';
 import { hostTimeZone, zoneAbbreviation, zoneOffset } from '../../src/cli/format/time.js';
 
-const intlUtcParts = new Intl.DateTimeFormat('en-US', {
-  timeZone: 'UTC',
-  hourCycle: 'h23',
-  weekday: 'short',
-  year: 'numeric',
-  month: '2-digit',
-  day: '2-digit',
-  hour: '2-digit',
-  minute: '2-digit',
-  second: '2-digit',
-});
-
-function partsByIntl(ms: number): Record<string, string> {
-  const parts: Record<string, string> = {};
-  for (const part of intlUtcParts.formatToParts(ms))
-    if (part.type !== 'literal') parts[part.type] = part.value;
-  return parts;
-}
-
 describe('UTC without Intl', () => {
+  // Etc/UTC is the same zone, read through Intl.
   it('given any instant from year 1 to 9999, when read in UTC, then the parts are the ones Intl writes', () => {
     fc.assert(
-      fc.property(fc.integer({ min: Date.UTC(1, 0, 1), max: Date.UTC(9999, 11, 31, 23, 59, 59) }), (ms) => {
-        expect(zonedParts(ms, 'UTC')).toEqual(partsByIntl(ms));
-      }),
+      fc.property(
+        fc.integer({ min: Date.parse('0001-01-01T00:00:00Z'), max: Date.parse('9999-12-31T23:59:59Z') }),
+        (ms) => {
+          expect(zonedParts(ms, 'UTC')).toEqual(zonedParts(ms, 'Etc/UTC'));
+        },
+      ),
       { numRuns: 2000 },
     );
   });
