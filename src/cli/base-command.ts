@@ -1,10 +1,13 @@
-import { Command, Errors, type Interfaces } from '@oclif/core';
+import { Command, Config, Errors, type Interfaces } from '@oclif/core';
 import { SchedClient, type ClientTarget } from '../client/sched-client.js';
 import type { RemoteFlags } from '../config/client-target.js';
 import { SchedError } from '../core/errors.js';
 import { classifyFailure, renderFailure, toErrorJson } from './failure.js';
 import { hostTimeZone, type Viewer } from './format/time.js';
 import { remoteFlags } from './remote-flags.js';
+
+/** What oclif's parser gives for flags and args, by name. */
+type Output = Record<string, unknown>;
 
 /**
  * What every sched command shares: `--json`, `--remote` and its token and CA, a lazily opened daemon
@@ -24,6 +27,24 @@ export abstract class SchedCommand extends Command {
   static localOnly: string | undefined;
 
   private daemonClient: SchedClient | undefined;
+  /** The parse of the command's own argv by its own flags: init, the command and its connection all ask. */
+  private ownParse: Promise<Interfaces.ParserOutput> | undefined;
+
+  /**
+   * oclif hands its loaded Config to `run`, and oclif's own `run` loads it all again before making the
+   * command (package.json, the 200 KB manifest, every command's id): about 2 ms of each command. Given a
+   * Config, the command runs with that one.
+   */
+  static override async run<T extends Command>(
+    this: new (argv: string[], config: Config) => T,
+    argv: string[] = process.argv.slice(2),
+    opts?: Interfaces.LoadOptions,
+  ): Promise<ReturnType<T['run']>> {
+    if (!(opts instanceof Config)) return Command.run.call(this, argv, opts) as Promise<ReturnType<T['run']>>;
+    const command = new this(argv, opts) as unknown as SchedCommand;
+    if (!command.id) command.id = command.ctor.id = command.constructor.name.toLowerCase();
+    return command._run();
+  }
 
   /** The connection to the daemon, opened on first use and closed when the command ends. */
   protected async client(): Promise<SchedClient> {
@@ -77,6 +98,16 @@ export abstract class SchedCommand extends Command {
     this.daemonClient?.close();
     this.daemonClient = undefined;
     await super.finally(error);
+  }
+
+  protected override parse<F extends Output, B extends Output, A extends Output>(
+    options?: Interfaces.Input<F, B, A>,
+    argv?: string[],
+  ): Promise<Interfaces.ParserOutput<F, B, A>> {
+    if (argv !== undefined || (options !== undefined && options !== this.ctor))
+      return super.parse(options, argv);
+    this.ownParse ??= super.parse(options);
+    return this.ownParse as Promise<Interfaces.ParserOutput<F, B, A>>;
   }
 
   /** The flags every command has for a remote daemon, as given (the command's own parse reads the rest). */

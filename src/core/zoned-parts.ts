@@ -31,8 +31,33 @@ function partsFormatter(zone: string): Intl.DateTimeFormat {
   return formatter;
 }
 
+const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+const twoDigits = (value: number) => String(value).padStart(2, '0');
+
+/**
+ * UTC read from Date itself, as Intl would write it: building the first Intl.DateTimeFormat of a process
+ * costs milliseconds (its zone and locale data), which is much of what a short CLI command spends.
+ * Years outside 1000..9999 are left to Intl, which writes them its own way.
+ */
+function utcParts(ms: number): ZonedParts | undefined {
+  const date = new Date(ms);
+  const year = date.getUTCFullYear();
+  if (!(year >= 1000 && year <= 9999)) return undefined;
+  return {
+    weekday: WEEKDAYS[date.getUTCDay()]!,
+    year: String(year),
+    month: twoDigits(date.getUTCMonth() + 1),
+    day: twoDigits(date.getUTCDate()),
+    hour: twoDigits(date.getUTCHours()),
+    minute: twoDigits(date.getUTCMinutes()),
+    second: twoDigits(date.getUTCSeconds()),
+  };
+}
+
 /** Throws a RangeError for a zone Intl does not know. */
 export function zonedParts(ms: number, zone: string): ZonedParts {
+  const utc = zone === 'UTC' ? utcParts(ms) : undefined;
+  if (utc !== undefined) return utc;
   const parts: Record<string, string> = {};
   for (const part of partsFormatter(zone).formatToParts(ms)) parts[part.type] = part.value;
   return {

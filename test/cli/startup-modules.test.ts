@@ -57,4 +57,20 @@ describe('everyday commands load only what they need', () => {
       expect(heavy(modules)).toEqual([]);
     },
   );
+
+  // The bundles build chalk only when colour is on (scripts/chalk-on-demand.js); both ways must read alike.
+  it('given colour forced or off, when sched show runs, then the state is coloured as chalk colours it, or plain', async () => {
+    const coloured = await sched(dir, ['show', 'nightly'], { env: { FORCE_COLOR: '1' } });
+    const plain = await sched(dir, ['show', 'nightly']);
+
+    expect(coloured.stdout).toContain('\u001b[32mactive\u001b[39m');
+    expect(plain.stdout).toMatch(/^State: +active$/m);
+  });
+
+  it('given colour forced, when a command fails, then its error is red and bold as chalk writes it', async () => {
+    const failed = await sched(dir, ['show', 'no-such-job'], { env: { FORCE_COLOR: '1' } });
+
+    expect(failed.code).not.toBe(0);
+    expect(failed.stderr.startsWith('\u001b[31m\u001b[1mError:\u001b[22m\u001b[39m ')).toBe(true);
+  });
 });

@@ -31,6 +31,8 @@ function zoneName(ms: number, zone: string, locale: string, style: 'short' | 'lo
 
 /** The zone's UTC offset at that instant, as `+01:00` / `-05:00`. */
 export function zoneOffset(ms: number, zone: string): string {
+  // UTC without Intl: see utcParts in core/zoned-parts.ts.
+  if (zone === 'UTC') return '+00:00';
   const name = zoneName(ms, zone, 'en-US', 'longOffset');
   return name === 'GMT' ? '+00:00' : name.replace(/^GMT/, '');
 }
@@ -40,6 +42,7 @@ export function zoneOffset(ms: number, zone: string): string {
  * only in en-GB; where neither has one it says `GMT+9`, and the plain offset reads better.
  */
 export function zoneAbbreviation(ms: number, zone: string): string {
+  if (zone === 'UTC') return 'UTC';
   for (const locale of ['en-US', 'en-GB']) {
     const name = zoneName(ms, zone, locale, 'short');
     if (!/^GMT[+-]/.test(name)) return name;
@@ -97,7 +100,12 @@ export function formatInstantWithRelative(ms: number, viewer: Viewer): string {
   return `${formatInstant(ms, viewer.zone)} (${formatRelative(ms, viewer.now)})`;
 }
 
-/** The zone this machine's clock is shown in: `TZ` when set, else the system's. */
+/**
+ * The zone this machine's clock is shown in: `TZ` when set, else the system's. A UTC host is told by
+ * Date's own name for the zone, which costs nothing next to building the Intl.DateTimeFormat that
+ * resolves it otherwise; that name is localized, so elsewhere than in English Intl answers.
+ */
 export function hostTimeZone(): string {
+  if (new Date(0).toString().endsWith('(Coordinated Universal Time)')) return 'UTC';
   return Intl.DateTimeFormat().resolvedOptions().timeZone;
 }
