@@ -117,6 +117,11 @@ export class RaftHost<Data, State> {
     return this.contact?.memberSilentForMs(member, this.options.clock.monotonic()) ?? 0;
   }
 
+  /** Leading: `member` reached this leader with a write it forwarded (see LeaderContact.heard). */
+  heardFrom(member: string): void {
+    if (this.wasLeader) this.contact?.heard(member, this.options.clock.monotonic());
+  }
+
   /** How long this member has heard no leader (0 while it leads or hears one): a side without a majority grows it. */
   leaderSilentForMs(): number {
     return this.leaderSilentSince === null ? 0 : this.options.clock.monotonic() - this.leaderSilentSince;
