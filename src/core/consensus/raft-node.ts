@@ -108,6 +108,8 @@ export class RaftNode<Data, State = unknown> {
   private electionElapsed = 0;
   private electionTimeout = 0;
   private heartbeatElapsed = 0;
+  /** Leading: the check-quorum round (one per election timeout) its appends are sent in, never reused. */
+  private round = 0;
   /** The commit index last sent to each follower (this leader's term only). */
   private readonly commitTold = new Map<string, number>();
   private votesGranted = new Set<string>();
@@ -259,6 +261,7 @@ export class RaftNode<Data, State = unknown> {
       if (this.electionElapsed >= this.config.electionTicks) {
         this.electionElapsed = 0;
         const active = this.progress!.takeActive();
+        this.round += 1;
         if (this.checkQuorum && !this.isMajority(active)) {
           this.becomeFollower(this.term, null);
           return;
@@ -299,7 +302,7 @@ export class RaftNode<Data, State = unknown> {
 
   step(message: RaftMessage<Data | null, State>): void {
     if (message.to !== this.id) return;
-    if (message.term === this.term) this.progress?.heardFrom(message.from);
+    if (message.term === this.term && this.answersThisRound(message)) this.progress?.heardFrom(message.from);
     if (message.term > this.term) {
       // A pre-vote, or a pre-vote granted, carries the term the candidate would stand at: no one's yet.
       const prospective =
@@ -332,6 +335,17 @@ export class RaftNode<Data, State = unknown> {
       case 'snapshot':
         return this.handleSnapshot(message);
     }
+  }
+
+  /**
+   * Whether `message` shows its sender follows this leader now: an answer to an append of the current
+   * check-quorum round. Any other message of the term, or an answer that arrives late, was sent before this
+   * round began, perhaps before its sender moved on to a newer leader: counted, it would keep a deposed
+   * leader passing its check-quorum for as long as late messages trickle in, past the bound its successor
+   * counts on (see LeaderContact). An answer without a round (a member of an older release) counts as before.
+   */
+  private answersThisRound(message: RaftMessage<Data | null, State>): boolean {
+    return message.type === 'append-response' && (message.round === undefined || message.round >= this.round);
   }
 
   takeReady(): RaftReady<Data, State> {
@@ -435,6 +449,7 @@ export class RaftNode<Data, State = unknown> {
     this.leader = this.id;
     this.heartbeatElapsed = 0;
     this.electionElapsed = 0;
+    this.round += 1;
     this.membership.forgetLearners();
     this.progress = new FollowerProgress(this.id, this.membership.peers, this.log.lastIndex);
     this.commitTold.clear();
@@ -552,6 +567,7 @@ export class RaftNode<Data, State = unknown> {
       prevLogTerm: lastTerm,
       entries: [],
       leaderCommit: this.commitIndex,
+      round: this.round,
     });
   }
 
@@ -570,7 +586,7 @@ export class RaftNode<Data, State = unknown> {
     const next = this.progress?.nextIndexOf(peer) ?? this.log.lastIndex + 1;
     const prevLogIndex = next - 1;
     if (prevLogIndex < this.log.snapshotIndex && this.snapshot) {
-      this.send({ ...this.header(peer), type: 'snapshot', snapshot: this.snapshot });
+      this.send({ ...this.header(peer), type: 'snapshot', snapshot: this.snapshot, round: this.round });
       return;
     }
     this.commitTold.set(peer, this.commitIndex);
@@ -581,11 +597,19 @@ export class RaftNode<Data, State = unknown> {
       prevLogTerm: this.log.termAt(prevLogIndex) ?? 0,
       entries: this.log.slice(next, this.maxEntries, this.batchBytes),
       leaderCommit: this.commitIndex,
+      round: this.round,
     });
   }
 
-  private respondAppend(request: { from: string }, success: boolean, index: number): void {
-    this.send({ ...this.header(request.from), type: 'append-response', success, index });
+  private respondAppend(request: { from: string; round?: number }, success: boolean, index: number): void {
+    const response: AppendResponse = {
+      ...this.header(request.from),
+      type: 'append-response',
+      success,
+      index,
+    };
+    if (request.round !== undefined) response.round = request.round;
+    this.send(response);
   }
 
   private header(to: string): { from: string; to: string; term: number } {

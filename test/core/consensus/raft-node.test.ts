@@ -216,6 +216,32 @@ describe('RaftNode pre-vote and check-quorum', () => {
 
     expect([a!.currentRole, a!.currentLeader]).toEqual(['follower', null]);
   });
+
+  it('given a leader whose follower’s answers arrive only after the round they answer, steps down at the next check: a late answer shows nothing of now', () => {
+    const [a, b] = electA();
+    // Nine ticks of heartbeats b answers; its answers are held up in the network.
+    const toB: Message[] = [];
+    for (let tick = 0; tick < 9; tick++) {
+      a!.tick();
+      toB.push(...a!.takeReady().messages.filter((message) => message.to === 'b'));
+    }
+    for (const message of toB) b!.step(message);
+    const late = b!.takeReady().messages;
+    // The tenth tick checks the round the election's answers fell in, and passes.
+    a!.tick();
+    a!.takeReady();
+    expect(a!.currentRole).toBe('leader');
+
+    // b's answers arrive now, in the next round; b (and c) answer nothing more.
+    for (const message of late) a!.step(message);
+    for (let tick = 0; tick < 10; tick++) {
+      a!.tick();
+      a!.takeReady();
+    }
+
+    expect(late.length).toBeGreaterThan(0);
+    expect(a!.currentRole).toBe('follower');
+  });
 });
 
 describe('RaftNode snapshots', () => {
