@@ -188,8 +188,9 @@ export class RaftHost<Data, State> {
     if (durable.snapshot) machine.restore(durable.snapshot.state);
     this.appliedIndex = durable.snapshot?.index ?? 0;
     this.leaderSilentSince = this.options.clock.monotonic();
-    // A deposed leader goes on sending until its check-quorum, at most two election timeouts, notices.
-    const deposedWithinMs = 2 * electionTicks * this.options.tickMs;
+    // A deposed leader goes on sending until its check-quorum notices, within three election timeouts of its
+    // successor's election (see RaftNode's check-quorum rounds).
+    const deposedWithinMs = 3 * electionTicks * this.options.tickMs;
     const random = this.options.random ?? (() => randomInt(2 ** 47) / 2 ** 47);
     const firstContact = 1 + Math.floor(random() * (2 ** 47 - 1));
     this.contact = new LeaderContact(this.leaderSilentSince, deposedWithinMs, firstContact);

@@ -338,14 +338,16 @@ export class RaftNode<Data, State = unknown> {
   }
 
   /**
-   * Whether `message` shows its sender follows this leader now: an answer to an append of the current
-   * check-quorum round. Any other message of the term, or an answer that arrives late, was sent before this
-   * round began, perhaps before its sender moved on to a newer leader: counted, it would keep a deposed
-   * leader passing its check-quorum for as long as late messages trickle in, past the bound its successor
+   * Whether `message` shows its sender follows this leader now: an answer to an append of this check-quorum
+   * round or the one before (a round trip may straddle the rounds' edge). Any other message of the term,
+   * or an answer that arrives later still, may have been sent before its sender moved on to a newer leader:
+   * counted, it would keep a deposed leader passing its checks for as long as late messages trickle in. So
+   * a leader is deposed within three election timeouts of its successor's election, the bound its successor
    * counts on (see LeaderContact). An answer without a round (a member of an older release) counts as before.
    */
   private answersThisRound(message: RaftMessage<Data | null, State>): boolean {
-    return message.type === 'append-response' && (message.round === undefined || message.round >= this.round);
+    if (message.type !== 'append-response') return false;
+    return message.round === undefined || message.round >= this.round - 1;
   }
 
   takeReady(): RaftReady<Data, State> {
