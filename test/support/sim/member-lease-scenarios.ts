@@ -1,4 +1,8 @@
-import type { MemberLeaseSimulationOptions, ScriptedStep } from './member-lease-simulation.js';
+import type {
+  MemberLeaseSimulationOptions,
+  ScriptedStep,
+  SimulationControl,
+} from './member-lease-simulation.js';
 
 export type MemberLeaseScenario = Omit<MemberLeaseSimulationOptions, 'seed'>;
 
@@ -26,6 +30,12 @@ export const RANDOM_SCENARIOS: Record<string, MemberLeaseScenario> = {
   'five members': { members: 5, cutRate: 0.03, crashRate: 0.003 },
 };
 
+/** The leader now, and another member (a script's first step picks them). */
+function leaderAndMember(control: SimulationControl): { leader: string; member: string } {
+  const leader = control.leader() ?? control.members[0]!;
+  return { leader, member: control.members.find((id) => id !== leader)! };
+}
+
 /**
  * A member caught up with the log is cut off, crashes and restarts still cut off, hears the leader again
  * while its own responses are lost, and gets one forwarded fire through: the leader has heard nothing else
@@ -39,8 +49,7 @@ export function restartCutOff(): ScriptedStep[] {
     {
       at: 3_000,
       act: (control) => {
-        leader = control.leader() ?? control.members[0]!;
-        member = control.members.find((id) => id !== leader)!;
+        ({ leader, member } = leaderAndMember(control));
         control.links.isolate(member, control.members);
       },
     },
@@ -63,13 +72,7 @@ export function cutOffWithRuns(): ScriptedStep[] {
   let member = '';
   const fire = (at: number): ScriptedStep => ({ at, act: (control) => control.fire(member) });
   return [
-    {
-      at: 3_000,
-      act: (control) => {
-        const leader = control.leader() ?? control.members[0]!;
-        member = control.members.find((id) => id !== leader)!;
-      },
-    },
+    { at: 3_000, act: (control) => ({ member } = leaderAndMember(control)) },
     fire(3_100),
     fire(3_400),
     fire(3_700),
@@ -89,8 +92,7 @@ export function fireAfterLeaseRanOut(): ScriptedStep[] {
     {
       at: 4_000,
       act: (control) => {
-        leader = control.leader() ?? control.members[0]!;
-        member = control.members.find((id) => id !== leader)!;
+        ({ leader, member } = leaderAndMember(control));
         control.fire(member);
         control.links.cut(leader, member);
       },
@@ -102,7 +104,7 @@ export function fireAfterLeaseRanOut(): ScriptedStep[] {
 /**
  * The followers' responses reach the leader seconds late (a stalled stream catching up), then the leader is
  * cut off: the followers elect another, while the late responses still arriving keep the old leader passing
- * its check-quorum for as long as they trickle in. The new leader counts the old one as deposed within two
+ * its check-quorum for as long as they trickle in. The new leader counts the old one as deposed within three
  * election timeouts of its election; the old one must be, or it keeps its runs past the new one's drop.
  */
 export function lateResponses(): ScriptedStep[] {
@@ -112,7 +114,7 @@ export function lateResponses(): ScriptedStep[] {
     {
       at: 4_000,
       act: (control) => {
-        leader = control.leader() ?? control.members[0]!;
+        ({ leader } = leaderAndMember(control));
         for (const id of control.members) if (id !== leader) control.links.slow(id, leader, 1, 6_000);
       },
     },
@@ -126,25 +128,14 @@ export function lateResponses(): ScriptedStep[] {
   ];
 }
 
+/** A script on a quiet network: no loss, short delays, no fires but the script's. */
+function scripted(script: ScriptedStep[]): MemberLeaseScenario {
+  return { script, randomFires: false, faults: { lossRate: 0, duplicateRate: 0, maxDelayMs: 20 } };
+}
+
 export const SCRIPTED_SCENARIOS: Record<string, MemberLeaseScenario> = {
-  'a member with runs going cut off for fifteen seconds': {
-    script: cutOffWithRuns(),
-    randomFires: false,
-    faults: { lossRate: 0, duplicateRate: 0, maxDelayMs: 20 },
-  },
-  'a member restarted while cut off gets one forwarded fire through': {
-    script: restartCutOff(),
-    randomFires: false,
-    faults: { lossRate: 0, duplicateRate: 0, maxDelayMs: 20 },
-  },
-  'a member whose fire reaches it only after its lease ran out': {
-    script: fireAfterLeaseRanOut(),
-    randomFires: false,
-    faults: { lossRate: 0, duplicateRate: 0, maxDelayMs: 20 },
-  },
-  'a leader cut off while its followers’ responses arrive seconds late': {
-    script: lateResponses(),
-    randomFires: false,
-    faults: { lossRate: 0, duplicateRate: 0, maxDelayMs: 20 },
-  },
+  'a member with runs going cut off for fifteen seconds': scripted(cutOffWithRuns()),
+  'a member restarted while cut off gets one forwarded fire through': scripted(restartCutOff()),
+  'a member whose fire reaches it only after its lease ran out': scripted(fireAfterLeaseRanOut()),
+  'a leader cut off while its followers’ responses arrive seconds late': scripted(lateResponses()),
 };
