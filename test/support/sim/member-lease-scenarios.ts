@@ -128,6 +128,29 @@ export function lateResponses(): ScriptedStep[] {
   ];
 }
 
+/**
+ * The leader's messages reach a member 4.5 to 6.5 s late (its stream to the member stalls and catches
+ * up) while the member's reach the leader at once: its lease flickers, each late echo confirming a response
+ * sent seconds ago, and a fire it made can be applied in a moment of lease between two looks of its watch.
+ * Then the member is cut off: any run it started must be stopped before the leader may drop it.
+ */
+export function leaderSlowToMember(): ScriptedStep[] {
+  let leader = '';
+  let member = '';
+  const fire = (at: number): ScriptedStep => ({ at, act: (control) => control.fire(member) });
+  return [
+    {
+      at: 3_000,
+      act: (control) => {
+        ({ leader, member } = leaderAndMember(control));
+        control.links.slow(leader, member, 4_500, 6_500);
+      },
+    },
+    ...Array.from({ length: 40 }, (_, i) => fire(3_100 + i * 500)),
+    { at: 23_200, act: (control) => control.links.isolate(member, control.members) },
+  ];
+}
+
 /** A script on a quiet network: no loss, short delays, no fires but the script's. */
 function scripted(script: ScriptedStep[]): MemberLeaseScenario {
   return { script, randomFires: false, faults: { lossRate: 0, duplicateRate: 0, maxDelayMs: 20 } };
@@ -138,4 +161,6 @@ export const SCRIPTED_SCENARIOS: Record<string, MemberLeaseScenario> = {
   'a member restarted while cut off gets one forwarded fire through': scripted(restartCutOff()),
   'a member whose fire reaches it only after its lease ran out': scripted(fireAfterLeaseRanOut()),
   'a leader cut off while its followers’ responses arrive seconds late': scripted(lateResponses()),
+  'a member hearing the leader 4.5 to 6.5 s late, its lease flickering, then cut off':
+    scripted(leaderSlowToMember()),
 };
