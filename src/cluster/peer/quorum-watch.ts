@@ -19,8 +19,8 @@ export interface QuorumWatchOptions {
   /** This member lost touch with a majority: what it cannot commit, it must do without the log. */
   onLost(error: SchedError): void;
   onRegained(): void;
-  /** How long ago this member was last surely in touch with a leader (see LeaderContact). */
-  leaseAgeMs(): number;
+  /** When (monotonic) this member was last surely in touch with a leader; null while it leads (see LeaderContact). */
+  leaseContactAt(): number | null;
   lease: MemberLeaseBounds;
   /**
    * The member's lease ran out: the runs it has going must stop before the majority records them lost.
@@ -38,7 +38,7 @@ export interface QuorumWatchOptions {
 export class QuorumWatch {
   private lost = false;
   private leaseExpired = false;
-  /** When (monotonic) the lease last ran from, as of the last look. */
+  /** When (monotonic) the lease last ran from, as of the last look (null: leading). */
   private contactAt: number | null = null;
   private cancel: CancelTimer | null = null;
 
@@ -61,12 +61,12 @@ export class QuorumWatch {
   }
 
   private check(): void {
-    const ageMs = this.options.leaseAgeMs();
-    const contactAt = this.options.clock.monotonic() - ageMs;
+    const contactAt = this.options.leaseContactAt();
+    const ageMs = contactAt === null ? 0 : this.options.clock.monotonic() - contactAt;
     const expired = memberLeaseExpired(ageMs, this.options.lease);
     // Expired at both looks, with contact confirmed in between: a late echo may have renewed the lease for
-    // less than the time between two looks, and a run started then must not outlive it. (1 ms: rounding.)
-    const renewedUnseen = this.contactAt !== null && contactAt > this.contactAt + 1;
+    // less than the time between two looks, and a run started then must not outlive it.
+    const renewedUnseen = contactAt !== null && this.contactAt !== null && contactAt > this.contactAt;
     if (expired && (!this.leaseExpired || renewedUnseen)) this.options.onLeaseExpired();
     this.leaseExpired = expired;
     this.contactAt = contactAt;

@@ -112,6 +112,11 @@ export class RaftHost<Data, State> {
     return this.contact?.leaseAgeMs(this.options.clock.monotonic()) ?? 0;
   }
 
+  /** When (monotonic) this member was last surely in touch with a leader; null while it leads (or is stopped). */
+  leaseContactAt(): number | null {
+    return this.contact?.lastSureContact ?? null;
+  }
+
   /** Leading: how long `member` has surely not been in touch with this leader; 0 when it does not lead. */
   memberSilentForMs(member: string): number {
     return this.contact?.memberSilentForMs(member, this.options.clock.monotonic()) ?? 0;

@@ -96,6 +96,11 @@ export class LeaderContact {
     this.confirmedAt = Math.max(this.confirmedAt, now);
   }
 
+  /** When (this member's clock) it was last surely in touch with a leader; null while it leads. */
+  get lastSureContact(): number | null {
+    return this.leadingSince !== null ? null : this.confirmedAt;
+  }
+
   /** How long ago this member was last surely in touch with a leader (0 while it leads). */
   leaseAgeMs(now: number): number {
     return this.leadingSince !== null ? 0 : Math.max(0, now - this.confirmedAt);

@@ -174,7 +174,7 @@ export class PeerMembership implements Service {
       clock,
       onLost: this.options.onQuorumLost,
       onRegained: this.options.onQuorumRegained,
-      leaseAgeMs: () => raft.leaseAgeMs(),
+      leaseContactAt: () => raft.leaseContactAt(),
       lease: PEER_MEMBER_LEASE,
       onLeaseExpired: this.options.onLeaseExpired,
     });

@@ -16,7 +16,7 @@ describe('QuorumWatch: when a peer counts itself cut off from the majority', () 
       lostAfterMs,
       onLost: (error) => (errors.push(error), heard.push('lost')),
       onRegained: () => heard.push('regained'),
-      leaseAgeMs: () => clock.monotonic() - contactAt,
+      leaseContactAt: () => contactAt,
       lease: { durationMs: 5_000, stopMs: 3_000, maxDrift: 0.05 },
       onLeaseExpired: () => heard.push('lease expired'),
     });

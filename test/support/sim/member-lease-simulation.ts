@@ -271,7 +271,7 @@ class MemberLeaseSimulation {
       clock,
       onLost: () => undefined,
       onRegained: () => undefined,
-      leaseAgeMs: () => host.leaseAgeMs(),
+      leaseContactAt: () => host.leaseContactAt(),
       lease: this.memberLease,
       onLeaseExpired: () => {
         this.trace(`${member.id} lease expired: kills its runs`);
