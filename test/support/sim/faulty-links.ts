@@ -27,8 +27,6 @@ export class FaultyLinks<Message> {
   private readonly flaky = new Map<string, number>();
   private readonly receivers = new Map<string, (message: Message, from: string) => void>();
   faults: LinkFaults;
-  delivered = 0;
-  lost = 0;
 
   constructor(
     private readonly time: VirtualTime,
@@ -47,22 +45,13 @@ export class FaultyLinks<Message> {
   send(from: string, to: string, message: Message): void {
     const { lossRate, duplicateRate, minDelayMs, maxDelayMs } = this.faults;
     const loss = this.flaky.get(`${from}>${to}`) ?? lossRate;
-    if (this.isCut(from, to) || this.random() < loss) {
-      this.lost += 1;
-      return;
-    }
+    if (this.isCut(from, to) || this.random() < loss) return;
     const copies = this.random() < duplicateRate ? 2 : 1;
     const slow = this.slowLinks.get(`${from}>${to}`);
     for (let copy = 0; copy < copies; copy++) {
       const delay = randomInt(this.random, slow?.minDelayMs ?? minDelayMs, slow?.maxDelayMs ?? maxDelayMs);
       this.time.at(this.time.now + delay, () => {
-        const receive = this.receivers.get(to);
-        if (receive === undefined) {
-          this.lost += 1;
-          return;
-        }
-        this.delivered += 1;
-        receive(message, from);
+        this.receivers.get(to)?.(message, from);
       });
     }
   }

@@ -29,11 +29,6 @@ export class VirtualTime {
     };
   }
 
-  /** When the next event is due, or null when none is. */
-  nextAt(): number | null {
-    return this.heap[0]?.at ?? null;
-  }
-
   /** Runs the events due up to `until`, calling `before(at)` once before each instant's events run. */
   runUntil(until: number, before: (at: number) => void = noop): void {
     while (this.heap.length > 0 && this.heap[0]!.at <= until) {
