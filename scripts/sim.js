@@ -17,6 +17,7 @@ const result = spawnSync(
     'test/core/consensus/raft-simulation.test.ts',
     'test/core/membership/swim-simulation.test.ts',
     'test/core/consensus/shard-lease-simulation.test.ts',
+    'test/core/consensus/member-lease-simulation.test.ts',
     '--testTimeout=0',
   ],
   {

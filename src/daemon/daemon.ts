@@ -17,7 +17,7 @@ import { StoreReachability } from './autonomy/store-reachability.js';
 import { ClusterFollower } from './cluster/follow-cluster.js';
 import { ClusterKeyService } from './cluster/cluster-key-service.js';
 import { ClusterMembership } from './cluster/cluster-membership.js';
-import { daemonPeerMembership, onceQuorate } from './cluster/daemon-peers.js';
+import { daemonPeerMembership, leaseLaunchRefusal, onceQuorate } from './cluster/daemon-peers.js';
 import type { PeerSettings } from './cluster/peer-membership.js';
 import { VoterRequests } from './cluster/voter-requests.js';
 import { ForcedRecoveryNotice } from './cluster/forced-recovery-notice.js';
@@ -326,6 +326,7 @@ export class Daemon {
       flushOutput: outputRelay ? (runId) => outputRelay.flush(runId) : undefined,
       retryNode: (job, failedOn): string => routing.automaticRetryNode(job, failedOn),
       keepEndOffline: autonomy ? (runId, outcome) => autonomy.keepEndOffline(runId, outcome) : undefined,
+      refuseLaunch: peers ? leaseLaunchRefusal(peers) : undefined,
     }));
     // Stopped once the runs have drained (their ends may start dependents), before the store closes.
     await stack.start(service('dependency trigger', { stop: () => dependencies?.stop() }));

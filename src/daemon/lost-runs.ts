@@ -23,6 +23,10 @@ export function crashLostReason(stopped: readonly string[] = []): string {
 export const LEASE_EXPIRED_REASON =
   'this node lost touch with the majority of the cluster; the run was stopped before the others could record it lost and run it again';
 
+/** Why a peer did not start a run whose fire reached it after its lease ran out. */
+export const LEASE_EXPIRED_AT_START_REASON =
+  'this node had lost touch with the majority of the cluster when the run was to start; it was not started, since the others may record it lost and run it again';
+
 /** Why a run of a node that left the federation's map is recorded lost. */
 export function deadNodeLostReason(nodeId: string): string {
   return `node ${nodeId} stopped heartbeating while this run was in progress; its outcome is unknown`;

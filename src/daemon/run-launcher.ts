@@ -88,6 +88,11 @@ export interface RunLauncherOptions {
    * retried until the store is back.
    */
   keepEndOffline?: (runId: string, outcome: RunOutcome) => boolean;
+  /**
+   * Why a run of `job` may not start here now (a peer whose lease on its runs ran out), or null: the run
+   * is then recorded cancelled with that reason, never started.
+   */
+  refuseLaunch?: (job: Job) => string | null;
 }
 
 /**
@@ -143,19 +148,19 @@ export class RunLauncher {
     // A run launched here is this node's in the store (a waiting run's claim made it so), whoever made it.
     const { attempt, scheduledFor, host, startedAt } = run;
     this.attempts.set(run.id, { attempt, scheduledFor, node: this.options.node, host, startedAt });
+    const refusal = this.options.refuseLaunch?.(job) ?? null;
+    if (refusal !== null) return this.settle(run.id, this.ended('cancelled', refusal));
     try {
       this.hand(run, job);
     } catch (error) {
-      this.settle(run.id, {
-        state: 'failed',
-        finishedAt: this.options.clock.now(),
-        exitCode: null,
-        signal: null,
-        error: `could not be started: ${(error as Error).message}`,
-        stdoutTail: '',
-        stderrTail: '',
-      });
+      this.settle(run.id, this.ended('failed', `could not be started: ${(error as Error).message}`));
     }
+  }
+
+  /** The outcome of a run that never started here. */
+  private ended(state: 'failed' | 'cancelled', error: string): RunOutcome {
+    const finishedAt = this.options.clock.now();
+    return { state, finishedAt, exitCode: null, signal: null, error, stdoutTail: '', stderrTail: '' };
   }
 
   private hand(run: Run, job: Job): void {

@@ -56,6 +56,7 @@ describe('a run ending here gives back what counted it', () => {
   let launcher: RunLauncher;
   let gate: RunGate;
   let job: Job;
+  let refusal: string | null;
 
   beforeEach(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sched-release-'));
@@ -76,7 +77,9 @@ describe('a run ending here gives back what counted it', () => {
       daemonAccount: { user: os.userInfo().username, isRoot: process.getuid?.() === 0 },
       waitForRetry: () => undefined,
       liveOutput: new LiveOutput(),
+      refuseLaunch: () => refusal,
     });
+    refusal = null;
     gate = new RunGate({
       store,
       clock,
@@ -154,6 +157,19 @@ describe('a run ending here gives back what counted it', () => {
     commands.finish(run.id, outcome());
     await launcher.settled();
 
+    expect(gate.isRunning(job.id)).toBe(false);
+    expect(gate.reserve()).toBe(true);
+  });
+
+  it('frees the job and the slot when the run may not start here (a peer whose lease ran out), records it cancelled with why, and starts nothing', async () => {
+    refusal = 'this node had lost touch with the majority';
+    const run = await startRun();
+    await launcher.settled();
+
+    const stored = await store.findRun(run.id);
+    expect(stored?.state).toBe('cancelled');
+    expect(stored?.error).toBe('this node had lost touch with the majority');
+    expect(commands.handed).toEqual([]);
     expect(gate.isRunning(job.id)).toBe(false);
     expect(gate.reserve()).toBe(true);
   });

@@ -12,6 +12,8 @@ export interface LeaderView {
   readonly role: string | null;
   readonly leader: string | null;
   offer(command: StoreCommand): Offer;
+  /** Leading: `member` forwarded a write here now, which counts as contact for its lease on its runs. */
+  heardFrom(member: string): void;
 }
 
 export interface CommandForwardingOptions {
@@ -86,6 +88,7 @@ export class CommandForwarding {
     const { request, from, command } = decoded.message;
     const to = tryParsePeerAddress(from);
     if (to === null) return this.options.onMalformed?.(`forwarded write from ${from}: not an address`);
+    this.options.raft.heardFrom(from);
     const answer = { request, ...submission(this.options.raft.offer(command)) };
     this.streams.send(to, 'forward-reply', utf8.encode(JSON.stringify(answer)));
   }

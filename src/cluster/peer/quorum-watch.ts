@@ -19,10 +19,13 @@ export interface QuorumWatchOptions {
   /** This member lost touch with a majority: what it cannot commit, it must do without the log. */
   onLost(error: SchedError): void;
   onRegained(): void;
-  /** How long ago this member was last surely in touch with a leader (see LeaderContact). */
-  leaseAgeMs(): number;
+  /** When (monotonic) this member was last surely in touch with a leader; null while it leads (see LeaderContact). */
+  leaseContactAt(): number | null;
   lease: MemberLeaseBounds;
-  /** The member's lease ran out: the runs it has going must stop before the majority records them lost. */
+  /**
+   * The member's lease ran out: the runs it has going must stop before the majority records them lost.
+   * Said again when contact was confirmed since the last look without making the lease hold at it.
+   */
   onLeaseExpired(): void;
 }
 
@@ -35,6 +38,8 @@ export interface QuorumWatchOptions {
 export class QuorumWatch {
   private lost = false;
   private leaseExpired = false;
+  /** When (monotonic) the lease last ran from, as of the last look (null: leading). */
+  private contactAt: number | null = null;
   private cancel: CancelTimer | null = null;
 
   constructor(private readonly options: QuorumWatchOptions) {}
@@ -56,9 +61,15 @@ export class QuorumWatch {
   }
 
   private check(): void {
-    const expired = memberLeaseExpired(this.options.leaseAgeMs(), this.options.lease);
-    if (expired && !this.leaseExpired) this.options.onLeaseExpired();
+    const contactAt = this.options.leaseContactAt();
+    const ageMs = contactAt === null ? 0 : this.options.clock.monotonic() - contactAt;
+    const expired = memberLeaseExpired(ageMs, this.options.lease);
+    // Expired at both looks, with contact confirmed in between: a late echo may have renewed the lease for
+    // less than the time between two looks, and a run started then must not outlive it.
+    const renewedUnseen = contactAt !== null && this.contactAt !== null && contactAt > this.contactAt;
+    if (expired && (!this.leaseExpired || renewedUnseen)) this.options.onLeaseExpired();
     this.leaseExpired = expired;
+    this.contactAt = contactAt;
     const silentMs = this.options.leaderSilentForMs();
     if (!this.lost && silentMs >= (this.options.lostAfterMs ?? QUORUM_LOST_AFTER_MS)) {
       this.lost = true;

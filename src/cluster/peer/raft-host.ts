@@ -1,10 +1,10 @@
 import { randomInt } from 'node:crypto';
 import type { CancelTimer, Clock } from '../../core/clock.js';
-import type { LogEntry, RaftMessage } from '../../core/consensus/raft-messages.js';
+import type { LogEntry, RaftMessage, Snapshot } from '../../core/consensus/raft-messages.js';
 import { LeaderContact } from '../../core/consensus/leader-contact.js';
-import { RaftNode, type RaftRole } from '../../core/consensus/raft-node.js';
+import { RaftNode, type RaftDurableState, type RaftRole } from '../../core/consensus/raft-node.js';
 import { MAX_STREAM_FRAME } from '../../core/peer/wire-fields.js';
-import type { RaftDisk } from './raft-disk.js';
+import type { DurableChanges } from './raft-disk.js';
 
 /** How a host's Raft messages reach the other members (sealed and framed by the peer transport). */
 export interface RaftChannel<Data, State> {
@@ -22,10 +22,18 @@ export interface RaftStateMachine<Data, State> {
   snapshot(): State;
 }
 
+/** Where a host keeps what must survive a restart: a RaftDisk, or memory in a simulation. */
+export interface RaftHostDisk<Data, State> {
+  load(): RaftDurableState<Data, State>;
+  /** Durable before it returns: the host sends nothing a step produced until its changes are kept. */
+  persist(changes: DurableChanges<Data, State>): void;
+  saveSnapshot(snapshot: Snapshot<State>): void;
+}
+
 export interface RaftHostOptions<Data, State> {
   id: string;
   voters: readonly string[];
-  disk: RaftDisk<Data, State>;
+  disk: RaftHostDisk<Data, State>;
   channel: RaftChannel<Data, State>;
   machine: RaftStateMachine<Data, State>;
   clock: Clock;
@@ -40,6 +48,8 @@ export interface RaftHostOptions<Data, State> {
    * carry, leaving room for the message around them); a proposal larger than this is refused.
    */
   maxAppendBytes?: number;
+  /** Uniform in [0, 1): election timeouts and contact numbers (default: crypto), seeded in a simulation. */
+  random?: () => number;
 }
 
 /** Where a proposal went: applied here at `index`, or refused with the leader to ask instead. */
@@ -102,9 +112,19 @@ export class RaftHost<Data, State> {
     return this.contact?.leaseAgeMs(this.options.clock.monotonic()) ?? 0;
   }
 
+  /** When (monotonic) this member was last surely in touch with a leader; null while it leads (or is stopped). */
+  leaseContactAt(): number | null {
+    return this.contact?.lastSureContact ?? null;
+  }
+
   /** Leading: how long `member` has surely not been in touch with this leader; 0 when it does not lead. */
   memberSilentForMs(member: string): number {
     return this.contact?.memberSilentForMs(member, this.options.clock.monotonic()) ?? 0;
+  }
+
+  /** Leading: `member` reached this leader with a write it forwarded (see LeaderContact.heard). */
+  heardFrom(member: string): void {
+    if (this.wasLeader) this.contact?.heard(member, this.options.clock.monotonic());
   }
 
   /** How long this member has heard no leader (0 while it leads or hears one): a side without a majority grows it. */
@@ -173,16 +193,19 @@ export class RaftHost<Data, State> {
     if (durable.snapshot) machine.restore(durable.snapshot.state);
     this.appliedIndex = durable.snapshot?.index ?? 0;
     this.leaderSilentSince = this.options.clock.monotonic();
-    // A deposed leader goes on sending until its check-quorum, at most two election timeouts, notices.
-    const deposedWithinMs = 2 * electionTicks * this.options.tickMs;
-    this.contact = new LeaderContact(this.leaderSilentSince, deposedWithinMs, randomInt(1, 2 ** 47));
+    // A deposed leader goes on sending until its check-quorum notices, within three election timeouts of its
+    // successor's election (see RaftNode's check-quorum rounds).
+    const deposedWithinMs = 3 * electionTicks * this.options.tickMs;
+    const random = this.options.random ?? (() => randomInt(2 ** 47) / 2 ** 47);
+    const firstContact = 1 + Math.floor(random() * (2 ** 47 - 1));
+    this.contact = new LeaderContact(this.leaderSilentSince, deposedWithinMs, firstContact);
     this.node = new RaftNode<Data, State>(
       {
         id,
         voters,
         electionTicks,
         heartbeatTicks,
-        random: () => randomInt(2 ** 47) / 2 ** 47,
+        random,
         maxBytesPerMessage: this.maxAppendBytes,
         entryBytes: (entry) => this.bytesOf(entry),
       },

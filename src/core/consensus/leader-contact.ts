@@ -12,8 +12,8 @@ const MAX_UNCONFIRMED = 128;
  * runs from then. Hearing the leader is not enough, since a cut that lets the leader's messages through but
  * not the member's would leave the member sure of itself while the leader counts it gone.
  *
- * The leader, for its part, notes when each member's latest contact arrived: the member's lease started no
- * later than that. A leader newly elected knows nothing of the members' contacts with its predecessor,
+ * The leader, for its part, notes when each member's latest contact arrived (a response, or a write it
+ * forwarded): the member's lease started no later than that. A leader newly elected knows nothing of the members' contacts with its predecessor,
  * which kept sending them until its check-quorum deposed it, so it counts each as heard at its election
  * plus that bound.
  */
@@ -21,7 +21,7 @@ export class LeaderContact {
   private nextContact: number;
   private readonly unconfirmed = new Map<number, number>();
   private confirmedAt: number;
-  private readonly contactOf = new Map<string, { contact: number; at: number }>();
+  private readonly contactOf = new Map<string, { contact: number | undefined; at: number }>();
   private leadingSince: number | null = null;
 
   /**
@@ -66,6 +66,18 @@ export class LeaderContact {
     this.contactOf.set(member, { contact, at: now });
   }
 
+  /**
+   * Leading: `member` reached this leader now some other way than a response: a write it forwarded. Any
+   * lease it holds started before now, so counting it as heard now only waits longer before dropping it;
+   * and it must be counted: a member just restarted takes its start as its last contact, and may start a
+   * run from such a write while every response of its new life is lost on the way here.
+   */
+  heard(member: string, now: number): void {
+    if (this.leadingSince === null) return;
+    const known = this.contactOf.get(member);
+    this.contactOf.set(member, { contact: known?.contact, at: now });
+  }
+
   /** Leading: the number to echo to `member` (the latest it sent), if any. */
   echoFor(member: string): number | undefined {
     return this.contactOf.get(member)?.contact;
@@ -82,6 +94,11 @@ export class LeaderContact {
     this.leadingSince = null;
     this.contactOf.clear();
     this.confirmedAt = Math.max(this.confirmedAt, now);
+  }
+
+  /** When (this member's clock) it was last surely in touch with a leader; null while it leads. */
+  get lastSureContact(): number | null {
+    return this.leadingSince !== null ? null : this.confirmedAt;
   }
 
   /** How long ago this member was last surely in touch with a leader (0 while it leads). */

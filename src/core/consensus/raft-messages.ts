@@ -59,6 +59,8 @@ export interface AppendRequest<Data> {
   prevLogTerm: number;
   entries: LogEntry<Data>[];
   leaderCommit: number;
+  /** The leader's check-quorum round it was sent in, which the answer carries back (see RaftNode.tick). */
+  round?: number;
   /** The host's: the latest `contact` the leader received from this member (see LeaderContact). */
   echo?: number;
 }
@@ -71,6 +73,8 @@ export interface AppendResponse {
   success: boolean;
   /** On success, the last index known to match the leader's log; on failure, where to look next. */
   index: number;
+  /** The round of the append (or snapshot) this answers, when it carried one. */
+  round?: number;
   /** The host's: this response's number, for the leader to echo (see LeaderContact). */
   contact?: number;
 }
@@ -91,6 +95,8 @@ export interface SnapshotRequest<State> {
   to: string;
   term: number;
   snapshot: Snapshot<State>;
+  /** As an append's. */
+  round?: number;
 }
 
 export type RaftMessage<Data, State = unknown> =

@@ -111,6 +111,8 @@ export class RaftNode<Data, State = unknown> {
   private electionElapsed = 0;
   private electionTimeout = 0;
   private heartbeatElapsed = 0;
+  /** Leading: the check-quorum round (one per election timeout) its appends are sent in, never reused. */
+  private round = 0;
   /** The commit index last sent to each follower (this leader's term only). */
   private readonly commitTold = new Map<string, number>();
   private votesGranted = new Set<string>();
@@ -262,6 +264,7 @@ export class RaftNode<Data, State = unknown> {
       if (this.electionElapsed >= this.config.electionTicks) {
         this.electionElapsed = 0;
         const active = this.progress!.takeActive();
+        this.round += 1;
         if (this.checkQuorum && !this.isMajority(active)) {
           this.becomeFollower(this.term, null);
           return;
@@ -305,7 +308,7 @@ export class RaftNode<Data, State = unknown> {
 
   step(message: RaftMessage<Data | null, State>): void {
     if (message.to !== this.id) return;
-    if (message.term === this.term) this.progress?.heardFrom(message.from);
+    if (message.term === this.term && this.answersThisRound(message)) this.progress?.heardFrom(message.from);
     if (message.term > this.term) {
       // A pre-vote, or a pre-vote granted, carries the term the candidate would stand at: no one's yet.
       const prospective =
@@ -338,6 +341,19 @@ export class RaftNode<Data, State = unknown> {
       case 'snapshot':
         return this.handleSnapshot(message);
     }
+  }
+
+  /**
+   * Whether `message` shows its sender follows this leader now: an answer to an append of this check-quorum
+   * round or the one before (a round trip may straddle the rounds' edge). Any other message of the term,
+   * or an answer that arrives later still, may have been sent before its sender moved on to a newer leader:
+   * counted, it would keep a deposed leader passing its checks for as long as late messages trickle in. So
+   * a leader is deposed within three election timeouts of its successor's election, the bound its successor
+   * counts on (see LeaderContact). An answer without a round (a member of an older release) counts as before.
+   */
+  private answersThisRound(message: RaftMessage<Data | null, State>): boolean {
+    if (message.type !== 'append-response') return false;
+    return message.round === undefined || message.round >= this.round - 1;
   }
 
   takeReady(): RaftReady<Data, State> {
@@ -441,6 +457,7 @@ export class RaftNode<Data, State = unknown> {
     this.leader = this.id;
     this.heartbeatElapsed = 0;
     this.electionElapsed = 0;
+    this.round += 1;
     this.membership.forgetLearners();
     this.progress = new FollowerProgress(this.id, this.membership.peers, this.log.lastIndex);
     this.commitTold.clear();
@@ -563,6 +580,7 @@ export class RaftNode<Data, State = unknown> {
       prevLogTerm: this.log.termAt(prevLogIndex) ?? 0,
       entries: [],
       leaderCommit: this.commitIndex,
+      round: this.round,
     });
   }
 
@@ -592,7 +610,7 @@ export class RaftNode<Data, State = unknown> {
     const next = progress?.nextIndexOf(peer) ?? this.log.lastIndex + 1;
     const prevLogIndex = next - 1;
     if (prevLogIndex < this.log.snapshotIndex && this.snapshot) {
-      this.send({ ...this.header(peer), type: 'snapshot', snapshot: this.snapshot });
+      this.send({ ...this.header(peer), type: 'snapshot', snapshot: this.snapshot, round: this.round });
       progress?.sentSnapshot(
         peer,
         SNAPSHOT_WAIT_ELECTIONS * Math.ceil(this.config.electionTicks / this.config.heartbeatTicks),
@@ -608,12 +626,20 @@ export class RaftNode<Data, State = unknown> {
       prevLogTerm: this.log.termAt(prevLogIndex) ?? 0,
       entries,
       leaderCommit: this.commitIndex,
+      round: this.round,
     });
     progress?.sent(peer, prevLogIndex + entries.length, entries.length > 0);
   }
 
-  private respondAppend(request: { from: string }, success: boolean, index: number): void {
-    this.send({ ...this.header(request.from), type: 'append-response', success, index });
+  private respondAppend(request: { from: string; round?: number }, success: boolean, index: number): void {
+    const response: AppendResponse = {
+      ...this.header(request.from),
+      type: 'append-response',
+      success,
+      index,
+    };
+    if (request.round !== undefined) response.round = request.round;
+    this.send(response);
   }
 
   private header(to: string): { from: string; to: string; term: number } {

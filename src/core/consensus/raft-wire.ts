@@ -30,6 +30,7 @@ export function raftWire<Data, State>(data: z.ZodType<Data>, state: z.ZodType<St
       prevLogTerm: wireCount,
       entries: z.array(entry).max(MAX_ENTRIES),
       leaderCommit: wireCount,
+      round: wireCount.optional(),
       echo: wireCount.optional(),
     }),
     z.object({
@@ -37,12 +38,14 @@ export function raftWire<Data, State>(data: z.ZodType<Data>, state: z.ZodType<St
       ...base,
       success: z.boolean(),
       index: wireCount,
+      round: wireCount.optional(),
       contact: wireCount.optional(),
     }),
     z.object({
       type: z.literal('snapshot'),
       ...base,
       snapshot: z.object({ index: wireCount, term: wireCount, voters, state }),
+      round: wireCount.optional(),
     }),
   ]);
   return {

@@ -2,7 +2,8 @@ import type { Store } from '../../store/store.js';
 import type { StoreReachability } from '../autonomy/store-reachability.js';
 import type { Clock } from '../clock.js';
 import type { DaemonEvents } from '../events.js';
-import { LEASE_EXPIRED_REASON } from '../lost-runs.js';
+import type { Job } from '../../core/job.js';
+import { LEASE_EXPIRED_AT_START_REASON, LEASE_EXPIRED_REASON } from '../lost-runs.js';
 import type { RunLauncher } from '../run-launcher.js';
 import { PeerMembership, type PeerSettings } from './peer-membership.js';
 import { untilQuorum } from './until-quorum.js';
@@ -47,9 +48,7 @@ export function daemonPeerMembership(options: DaemonPeerOptions): PeerMembership
     onQuorumRegained: () => reachability.succeeded(),
     // The majority may record them lost and run them again soon: they must be gone first.
     onLeaseExpired: () => {
-      const stopped = options
-        .launcher()
-        ?.killWhere((job) => job.placement.mode !== 'every-host', LEASE_EXPIRED_REASON);
+      const stopped = options.launcher()?.killWhere(coveredByLease, LEASE_EXPIRED_REASON);
       if (stopped)
         events.emit('cluster:error', {
           error: new Error(`this node lost touch with the majority: stopped ${stopped} run(s) of once-jobs`),
@@ -68,4 +67,18 @@ export function onceQuorate(events: DaemonEvents, signal: AbortSignal, what: str
       signal,
       onWaiting: (error) => events.emit('cluster:waiting', { for: what, error }),
     });
+}
+
+/** The runs a member's lease covers: those of once-jobs (every-host jobs go on alone, cut off or not). */
+function coveredByLease(job: Job): boolean {
+  return job.placement.mode !== 'every-host';
+}
+
+/**
+ * Why a once-job's run may not start here now: this node's lease ran out, and the fire it made while in
+ * touch was applied here only since (its runs were killed when the lease ran out, and this one would never
+ * be), so the majority may record the run lost and start it elsewhere at any moment. Null when it may.
+ */
+export function leaseLaunchRefusal(peers: PeerMembership): (job: Job) => string | null {
+  return (job) => (coveredByLease(job) && peers.leaseExpired() ? LEASE_EXPIRED_AT_START_REASON : null);
 }

@@ -10,7 +10,7 @@ import type { VoterChange, VoterChangeResult } from '../../cluster/peer/voter-ch
 import { PeerStreams } from '../../cluster/peer/peer-streams.js';
 import { QUORUM_CHECK_EVERY_MS, QuorumWatch } from '../../cluster/peer/quorum-watch.js';
 import { SwimMembership } from '../../cluster/peer/swim-membership.js';
-import type { MemberLeaseBounds } from '../../core/cluster/member-lease.js';
+import { memberLeaseExpired, type MemberLeaseBounds } from '../../core/cluster/member-lease.js';
 import { SchedError } from '../../core/errors.js';
 import { formatPeerAddress, parsePeerAddress, type PeerAddress } from '../../core/peer/peer-address.js';
 import { SqliteStore } from '../../store/sqlite/sqlite-store.js';
@@ -105,6 +105,11 @@ export class PeerMembership implements Service {
     return this.replica.voterChanges.change(change);
   }
 
+  /** Whether this node's lease on its runs ran out: it may not start a once-job's run (see member-lease.ts). */
+  leaseExpired(): boolean {
+    return this.replica !== null && memberLeaseExpired(this.replica.raft.leaseAgeMs(), PEER_MEMBER_LEASE);
+  }
+
   /** The voters `sched cluster recover --force` forced on this node, until its log supersedes them. */
   get forcedRecovery(): ForcedRecovery | null {
     return this.replica?.forcedRecovery ?? null;
@@ -172,7 +177,7 @@ export class PeerMembership implements Service {
         this.options.onQuorumLost(error);
       },
       onRegained: this.options.onQuorumRegained,
-      leaseAgeMs: () => raft.leaseAgeMs(),
+      leaseContactAt: () => raft.leaseContactAt(),
       lease: PEER_MEMBER_LEASE,
       onLeaseExpired: this.options.onLeaseExpired,
     });

@@ -16,14 +16,15 @@ describe('QuorumWatch: when a peer counts itself cut off from the majority', () 
       lostAfterMs,
       onLost: (error) => (errors.push(error), heard.push('lost')),
       onRegained: () => heard.push('regained'),
-      leaseAgeMs: () => clock.monotonic() - contactAt,
+      leaseContactAt: () => contactAt,
       lease: { durationMs: 5_000, stopMs: 3_000, maxDrift: 0.05 },
       onLeaseExpired: () => heard.push('lease expired'),
     });
     watch.start();
     const silence = () => (silentSince = clock.monotonic());
     const leaderHeard = () => ((silentSince = null), (contactAt = clock.monotonic()));
-    return { clock, watch, heard, errors, silence, leaderHeard };
+    const echoedSentAt = (at: number) => (contactAt = at);
+    return { clock, watch, heard, errors, silence, leaderHeard, echoedSentAt };
   }
 
   it('Given a leader that goes quiet for less than the threshold (an election), then nothing is said', async () => {
@@ -50,6 +51,22 @@ describe('QuorumWatch: when a peer counts itself cut off from the majority', () 
     silence();
     await clock.advance(5_000);
     expect(heard).toEqual(['lost', 'lease expired', 'regained', 'lost', 'lease expired']);
+  });
+
+  it('Given a lease that ran out, when a late echo renews it for less than the time between two looks, then it says the lease expired again', async () => {
+    const { clock, heard, silence, echoedSentAt } = watched();
+    silence();
+    await clock.advance(6_000);
+    expect(heard).toEqual(['lost', 'lease expired']);
+
+    // An echo arrives confirming a response sent 4.7 s ago: the lease holds for 50 ms, unseen by any look,
+    // and a run may start in them.
+    echoedSentAt(clock.monotonic() - 4_700);
+    await clock.advance(300);
+
+    expect(heard).toEqual(['lost', 'lease expired', 'lease expired']);
+    await clock.advance(5_000);
+    expect(heard).toEqual(['lost', 'lease expired', 'lease expired']);
   });
 
   it('Given a silence past the threshold, then it says lost once with a NO_QUORUM error, and regained once a leader is heard', async () => {

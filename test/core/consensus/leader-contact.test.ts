@@ -52,4 +52,23 @@ describe('LeaderContact: when a member was surely in touch with its leader', () 
     expect(leader.memberSilentForMs('n2', 20_000)).toBe(0);
     expect(leader.echoFor('n2')).toBeUndefined();
   });
+
+  it('Given a member heard only through a write it forwarded (a restarted member whose responses are lost), then the leader counts it in touch from then, and echoes what it echoed before', () => {
+    const leader = new LeaderContact(0, 2_000, 1);
+    leader.becameLeader(0);
+    leader.received('n2', 42, 3_000);
+    expect(leader.memberSilentForMs('n2', 12_000)).toBe(9_000);
+
+    leader.heard('n2', 11_000);
+
+    expect(leader.memberSilentForMs('n2', 12_000)).toBe(1_000);
+    expect(leader.echoFor('n2')).toBe(42);
+  });
+
+  it('Given a node that does not lead, then a write forwarded to it counts for nothing', () => {
+    const node = new LeaderContact(0, 2_000, 1);
+    node.heard('n2', 5_000);
+    node.becameLeader(6_000);
+    expect(node.memberSilentForMs('n2', 20_000)).toBe(12_000);
+  });
 });

@@ -216,6 +216,59 @@ describe('RaftNode pre-vote and check-quorum', () => {
 
     expect([a!.currentRole, a!.currentLeader]).toEqual(['follower', null]);
   });
+
+  it('given a leader whose follower’s answers arrive two check-quorum rounds late, steps down at the next check: a late answer shows nothing of now', () => {
+    const [a, b, c] = electA();
+    /** Ticks the leader; `live` members get its messages at once and it gets their answers. */
+    const tick = (times: number, live: Member[]): Message[] => {
+      const held: Message[] = [];
+      for (let count = 0; count < times; count++) {
+        a!.tick();
+        for (const message of a!.takeReady().messages) {
+          const to = live.find((member) => member.id === message.to);
+          if (to === undefined) {
+            held.push(message);
+            continue;
+          }
+          to.step(message);
+          for (const answer of to.takeReady().messages) a!.step(answer);
+          a!.takeReady();
+        }
+      }
+      return held;
+    };
+    // Round 1: b answers, but its answers are held up in the network; c answers at once.
+    const toB = tick(9, [c!]).filter((message) => message.to === 'b');
+    for (const message of toB) b!.step(message);
+    const late = b!.takeReady().messages;
+    tick(1, [c!]);
+    // Round 2: c still answers, and the check passes (the check's own tick opens round 3, which nobody answers).
+    tick(9, [c!]);
+    tick(1, []);
+    expect(a!.currentRole).toBe('leader');
+
+    // Round 3: b's answers to round 1 arrive; nobody else answers.
+    for (const message of late) a!.step(message);
+    a!.takeReady();
+    tick(10, []);
+
+    expect(late.filter((message) => message.type === 'append-response').length).toBeGreaterThan(0);
+    expect(a!.currentRole).toBe('follower');
+  });
+
+  it('given a leader whose follower’s answers each take a whole round to arrive, stays leader: a round trip may straddle a round’s edge', () => {
+    const [a, b] = electA();
+    const inFlight: Message[][] = [];
+    for (let count = 0; count < 50; count++) {
+      a!.tick();
+      for (const message of a!.takeReady().messages.filter((each) => each.to === 'b')) b!.step(message);
+      inFlight.push(b!.takeReady().messages);
+      if (inFlight.length > 10) for (const answer of inFlight.shift()!) a!.step(answer);
+      a!.takeReady();
+    }
+
+    expect(a!.currentRole).toBe('leader');
+  });
 });
 
 describe('RaftNode snapshots', () => {

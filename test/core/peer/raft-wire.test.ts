@@ -40,20 +40,46 @@ const raftMessage: fc.Arbitrary<RaftMessage<Command, string[]>> = fc.oneof(
     ...base,
     granted: fc.boolean(),
   }),
-  fc.record({
-    type: fc.constant('append' as const),
-    ...base,
-    prevLogIndex: count,
-    prevLogTerm: count,
-    entries: fc.array(entry, { maxLength: 20 }),
-    leaderCommit: count,
-  }),
-  fc.record({ type: fc.constant('append-response' as const), ...base, success: fc.boolean(), index: count }),
-  fc.record({
-    type: fc.constant('snapshot' as const),
-    ...base,
-    snapshot: fc.record({ index: count, term: count, voters, state: fc.array(fc.string({ maxLength: 64 })) }),
-  }),
+  fc.record(
+    {
+      type: fc.constant('append' as const),
+      ...base,
+      prevLogIndex: count,
+      prevLogTerm: count,
+      entries: fc.array(entry, { maxLength: 20 }),
+      leaderCommit: count,
+      round: count,
+      echo: count,
+    },
+    {
+      requiredKeys: ['type', 'from', 'to', 'term', 'prevLogIndex', 'prevLogTerm', 'entries', 'leaderCommit'],
+    },
+  ),
+  fc.record(
+    {
+      type: fc.constant('append-response' as const),
+      ...base,
+      success: fc.boolean(),
+      index: count,
+      round: count,
+      contact: count,
+    },
+    { requiredKeys: ['type', 'from', 'to', 'term', 'success', 'index'] },
+  ),
+  fc.record(
+    {
+      type: fc.constant('snapshot' as const),
+      ...base,
+      snapshot: fc.record({
+        index: count,
+        term: count,
+        voters,
+        state: fc.array(fc.string({ maxLength: 64 })),
+      }),
+      round: count,
+    },
+    { requiredKeys: ['type', 'from', 'to', 'term', 'snapshot'] },
+  ),
 );
 
 const utf8 = (text: string) => Buffer.from(text, 'utf8');

@@ -66,20 +66,29 @@ export interface SimulatedDisk {
   force?(hardState: HardState, forced: ForcedVoters): void;
 }
 
-/** The durable state kept in memory, with RaftDisk's semantics. */
-export class MemoryDisk implements SimulatedDisk {
-  private state: RaftDurableState<string, Entry[]> = {
+/**
+ * The durable state kept in memory, with RaftDisk's semantics: a SimulatedDisk here, a RaftHost's disk in
+ * the member-lease simulation.
+ */
+export class MemoryDisk<Data = string, State = Entry[]> {
+  private state: RaftDurableState<Data, State> = {
     hardState: { term: 0, votedFor: null },
     snapshot: null,
     entries: [],
     forced: null,
   };
 
-  load(): RaftDurableState<string, Entry[]> {
+  load(): RaftDurableState<Data, State> {
     return this.state;
   }
 
-  persist({ hardState, snapshot, logChanges, forcedSettled }: Parameters<SimulatedDisk['persist']>[0]): void {
+  persist({
+    hardState,
+    snapshot,
+    logChanges,
+    forcedSettled,
+  }: Pick<RaftReady<Data, State>, 'hardState' | 'snapshot' | 'logChanges'> &
+    Partial<Pick<RaftReady<Data, State>, 'forcedSettled'>>): void {
     if (hardState) this.state = { ...this.state, hardState: { ...hardState } };
     if (forcedSettled) this.state = { ...this.state, forced: null };
     if (snapshot) this.saveSnapshot(snapshot);
@@ -92,7 +101,7 @@ export class MemoryDisk implements SimulatedDisk {
     }
   }
 
-  saveSnapshot(snapshot: Snapshot<Entry[]>): void {
+  saveSnapshot(snapshot: Snapshot<State>): void {
     this.state = {
       ...this.state,
       snapshot,
