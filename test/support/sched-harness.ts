@@ -91,13 +91,18 @@ export async function startDaemonProcess(
   return daemon;
 }
 
-/** Spawns a daemon process from `argv` and returns at once, started or not (see untilStarted). */
+/**
+ * Spawns a daemon process from `argv` and returns at once, started or not (see untilStarted); `prefix` runs
+ * it through another program that execs node in its place (`ip netns exec NS`), so the pid stays its own.
+ */
 export function launchDaemonProcess(
   home: string,
   argv: string[],
   env: Record<string, string> = {},
+  prefix: string[] = [],
 ): RunningDaemon {
-  const child = spawn(process.execPath, argv, {
+  const [program, ...args] = [...prefix, process.execPath, ...argv] as [string, ...string[]];
+  const child = spawn(program, args, {
     env: childEnv({ SCHED_HOME: home, ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -198,8 +203,8 @@ export function useDaemons(register: (cleanup: () => Promise<void>) => void) {
       return daemon;
     },
     /** Spawns `sched daemon run` in `dir` without waiting for it to start (see untilStarted). */
-    launch(dir: string, args: string[] = []): RunningDaemon {
-      const daemon = launchDaemonProcess(dir, [schedBin, 'daemon', 'run', ...args]);
+    launch(dir: string, args: string[] = [], prefix: string[] = []): RunningDaemon {
+      const daemon = launchDaemonProcess(dir, [schedBin, 'daemon', 'run', ...args], {}, prefix);
       daemons.push(daemon);
       return daemon;
     },
