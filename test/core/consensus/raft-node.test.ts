@@ -272,13 +272,19 @@ describe('RaftNode pre-vote and check-quorum', () => {
 });
 
 describe('RaftNode snapshots', () => {
+  /** A leader of a, b and c that committed x, y and z with c alone, then compacted its log up to y. */
+  function compactedLeader(): [Member, Member] {
+    const [leader, c] = ['a', 'c'].map((id) => node(id, ['a', 'b', 'c'])) as [Member, Member];
+    tickUntilCandidate(leader);
+    settle([leader, c]);
+    for (const data of ['x', 'y', 'z']) leader.propose(data);
+    settle([leader, c]);
+    leader.compact(3, ['x', 'y']);
+    return [leader, c];
+  }
+
   it('given a leader that compacted its log, a follower with nothing gets the snapshot and then the entries after it', () => {
-    const [leader, c] = ['a', 'c'].map((id) => node(id, ['a', 'b', 'c']));
-    tickUntilCandidate(leader!);
-    settle([leader!, c!]);
-    for (const data of ['x', 'y', 'z']) leader!.propose(data);
-    settle([leader!, c!]);
-    leader!.compact(3, ['x', 'y']);
+    const [leader] = compactedLeader();
     leader!.propose('w');
 
     const b = node('b', ['a', 'b', 'c']);
@@ -292,12 +298,7 @@ describe('RaftNode snapshots', () => {
   });
 
   it('given a follower that needs a snapshot, sends it once, only heartbeats while it is out, and again when unanswered for five election timeouts', () => {
-    const [leader, c] = ['a', 'c'].map((id) => node(id, ['a', 'b', 'c']));
-    tickUntilCandidate(leader!);
-    settle([leader!, c!]);
-    for (const data of ['x', 'y', 'z']) leader!.propose(data);
-    settle([leader!, c!]);
-    leader!.compact(3, ['x', 'y']);
+    const [leader, c] = compactedLeader();
     leader!.takeReady();
 
     // b answers nothing: its snapshot is lost on the way, and so is everything after; c answers.
