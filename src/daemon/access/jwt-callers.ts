@@ -3,6 +3,7 @@ import { claimValue, jwtCallerName, roleFromClaim } from '../../core/access/oidc
 import type { Caller } from '../../core/access/roles.js';
 import type { OidcPlan } from '../../core/api-oidc.js';
 import { SchedError } from '../../core/errors.js';
+import type { Clock } from '../clock.js';
 
 /** Asymmetric algorithms only: with an HMAC one, anyone holding the public JWKS could sign. */
 const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
@@ -34,7 +35,10 @@ const REFUSALS: Readonly<Record<string, string>> = {
 export class JwtCallers {
   private readonly keys: ReturnType<typeof createRemoteJWKSet>;
 
-  constructor(private readonly plan: OidcPlan) {
+  constructor(
+    private readonly plan: OidcPlan,
+    private readonly clock: Clock,
+  ) {
     this.keys = createRemoteJWKSet(new URL(plan.jwksUrl), { timeoutDuration: JWKS_TIMEOUT_MS });
   }
 
@@ -64,6 +68,7 @@ export class JwtCallers {
         audience: this.plan.audience,
         algorithms: ALGORITHMS,
         clockTolerance: CLOCK_TOLERANCE_S,
+        currentDate: new Date(this.clock.now()),
         requiredClaims: ['sub', 'exp'],
       });
       return payload;

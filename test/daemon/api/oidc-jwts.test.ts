@@ -11,7 +11,7 @@ import {
   createToken,
   makeCertificate,
 } from '../../support/api-harness.js';
-import { sched, startDaemon, useDaemons } from '../../support/sched-harness.js';
+import { sched, startDaemon, useDaemons, type RunningDaemon } from '../../support/sched-harness.js';
 
 const ISSUER = 'https://id.sched.test';
 const AUDIENCE = 'sched-api';
@@ -63,6 +63,7 @@ describe('JWTs from an OIDC issuer on the HTTPS API', () => {
   let otherKey: CryptoKey;
   let jwks: Awaited<ReturnType<typeof serveJwks>>;
   let home: string;
+  let daemon: RunningDaemon;
   let api: ReturnType<typeof apiClient>;
 
   const jwt = (claims: Record<string, unknown>, signing: Signing = {}): Promise<string> =>
@@ -88,7 +89,7 @@ describe('JWTs from an OIDC issuer on the HTTPS API', () => {
     signingKey = pair.privateKey;
     ({ privateKey: otherKey } = await generateKeyPair('ES256'));
     jwks = await serveJwks([{ ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' }]);
-    ({ home, api } = await startOidcDaemon(daemons, jwks.url));
+    ({ home, daemon, api } = await startOidcDaemon(daemons, jwks.url));
   }, 60_000);
 
   afterAll(async () => {
@@ -128,7 +129,7 @@ describe('JWTs from an OIDC issuer on the HTTPS API', () => {
     expect((await api.request('GET', '/v1/jobs', { token })).status).toBe(200);
   });
 
-  it('Given JWTs expired, of another issuer or audience, signed by another key, unsigned, HMAC-signed or with no sched role, when used, then each is refused 401 and audited by reason, never showing the JWT', async () => {
+  it('Given JWTs expired, of another issuer or audience, signed by another key, unsigned, HMAC-signed or with no sched role, when used, then each is refused 401 and audited by reason, never showing or logging the JWT', async () => {
     const header = base64url({ alg: 'none', typ: 'JWT' });
     const now = Math.floor(Date.now() / 1000);
     const claims = { iss: ISSUER, aud: AUDIENCE, sub: 'mallory', roles: ['admin'], exp: now + 600 };
@@ -163,7 +164,10 @@ describe('JWTs from an OIDC issuer on the HTTPS API', () => {
     );
     expect(failed.every((entry) => entry.actor.startsWith('address:'))).toBe(true);
     const audit = JSON.stringify(failed);
-    for (const [, token] of cases) expect(audit).not.toContain(token);
+    for (const [, token] of cases) {
+      expect(audit).not.toContain(token);
+      expect(daemon.output()).not.toContain(token);
+    }
   });
 });
 
