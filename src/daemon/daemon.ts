@@ -568,7 +568,7 @@ export class Daemon {
     if (apiPlan) {
       const authenticate = apiAuthentication({
         tokens,
-        jwts: oidcPlan ? new JwtCallers(oidcPlan, clock) : null,
+        jwts: oidcPlan ? new JwtCallers(oidcPlan, clock, daemonUser) : null,
         limits: new FailedAuthLimits(clock),
         store,
         clock,

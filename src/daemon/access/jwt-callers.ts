@@ -38,6 +38,8 @@ export class JwtCallers {
   constructor(
     private readonly plan: OidcPlan,
     private readonly clock: Clock,
+    /** The daemon's own account: a JWT never acts as it, nor as root (see callerOf). */
+    private readonly daemonUser: string,
   ) {
     this.keys = createRemoteJWKSet(new URL(plan.jwksUrl), { timeoutDuration: JWKS_TIMEOUT_MS });
   }
@@ -51,6 +53,13 @@ export class JwtCallers {
     const owner = claimValue(payload, this.plan.ownerClaim);
     if (typeof owner !== 'string' || owner === '' || owner.length > MAX_OWNER_LENGTH)
       throw refusal('no-owner', `its ${this.plan.ownerClaim} claim is no user name`);
+    // A command job of root's or of the daemon's own user runs with the daemon's powers: an admin may make
+    // a token act so (`--owner`), but an identity provider's claim must not be enough.
+    if (owner === 'root' || owner === this.daemonUser)
+      throw refusal(
+        'privileged-owner',
+        `its ${this.plan.ownerClaim} claim names root or the daemon's own user`,
+      );
     return {
       user: owner,
       uid: -1,

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -146,6 +147,12 @@ describe('JWTs from an OIDC issuer on the HTTPS API', () => {
         'algorithm-not-allowed',
       ],
       ['no sched role', await jwt({ roles: ['staff'] }), 'no-role'],
+      ['root as owner', await jwt({ roles: ['operator'] }, { subject: 'root' }), 'privileged-owner'],
+      [
+        'the daemon’s own user as owner',
+        await jwt({ roles: ['operator'] }, { subject: os.userInfo().username }),
+        'privileged-owner',
+      ],
     ];
 
     for (const [what, token] of cases) {
