@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { isJwksUrl } from '../core/api-oidc.js';
 import type { KeySpec } from './keys.js';
 
 const ADDRESS = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/;
@@ -18,6 +19,20 @@ function fileKey(key: string, env: string, flag: string, what: string): KeySpec 
     schema: z.string().refine((text) => path.isAbsolute(text)),
     fromText: (text) => path.resolve(text.trim()),
     default: () => null,
+  };
+}
+
+function textKey(key: string, env: string, expects: string, fallback: string | null): KeySpec {
+  return {
+    key,
+    env,
+    expects,
+    schema: z
+      .string()
+      .refine((text) => text.trim() !== '')
+      .transform((text) => text.trim()),
+    fromText: (text) => text,
+    default: () => fallback,
   };
 }
 
@@ -47,4 +62,19 @@ export const API_KEYS: readonly KeySpec[] = [
     fromText: (text) => (text.trim() === 'true' ? true : text.trim() === 'false' ? false : text),
     default: () => false,
   },
+  {
+    key: 'api.jwks_url',
+    env: 'SCHED_API_JWKS_URL',
+    expects: 'the https URL of an OIDC issuer’s JSON Web Key Set (http for a loopback host only)',
+    schema: z
+      .string()
+      .refine(isJwksUrl)
+      .transform((text) => text.trim()),
+    fromText: (text) => text,
+    default: () => null,
+  },
+  textKey('api.issuer', 'SCHED_API_ISSUER', 'the issuer (iss) the JWTs must name', null),
+  textKey('api.audience', 'SCHED_API_AUDIENCE', 'the audience (aud) the JWTs must be for', null),
+  textKey('api.roles_claim', 'SCHED_API_ROLES_CLAIM', 'the name of the JWT claim holding the roles', 'roles'),
+  textKey('api.owner_claim', 'SCHED_API_OWNER_CLAIM', 'the name of the JWT claim naming the owner', 'sub'),
 ];

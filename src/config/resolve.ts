@@ -177,6 +177,13 @@ export function resolveConfig(inputs: ConfigInputs): ResolvedConfig {
       tlsCertFile: values['api.tls_cert_file'] as string | null,
       tlsKeyFile: values['api.tls_key_file'] as string | null,
       allowPlainHttp: values['api.allow_plain_http'] as boolean,
+      oidc: {
+        jwksUrl: values['api.jwks_url'] as string | null,
+        issuer: values['api.issuer'] as string | null,
+        audience: values['api.audience'] as string | null,
+        rolesClaim: values['api.roles_claim'] as string,
+        ownerClaim: values['api.owner_claim'] as string,
+      },
     },
     cluster: {
       mode: values['cluster.mode'] as 'store' | 'peers',

@@ -1,3 +1,4 @@
+import type { OidcSettings } from './api-oidc.js';
 import { SchedError } from './errors.js';
 import { isLoopbackHost } from './loopback-host.js';
 
@@ -8,6 +9,8 @@ export interface ApiSettings {
   tlsCertFile: string | null;
   tlsKeyFile: string | null;
   allowPlainHttp: boolean;
+  /** JWTs from an OIDC issuer, accepted besides API tokens when its keys are set (see api-oidc.ts). */
+  oidc: OidcSettings;
 }
 
 /** How the API listens: with TLS from these files, or plain HTTP (loopback only, and only when asked). */

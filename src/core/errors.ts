@@ -37,6 +37,8 @@ export const ERROR_CODES = {
   STORE_UNAVAILABLE: 7,
   /** Peer mode: a write needs a majority of the voters, and this node cannot reach one (or no leader is known). */
   NO_QUORUM: 7,
+  /** An API request's JWT cannot be checked: its OIDC issuer's keys (the JWKS) cannot be fetched. */
+  IDENTITY_PROVIDER_UNAVAILABLE: 7,
   INTERNAL: 1,
 } as const;
 

@@ -48,11 +48,13 @@ import { OccurrenceService } from './occurrence-service.js';
 import { ChildJournal } from './orphans/child-journal.js';
 import { createRequestRouter, type DaemonControl } from './request-router.js';
 import { ApiTokens } from './access/api-tokens.js';
+import { JwtCallers } from './access/jwt-callers.js';
 import { apiAuthentication } from './api/api-authentication.js';
 import { apiService } from './api/api-service.js';
 import { readApiTls } from './api/api-tls.js';
 import { FailedAuthLimits } from './api/failed-auth-limits.js';
 import { apiListenPlan, type ApiSettings } from '../core/api-listen.js';
+import { apiOidcPlan } from '../core/api-oidc.js';
 import { Retention, type RetentionPolicy } from './retention.js';
 import { RunDrain } from './run-drain.js';
 import { RunGate } from './run-gate.js';
@@ -195,6 +197,7 @@ export class Daemon {
     if (this.options.metricsAddress) checkExposure(this.options.metricsAddress, metricsToken);
     const apiPlan = this.options.api ? apiListenPlan(this.options.api) : null;
     const apiTls = apiPlan?.tls ? readApiTls(apiPlan.tls) : null;
+    const oidcPlan = this.options.api ? apiOidcPlan(this.options.api.oidc) : null;
     const target = storeTarget(this.options.storeUrl, locations.databasePath, this.options.postgresTls);
     const leaseTtlMs = this.options.cluster?.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
     // A node stalled past its lease has lost its shards: its open transaction must not hold up theirs.
@@ -565,6 +568,7 @@ export class Daemon {
     if (apiPlan) {
       const authenticate = apiAuthentication({
         tokens,
+        jwts: oidcPlan ? new JwtCallers(oidcPlan, clock, daemonUser) : null,
         limits: new FailedAuthLimits(clock),
         store,
         clock,

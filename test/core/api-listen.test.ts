@@ -6,6 +6,7 @@ const settings = (overrides: Partial<ApiSettings>): ApiSettings => ({
   tlsCertFile: null,
   tlsKeyFile: null,
   allowPlainHttp: false,
+  oidc: { jwksUrl: null, issuer: null, audience: null, rolesClaim: 'roles', ownerClaim: 'sub' },
   ...overrides,
 });
 

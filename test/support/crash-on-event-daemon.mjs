@@ -24,6 +24,7 @@ const daemon = new Daemon({
     tlsCertFile: values['tls-cert'] ?? null,
     tlsKeyFile: values['tls-key'] ?? null,
     allowPlainHttp: false,
+    oidc: { jwksUrl: null, issuer: null, audience: null, rolesClaim: 'roles', ownerClaim: 'sub' },
   },
 });
 daemon.events.on(fatalEvent, () => process.kill(process.pid, 'SIGKILL'));

@@ -21,13 +21,21 @@ export interface Caller {
   pid: number;
   /** The names of the caller's primary and supplementary groups. */
   groups: readonly string[];
-  /** An API token's caller: its role is the token's, whatever `[access]` says of `user` (its owner). */
-  token?: { name: string; role: Role };
+  /**
+   * An API token's caller: its role is the token's, whatever `[access]` says of `user` (its owner). An
+   * OIDC JWT (`kind: 'jwt'`) is named by its issuer and subject; its role and owner come from its claims.
+   */
+  token?: { name: string; role: Role; kind?: 'jwt' };
 }
 
 const ROOT_UID = 0;
 
 const RANK: Record<Role, number> = { viewer: 1, operator: 2, admin: 3 };
+
+/** How a token caller is named in limits and the audit log: `token:<name>`, or `jwt:<issuer>#<subject>`. */
+export function tokenLabel(token: NonNullable<Caller['token']>): string {
+  return `${token.kind === 'jwt' ? 'jwt' : 'token'}:${token.name}`;
+}
 
 /** The highest role any list gives the caller, or null when none names them or their groups. */
 export function roleOf(caller: Caller, rules: AccessRules): Role | null {

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Caller } from '../../core/access/roles.js';
+import { tokenLabel, type Caller } from '../../core/access/roles.js';
 
 /**
  * The caller of the request being handled. The router runs each request's handler inside it, so what the
@@ -22,7 +22,7 @@ export function currentCaller(): Caller | undefined {
  * token by its name and the user it acts as.
  */
 export function auditName(caller: Caller): string {
-  if (caller.token) return `token:${caller.token.name} (as ${caller.user})`;
+  if (caller.token) return `${tokenLabel(caller.token)} (as ${caller.user})`;
   const pid = caller.pid >= 0 ? `, pid ${caller.pid}` : '';
   return `${caller.user} (uid ${caller.uid}${pid})`;
 }

@@ -111,7 +111,9 @@ function refusal(
     `Not allowed: ${method} needs the ${decision.needed} role (${decision.reason}).`,
     {
       hint: caller.token
-        ? `The API token ${caller.token.name} has the ${caller.token.role} role; an admin can make one with another (sched token create).`
+        ? caller.token.kind === 'jwt'
+          ? `The JWT of ${caller.token.name} gives the ${caller.token.role} role; its identity provider's roles claim decides it.`
+          : `The API token ${caller.token.name} has the ${caller.token.role} role; an admin can make one with another (sched token create).`
         : 'Roles are given in [access] of the daemon’s config.toml (admins, operators, viewers); ask an admin.',
       details: { method, needed: decision.needed, role: decision.role },
     },

@@ -1,5 +1,5 @@
 import { RATE_VERB_NOUNS, type RateLimits, type RateVerb } from '../../core/access/rate-limits.js';
-import type { Caller, Role } from '../../core/access/roles.js';
+import { tokenLabel, type Caller, type Role } from '../../core/access/roles.js';
 import { BUCKET_REFILL_MS, takeToken, type TokenBucket } from '../../core/access/token-bucket.js';
 import { SchedError } from '../../core/errors.js';
 import type { Method } from '../../ipc/protocol.js';
@@ -39,7 +39,7 @@ export class RequestLimits {
     const now = this.deps.clock.monotonic();
     this.forgetIdle(now);
     // Each token has buckets of its own: tokens share no uid, and one must not spend another's allowance.
-    const who = caller.token ? `token:${caller.token.name}` : String(caller.uid);
+    const who = caller.token ? tokenLabel(caller.token) : String(caller.uid);
     const key = verb === 'trigger' ? `${who} ${verb} ${jobRef}` : `${who} ${verb}`;
     const take = takeToken(this.buckets.get(key), perMinute, now);
     this.buckets.delete(key);
@@ -58,7 +58,7 @@ export class RequestLimits {
       verb,
       perMinute,
       retryAfterMs,
-      caller.token ? `token:${caller.token.name}` : caller.user,
+      caller.token ? tokenLabel(caller.token) : caller.user,
     );
   }
 

@@ -1,13 +1,17 @@
+import { looksLikeJwt } from '../../core/access/oidc-claims.js';
 import type { Caller } from '../../core/access/roles.js';
 import { SchedError } from '../../core/errors.js';
 import type { Store } from '../../store/store.js';
 import type { ApiTokens } from '../access/api-tokens.js';
+import type { JwtCallers } from '../access/jwt-callers.js';
 import type { Clock } from '../clock.js';
 import type { DaemonEvents } from '../events.js';
 import type { FailedAuthLimits } from './failed-auth-limits.js';
 
 export interface ApiAuthenticationDeps {
   tokens: Pick<ApiTokens, 'callerOf'>;
+  /** JWTs from `[api]`'s OIDC issuer; null when none is configured (every bearer is then a token). */
+  jwts: Pick<JwtCallers, 'callerOf'> | null;
   limits: FailedAuthLimits;
   store: Pick<Store, 'appendAudit'>;
   clock: Clock;
@@ -16,7 +20,8 @@ export interface ApiAuthenticationDeps {
 }
 
 /**
- * Who an API request comes from: the token in its `Authorization: Bearer` header. Each refusal is audited
+ * Who an API request comes from: the token in its `Authorization: Bearer` header, or the JWT there when an
+ * OIDC issuer is configured. Each refusal is audited
  * (by the remote address, never the token) and spends one of that address's failures; an address out of
  * failures is refused unread (RATE_LIMITED, not audited: a flood of refusals must not become a flood of
  * writes).
@@ -35,7 +40,9 @@ export function apiAuthentication(deps: ApiAuthenticationDeps) {
     }
     try {
       const token = bearerToken(authorization);
-      return await deps.tokens.callerOf(token);
+      return deps.jwts !== null && looksLikeJwt(token)
+        ? await deps.jwts.callerOf(token)
+        : await deps.tokens.callerOf(token);
     } catch (error) {
       if (!(error instanceof SchedError) || error.code !== 'UNAUTHENTICATED') throw error;
       deps.limits.failed(remoteAddress);
