@@ -134,10 +134,12 @@ export function logDaemonEvents(
       `started with voters FORCED by \`sched cluster recover --force\` (${forced.voters.join(', ')}): writes committed only on lost nodes may be lost; never restart a lost node with its old state`,
     ),
   );
-  events.on('cluster:waiting', ({ for: what, error }) =>
+  events.on('cluster:waiting', ({ for: what, error, waitedMs }) =>
     log.warn(
-      { event: 'cluster:waiting', err: error },
-      `waiting for a majority of the voters before ${what}${seenVoters(error)}; the start goes on once enough of them are up`,
+      { event: 'cluster:waiting', err: error, waitedMs },
+      waitedMs === 0
+        ? `waiting for a majority of the voters before ${what}${seenVoters(error)}; the start goes on once enough of them are up`
+        : `still waiting for a majority of the voters before ${what}, for ${Math.round(waitedMs / 1_000)} s${seenVoters(error)}: are the others up, and do they share this node's cluster key?`,
     ),
   );
   events.on('cluster:error', ({ error }) =>

@@ -44,8 +44,8 @@ export interface DaemonEventMap {
    * by a configuration in its log (said at every start until one is).
    */
   'cluster:forced': [{ voters: string[]; at: number; by: string }];
-  /** Peer mode: a start that must write through the log waits for a majority of the voters (said once). */
-  'cluster:waiting': [{ for: string; error: Error }];
+  /** Peer mode: a start that must write through the log waits for a majority of the voters (said each minute). */
+  'cluster:waiting': [{ for: string; error: Error; waitedMs: number }];
   /** The cluster loop or job-change listener could not reach the database; it keeps trying. */
   'cluster:error': [{ error: Error }];
   /**

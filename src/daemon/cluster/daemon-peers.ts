@@ -65,7 +65,7 @@ export function onceQuorate(events: DaemonEvents, signal: AbortSignal, what: str
   return <Result>(attempt: () => Promise<Result>): Promise<Result> =>
     untilQuorum(attempt, {
       signal,
-      onWaiting: (error) => events.emit('cluster:waiting', { for: what, error }),
+      onWaiting: (error, waitedMs) => events.emit('cluster:waiting', { for: what, error, waitedMs }),
     });
 }
 

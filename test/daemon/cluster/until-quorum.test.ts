@@ -21,6 +21,24 @@ describe('untilQuorum', () => {
     expect(waits).toEqual(['no majority of the voters reachable']);
   });
 
+  it('says so again, with how long it has waited, every reminder period', async () => {
+    let attempts = 0;
+    const waited: number[] = [];
+    await untilQuorum(
+      async () => {
+        attempts += 1;
+        if (attempts < 8) throw noQuorum();
+      },
+      {
+        signal: new AbortController().signal,
+        onWaiting: (_error, waitedMs) => waited.push(waitedMs),
+        retryMs: 1,
+        remindEveryMs: 3,
+      },
+    );
+    expect(waited).toEqual([0, 3, 6]);
+  });
+
   it('fails at once on any other error', async () => {
     let attempts = 0;
     const refused = untilQuorum(
