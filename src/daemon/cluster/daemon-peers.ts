@@ -1,20 +1,18 @@
-import type { Store } from '../../store/store.js';
 import type { StoreReachability } from '../autonomy/store-reachability.js';
-import type { Clock } from '../clock.js';
 import type { DaemonEvents } from '../events.js';
 import type { Job } from '../../core/job.js';
 import { LEASE_EXPIRED_AT_START_REASON, LEASE_EXPIRED_REASON } from '../lost-runs.js';
 import type { RunLauncher } from '../run-launcher.js';
-import { PeerMembership, type PeerSettings } from './peer-membership.js';
+import { PeerMembership, type PeerMembershipOptions } from './peer-membership.js';
 import { untilQuorum } from './until-quorum.js';
 
-export interface DaemonPeerOptions {
-  settings: PeerSettings;
-  home: string;
-  local: Store;
-  labels: Record<string, string>;
-  version: string;
-  clock: Clock;
+/** What the membership itself is given, as the daemon has it. */
+type MembershipBasics = Pick<
+  PeerMembershipOptions,
+  'settings' | 'home' | 'local' | 'labels' | 'version' | 'clock'
+>;
+
+export interface DaemonPeerOptions extends MembershipBasics {
   events: DaemonEvents;
   /** Peer mode's degraded mode follows the quorum, not the store's calls. */
   reachability: StoreReachability;
@@ -26,13 +24,13 @@ export interface DaemonPeerOptions {
 
 /** This daemon's peer membership, its signals taken where the daemon hears them. */
 export function daemonPeerMembership(options: DaemonPeerOptions): PeerMembership {
-  const { events, reachability, clock } = options;
+  const { events, reachability, clock, settings, home, local, labels, version } = options;
   return new PeerMembership({
-    settings: options.settings,
-    home: options.home,
-    local: options.local,
-    labels: options.labels,
-    version: options.version,
+    settings,
+    home,
+    local,
+    labels,
+    version,
     clock,
     startedAt: clock.now(),
     onError: (error) => events.emit('cluster:error', { error }),
