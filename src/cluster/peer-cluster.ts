@@ -9,6 +9,7 @@ import type { Cluster, MapListener } from './cluster.js';
 import { MappedCluster } from './mapped-cluster.js';
 import type { Replication } from './peer/replicated-store.js';
 import type { MemberRecord } from './peer/store-commands.js';
+import { hasErrorCode } from '../core/errors.js';
 
 /** What the cluster reads of this member's Raft. */
 export interface RaftView {
@@ -165,7 +166,7 @@ export class PeerCluster extends MappedCluster implements Cluster {
       if (voters.includes(this.nodeId) && this.options.raft.leader !== null) await this.register();
       if (this.options.raft.role === 'leader') await this.coordinate();
     } catch (error) {
-      if ((error as { code?: unknown }).code !== 'NO_QUORUM') this.options.onError(error as Error);
+      if (!hasErrorCode(error, 'NO_QUORUM')) this.options.onError(error as Error);
     } finally {
       this.busy = false;
     }

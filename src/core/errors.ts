@@ -85,3 +85,8 @@ export class SchedError extends Error {
 export function isSchedError(value: unknown): value is SchedError {
   return value instanceof SchedError;
 }
+
+/** Whether `error` carries `code`, a SchedError or one rebuilt from another process (by its code alone). */
+export function hasErrorCode(error: unknown, code: ErrorCode): boolean {
+  return (error as { code?: unknown } | null)?.code === code;
+}

@@ -3,6 +3,7 @@ import type { DaemonEvents } from './events.js';
 import { RepeatThrottle } from '../core/peer/repeat-throttle.js';
 import { logAlertEvents } from './notify/alert-log.js';
 import { createDaemonLogger, type LogLevel } from './observability/logger.js';
+import { hasErrorCode } from '../core/errors.js';
 
 /** A kind of dropped peer message is logged at most once this often; /metrics counts every one. */
 const DROP_LOG_WINDOW_MS = 10_000;
@@ -117,7 +118,7 @@ export function logDaemonEvents(
   events.on('store:unreachable', ({ since, error }) =>
     log.warn(
       { event: 'store:unreachable', since, err: error },
-      (error as { code?: unknown }).code === 'NO_QUORUM'
+      hasErrorCode(error, 'NO_QUORUM')
         ? 'degraded: no majority of the voters reachable; firing every-host jobs on its own, writes refused'
         : 'degraded: the store cannot be reached; firing every-host jobs from the local copy',
     ),

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { hasErrorCode } from '../../core/errors.js';
 
 /** How often a start that needs the majority tries again while it has none. */
 export const QUORUM_RETRY_MS = 1_000;
@@ -34,7 +35,7 @@ export async function untilQuorum<Result>(
     try {
       return await attempt();
     } catch (error) {
-      if ((error as { code?: unknown }).code !== 'NO_QUORUM' || options.signal.aborted) throw error;
+      if (!hasErrorCode(error, 'NO_QUORUM') || options.signal.aborted) throw error;
       if (refused % remindEvery === 0) options.onWaiting(error as Error, refused * retryMs);
     }
     try {
