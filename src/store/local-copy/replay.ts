@@ -1,3 +1,4 @@
+import { isStoreUnreachable } from '../unreachable.js';
 import { SchedError } from '../../core/errors.js';
 import type { Store } from '../store.js';
 import type { RunJournal } from './run-journal.js';
@@ -17,8 +18,17 @@ export async function replayJournal(
   let replayed = 0;
   for (const { run } of journal.pending()) {
     try {
-      const stored = await store.findRun(run.id);
-      if (stored === null) await store.insertRun(run);
+      let stored = await store.findRun(run.id);
+      if (stored === null) {
+        try {
+          await store.insertRun(run);
+        } catch (error) {
+          // The write refused while the store was out of reach may have landed after all (a peer's proposal
+          // committed once the majority was back): then the run is there under its id, and keeps its end.
+          stored = await store.findRun(run.id);
+          if (stored === null) throw error;
+        }
+      }
       // Read again after the write: the run may have ended while it was under way.
       const entry = journal.get(run.id);
       if (entry?.outcome === null || entry?.outcome === undefined) {
@@ -29,8 +39,9 @@ export async function replayJournal(
       }
       replayed += 1;
     } catch (error) {
-      // A run the store refuses (its instant was stored under another id) would block every later one.
-      if (!(error instanceof SchedError)) throw error;
+      // A run the store refuses (its instant was stored under another id) would block every later one; a
+      // store still out of reach (a peer's NO_QUORUM is a SchedError too) ends this replay, to be tried again.
+      if (!(error instanceof SchedError) || isStoreUnreachable(error)) throw error;
       onRefused(error);
       journal.remove(run.id);
     }
@@ -40,7 +51,7 @@ export async function replayJournal(
       // One recorded lost meanwhile (this node was gone past its lease) keeps that record.
       if ((await store.findRun(runId))?.state === 'running') await store.finishRun(runId, outcome);
     } catch (error) {
-      if (!(error instanceof SchedError)) throw error;
+      if (!(error instanceof SchedError) || isStoreUnreachable(error)) throw error;
       onRefused(error);
     }
     journal.removeEnd(runId);

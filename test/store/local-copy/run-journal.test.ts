@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { SchedError } from '../../../src/core/errors.js';
+import { SchedError as SchedErrorClass, type SchedError } from '../../../src/core/errors.js';
 import { journaledRunsStore } from '../../../src/daemon/autonomy/journaled-store.js';
 import { LocalCopy } from '../../../src/store/local-copy/local-copy.js';
 import { replayJournal } from '../../../src/store/local-copy/replay.js';
@@ -77,6 +77,48 @@ describe('the journal of runs fired while the store was unreachable', () => {
 
     const stored = await runsOfJob();
     expect(stored.map((r) => [r.id, r.state, r.exitCode])).toEqual([[run.id, 'failed', 3]]);
+  });
+
+  it('Given a run whose refused write landed after all, between the replay’s look and its insert, when replayed, then it gets its end', async () => {
+    const run = newRun(job.id, { state: 'running' });
+    copy.runs.add(run, job.name);
+    copy.runs.finish(run.id, outcome({ state: 'failed', exitCode: 3 }));
+    // The replay looks first (nothing), then the original write lands before the replay's own insert.
+    const landing: typeof store = Object.create(store);
+    let looked = false;
+    landing.findRun = async (id) => {
+      const found = await store.findRun(id);
+      if (!looked) {
+        looked = true;
+        await store.insertRun(run);
+      }
+      return found;
+    };
+
+    await replayJournal(copy.runs, landing, (error) => refused.push(error));
+
+    const stored = await runsOfJob();
+    expect(stored.map((r) => [r.id, r.state, r.exitCode])).toEqual([[run.id, 'failed', 3]]);
+    expect(copy.runs.hasPending()).toBe(false);
+  });
+
+  it('Given a store still out of reach (NO_QUORUM), when the journal is replayed, then it keeps every run for the next replay', async () => {
+    const run = newRun(job.id, { state: 'running' });
+    copy.runs.add(run, job.name);
+    copy.runs.finish(run.id, outcome());
+    const cutOff: typeof store = Object.create(store);
+    cutOff.insertRun = async () => {
+      throw new SchedErrorClass('NO_QUORUM', 'no majority of the voters reachable');
+    };
+
+    await expect(replayJournal(copy.runs, cutOff, (error) => refused.push(error))).rejects.toThrow(
+      /majority/,
+    );
+
+    expect(copy.runs.hasPending()).toBe(true);
+    expect(refused).toEqual([]);
+    expect(await replay()).toBe(1);
+    expect((await runsOfJob()).map((r) => r.state)).toEqual(['succeeded']);
   });
 
   it('Given a run still running at the replay, when it ends, then its end goes to the store, not the journal', async () => {
