@@ -73,12 +73,18 @@ async function openPaths(daemon, api) {
   };
 }
 
-/** `count` requests of one kind on one path, `depth` in flight: rate, latency and the daemon's CPU per request. */
+/**
+ * `count` requests of one kind on one path, `depth` in flight: rate, latency, and the CPU per request of the
+ * daemon and of this client (on a machine of two cores, the client's share is what the daemon cannot have).
+ */
 async function measure(daemon, count, depth, send) {
   const cpuBefore = cpuSeconds(daemon.pid);
+  const clientBefore = process.cpuUsage();
   const { latenciesMs, elapsedMs } = await pipelined(count, depth, send);
   const cpuUs = ((cpuSeconds(daemon.pid) - cpuBefore) / count) * 1e6;
-  return { ...summarize(latenciesMs), perSec: latenciesMs.length / (elapsedMs / 1000), cpuUs };
+  const client = process.cpuUsage(clientBefore);
+  const clientCpuUs = (client.user + client.system) / count;
+  return { ...summarize(latenciesMs), perSec: latenciesMs.length / (elapsedMs / 1000), cpuUs, clientCpuUs };
 }
 
 /** Deterministic names among those created, spread over all of them (a small LCG, as get-latency.js). */
@@ -179,7 +185,8 @@ try {
   figures.creates = { https: reps.create.HTTPS, socket: reps.create.socket, shareOfSocketPct: share };
   figures.gets = { https: reps.get.HTTPS, socket: reps.get.socket, storedJobs: allNames.length };
   figures.events = events;
-  const cpu = (figure) => `daemon CPU ${Math.round(figure.cpuUs)} µs a request`;
+  const cpu = (figure) =>
+    `daemon CPU ${Math.round(figure.cpuUs)} µs a request, the client's ${Math.round(figure.clientCpuUs)} µs`;
   rows.push(
     {
       benchmark: 'api creates (POST /v1/jobs)',
