@@ -15,6 +15,7 @@ import {
 } from 'fastify-type-provider-zod';
 import type { Caller } from '../../core/access/roles.js';
 import { SchedError, type ErrorShape } from '../../core/errors.js';
+import { REQUEST_LIMITS } from '../../ipc/frame-codec.js';
 import type { Method } from '../../ipc/protocol.js';
 import type { Clock } from '../clock.js';
 import type { Reply } from '../request-router.js';
@@ -38,7 +39,8 @@ export interface ApiDeps {
   onBug(error: Error): void;
 }
 
-const API_BODY_LIMIT_BYTES = 1024 * 1024;
+/** The socket's bound on a request: a job whose payload is within its 1 MiB limit fits with the rest of it. */
+const API_BODY_LIMIT_BYTES = REQUEST_LIMITS.maxBytes;
 export const OPENAPI_PATH = '/v1/openapi.json';
 const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 const MAX_PARAM_LENGTH = 500;
@@ -227,7 +229,7 @@ function shapeOf(error: FastifyError, onBug: (error: Error) => void): ErrorShape
     return {
       code: 'PAYLOAD_TOO_LARGE',
       message: `The request body is larger than ${API_BODY_LIMIT_BYTES} bytes.`,
-      hint: 'Send a smaller body; a job’s payload may be at most 1 MiB.',
+      hint: `Send a smaller body: a request may be at most ${API_BODY_LIMIT_BYTES / 1024 / 1024} MiB, a job’s payload at most 1 MiB.`,
     };
   }
   if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {

@@ -165,6 +165,26 @@ describe('the HTTPS API of a running daemon', () => {
     expect(listed.body.items.filter((job: { name: string }) => job.name === 'api-once')).toHaveLength(1);
   });
 
+  it('Given payloads either side of the 1 MiB limit, when they are posted over HTTPS, then the one within is stored as over the socket and the one over is refused naming the payload limit, nothing stored', async () => {
+    // The payload is JSON text: a string of n letters is n + 2 bytes with its quotes.
+    const jsonString = (letters: number) => JSON.stringify('x'.repeat(letters));
+    const within = await addJob('api-large-payload', { payload: jsonString(1024 * 1024 - 2) });
+    const over = await addJob('api-too-large-payload', { payload: jsonString(1024 * 1024) });
+
+    expect(within.body).toMatchObject({ name: 'api-large-payload' });
+    expect(within.status).toBe(201);
+    expect(over.status).toBe(413);
+    expect(over.body.error).toMatchObject({
+      code: 'PAYLOAD_TOO_LARGE',
+      message: expect.stringMatching(/payload/),
+    });
+    const names = (await api.request('GET', '/v1/jobs?limit=1000', { token: viewer })).body.items.map(
+      (job: { name: string }) => job.name,
+    );
+    expect(names).toContain('api-large-payload');
+    expect(names).not.toContain('api-too-large-payload');
+  });
+
   it('Given each kind of refusal, when it happens over HTTPS, then the envelope carries its code with the status of its class', async () => {
     await addJob('api-taken');
     const cases: [string, Promise<ApiAnswer>, number, string][] = [
@@ -197,10 +217,10 @@ describe('the HTTPS API of a running daemon', () => {
       ['an unknown route', api.request('GET', '/v1/nothing', { token: viewer }), 404, 'VALIDATION_FAILED'],
       ['a name taken', addJob('api-taken'), 409, 'NAME_TAKEN'],
       [
-        'a body over 1 MB',
+        'a body over 2 MiB',
         api.request('POST', '/v1/jobs', {
           token: operator,
-          rawBody: JSON.stringify({ input: { name: 'x'.repeat(1_100_000) } }),
+          rawBody: JSON.stringify({ input: { name: 'x'.repeat(2_200_000) } }),
           headers: { 'content-type': 'application/json' },
         }),
         413,

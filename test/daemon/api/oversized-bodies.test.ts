@@ -4,7 +4,7 @@ import { exchangeHttps } from '../../support/raw-https.js';
 
 const TEN_MB = 10 * 1024 * 1024;
 
-describe('request bodies over the 1 MB limit', () => {
+describe('request bodies over the 2 MiB limit', () => {
   const server = useApiServerAlone();
 
   it('Given a 10 MB body and then another request on one connection, when both are sent, then the body is refused with 413 and the next request answered', async () => {
