@@ -161,4 +161,56 @@ describe('the journal of runs fired while the store was unreachable', () => {
     expect((await store.findRun(lost.id))?.state).toBe('lost');
     expect(copy.runs.hasPending()).toBe(false);
   });
+
+  it('Given journaled ends that a copy behind the log still shows running, when replayed, then the ends already there are no refusal, and the journal empties', async () => {
+    const journaled = newRun(job.id, { state: 'running', scheduledFor: T0 + 1_000 });
+    copy.runs.add(journaled, job.name);
+    copy.runs.finish(journaled.id, outcome());
+    const held = await store.insertRun(newRun(job.id, { state: 'running', scheduledFor: T0 + 2_000 }));
+    copy.runs.addEnd(held.id, outcome());
+    await store.insertRun(journaled);
+    await store.finishRun(journaled.id, outcome());
+    await store.finishRun(held.id, outcome());
+    // The copy has not applied the ends yet: both runs read as running.
+    const behind: typeof store = Object.create(store);
+    behind.findRun = async (id) => {
+      const found = await store.findRun(id);
+      return found && { ...found, state: 'running' };
+    };
+
+    await replayJournal(copy.runs, behind, (error) => refused.push(error));
+
+    expect(refused).toEqual([]);
+    expect(copy.runs.hasPending()).toBe(false);
+    expect((await runsOfJob()).map((r) => r.state)).toEqual(['succeeded', 'succeeded']);
+  });
+
+  it('Given hundreds of journaled runs, when replayed, then many are written at once (a restart does not wait on one commit after another) and each is stored once with its end', async () => {
+    const runs = Array.from({ length: 200 }, (_, index) =>
+      newRun(job.id, { state: 'running', scheduledFor: T0 + index * 1_000 }),
+    );
+    for (const run of runs) {
+      copy.runs.add(run, job.name);
+      copy.runs.finish(run.id, outcome());
+    }
+    let inFlight = 0;
+    let mostInFlight = 0;
+    const counting: typeof store = Object.create(store);
+    counting.insertRun = async (run) => {
+      mostInFlight = Math.max(mostInFlight, (inFlight += 1));
+      try {
+        return await store.insertRun(run);
+      } finally {
+        inFlight -= 1;
+      }
+    };
+
+    expect(await replayJournal(copy.runs, counting, (error) => refused.push(error))).toBe(200);
+
+    expect(mostInFlight).toBeGreaterThan(1);
+    const stored = (await store.listRuns({ jobId: job.id, limit: 1000 })).items;
+    expect(stored).toHaveLength(200);
+    expect(stored.every((run) => run.state === 'succeeded')).toBe(true);
+    expect(copy.runs.hasPending()).toBe(false);
+  });
 });
