@@ -11,6 +11,7 @@ import { sqliteRetention } from './retention-queries.js';
 import { openSqliteSession } from './sqlite-session.js';
 import { isUniqueViolation } from './sqlite-errors.js';
 import { sqliteTables } from './statements.js';
+import { SQLITE_EXPECTS_SUCCESS } from '../job-index-conditions.js';
 
 /** SQLite text holds anything; the labels are kept as JSON text for json_each. */
 const SQLITE_ENCODING: RowEncoding = { labels: (labels) => JSON.stringify(labels), text: (value) => value };
@@ -28,6 +29,7 @@ export class SqliteDialect implements StoreDialect {
   readonly session: Session;
   readonly retention: Retention;
   readonly isUniqueViolation = isUniqueViolation;
+  readonly expectsSuccess = SQLITE_EXPECTS_SUCCESS;
   private readonly commits: GroupCommit;
   private readonly inode: number;
 
