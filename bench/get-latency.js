@@ -1,6 +1,10 @@
 // 2. Get latency at the socket: `job.get` by name (upcoming: 0), one request at a time from one client,
 //    after N jobs exist. The jobs are written straight into the store before the daemon starts.
-// Knobs: BENCH_GET_JOBS (store size, default 10000 and 100000 — a comma list), BENCH_GETS (per rep).
+//    In the same store, two reads that grow with it: the overdue watch's (every live job with a dead-man's
+//    switch; 10 more jobs that have one), timed in this process before the daemon opens the file, and
+//    `daemon.status` (which counts the active and the paused jobs) at the socket, one at a time.
+// Knobs: BENCH_GET_JOBS (store size, default 10000 and 100000 — a comma list), BENCH_GETS (per rep),
+//    BENCH_STATUS_CALLS, BENCH_OVERDUE_READS.
 import { performance } from 'node:perf_hooks';
 import { QUICK, REPS, knob } from './lib/config.js';
 import { startDaemon } from './lib/daemon.js';
@@ -9,10 +13,14 @@ import { makeTempDir } from './lib/processes.js';
 import { emitResult, progress } from './lib/report.js';
 import { medianOfReps, summarize } from './lib/stats.js';
 import { farFutureJobs, writeJobs } from './lib/store-fill.js';
+import { jobsExpectingSuccess, timeStoreRead } from './lib/store-reads.js';
 
 const STORE_SIZES = (process.env.BENCH_GET_JOBS ?? (QUICK ? '10000' : '10000,100000')).split(',').map(Number);
 const GETS = knob('GETS', 3_000, 500);
 const WARMUP = 300;
+const STATUS_CALLS = knob('STATUS_CALLS', 200, 50);
+const OVERDUE_READS = knob('OVERDUE_READS', 20, 5);
+const WATCHED_JOBS = 10;
 
 /** Deterministic names to look up, spread over the whole store (a small LCG, so runs are comparable). */
 function lookupOrder(count, storeSize) {
@@ -28,7 +36,13 @@ const figures = {};
 for (const storeSize of STORE_SIZES) {
   progress(`get latency: filling a store with ${storeSize} jobs`);
   const home = makeTempDir('get');
-  const fill = await writeJobs(`${home}/sched.db`, farFutureJobs(storeSize, 'job'));
+  const jobs = [
+    ...farFutureJobs(storeSize, 'job'),
+    ...farFutureJobs(WATCHED_JOBS, 'watched', { expectSuccessEvery: '1h' }),
+  ];
+  const fill = await writeJobs(`${home}/sched.db`, jobs);
+  const overdue = await timeStoreRead(`${home}/sched.db`, OVERDUE_READS, jobsExpectingSuccess);
+  if (overdue.found !== WATCHED_JOBS) throw new Error(`the overdue read found ${overdue.found} jobs`);
   const daemon = await startDaemon({ label: 'get', home });
   try {
     const client = await daemon.connect();
@@ -49,9 +63,18 @@ for (const storeSize of STORE_SIZES) {
         max: latency.max,
       });
     }
+    const statusCalls = await pipelined(STATUS_CALLS, 1, () => client.call('daemon.status', {}));
+    const status = summarize(statusCalls.latenciesMs);
     client.close();
     const median = medianOfReps(reps);
-    figures[`${storeSize} jobs`] = { median, reps, fillMs: fill.writeMs, daemonStartMs: daemon.startMs };
+    figures[`${storeSize} jobs`] = {
+      median,
+      reps,
+      fillMs: fill.writeMs,
+      daemonStartMs: daemon.startMs,
+      overdueRead: overdue.latency,
+      status,
+    };
     rows.push({
       benchmark: 'get latency (job.get)',
       scenario: `by name, sequential, ${storeSize.toLocaleString('en-US')} jobs stored`,
@@ -64,8 +87,23 @@ for (const storeSize of STORE_SIZES) {
       notes: `median of ${reps.length}`,
       goals: { 'get-p50': median.p50, 'get-p99': median.p99 },
     });
+    rows.push(storeReadRow('daemon.status', 'counts active and paused jobs', storeSize, status));
+    rows.push(
+      storeReadRow('overdue watch read', 'in-process, 10 jobs with a switch', storeSize, overdue.latency),
+    );
   } finally {
     await daemon.dispose();
   }
 }
 emitResult({ benchmark: 'get latency (job.get by name) at the socket', rows, figures });
+
+function storeReadRow(benchmark, what, storeSize, latency) {
+  return {
+    benchmark,
+    scenario: `${benchmark}: ${what}, sequential, ${storeSize.toLocaleString('en-US')} jobs stored`,
+    n: latency.n,
+    p50: latency.p50,
+    p99: latency.p99,
+    max: latency.max,
+  };
+}

@@ -46,12 +46,13 @@ export async function writeJobs(databasePath, jobs) {
 }
 
 /**
- * `count` jobs due far in the future (`every 24h`, running `true`). Normalized once and renamed, since
- * normalizing each of 100,000 jobs would take longer than writing them.
+ * `count` jobs due far in the future (`every 24h`, running `true`, with `extra` job input such as
+ * `{ expectSuccessEvery: '1h' }`). Normalized once and renamed, since normalizing each of 100,000 jobs would
+ * take longer than writing them.
  */
-export function* farFutureJobs(count, prefix) {
+export function* farFutureJobs(count, prefix, extra = {}) {
   const now = Date.now();
-  const template = normalize({ name: `${prefix}-0`, every: '24h', argv: ['true'] }, now);
+  const template = normalize({ name: `${prefix}-0`, every: '24h', argv: ['true'], ...extra }, now);
   const nextRunAt = nextFireTime(template.schedule, now, TIMEZONE);
   for (let i = 0; i < count; i++) yield { definition: { ...template, name: `${prefix}-${i}` }, nextRunAt };
 }

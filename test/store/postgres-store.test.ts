@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { fillPlaceholders } from 'drizzle-orm';
+import { and, asc, fillPlaceholders, inArray } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -8,7 +8,8 @@ import { assignShards } from '../../src/core/cluster/rendezvous.js';
 import { PostgresClusterStore } from '../../src/store/postgres/cluster-store.js';
 import { MIGRATIONS_TABLE, openPostgresPool } from '../../src/store/postgres/connection.js';
 import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
-import { prepareStatements } from '../../src/store/postgres/statements.js';
+import { POSTGRES_EXPECTS_SUCCESS } from '../../src/store/job-index-conditions.js';
+import { postgresTables, prepareStatements } from '../../src/store/postgres/statements.js';
 import type { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import type { Fire, FiredInstant } from '../../src/store/store.js';
 import { usePostgres } from '../support/postgres.js';
@@ -301,6 +302,33 @@ describe('PostgreSQL store on a shared database', () => {
       expect(chosen).toMatch(/"Node Type":"Index Scan".*"Index Name":"jobs_due_idx"/);
       expect(chosen).not.toMatch(/"Node Type":"(Seq Scan|Sort|Bitmap Heap Scan)"/);
     }
+  });
+
+  it("Given 20,000 jobs of which 20 set a dead-man's switch, when PostgreSQL plans a page of those live ones, then it scans the switch's partial index", async () => {
+    database = await postgres.migratedDatabase();
+    const client = await connect(database.url);
+    await client.query(`
+      INSERT INTO jobs (id, name, state, deleted_at, next_run_at, definition, labels, owner, version, created_at, updated_at)
+      SELECT 'job-' || lpad(g::text, 6, '0'), 'job-' || g, 'active', NULL, ${T0},
+             CASE WHEN g % 1000 = 0 THEN '{"alerts":{"expectSuccessEveryMs":60000}}'
+                  ELSE '{"alerts":{"expectSuccessEveryMs":null}}' END,
+             '{}', 'alice', 1, ${T0}, ${T0}
+      FROM generate_series(1, 20000) AS g`);
+    await client.query('ANALYZE jobs');
+    const { jobs } = postgresTables;
+    const query = drizzle({ client })
+      .select()
+      .from(jobs)
+      .where(and(inArray(jobs.state, ['active', 'paused']), POSTGRES_EXPECTS_SUCCESS))
+      .orderBy(asc(jobs.id))
+      .limit(501)
+      .toSQL();
+
+    const { rows } = await client.query(`EXPLAIN (FORMAT JSON) ${query.sql}`, query.params);
+    const plan = JSON.stringify(rows[0]?.['QUERY PLAN']);
+
+    expect(plan).toMatch(/"Index Name":"jobs_expect_success_idx"/);
+    expect(plan).not.toMatch(/"Node Type":"Seq Scan"/);
   });
 
   it('Given output with NUL bytes, when the run finishes, then the tails come back unchanged and a NUL in the error is replaced', async () => {

@@ -2,11 +2,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
+import { and, asc, inArray } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { JOB_STATES } from '../../src/core/job.js';
+import { SQLITE_EXPECTS_SUCCESS } from '../../src/store/job-index-conditions.js';
 import { openSqliteConnection } from '../../src/store/sqlite/connection.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
-import { prepareStatements } from '../../src/store/sqlite/statements.js';
+import { prepareStatements, sqliteTables } from '../../src/store/sqlite/statements.js';
 import { createJob, newRun, T0 } from './conformance/fixtures.js';
 import { describeStoreConformance } from './store-conformance.js';
 
@@ -96,6 +99,34 @@ describe('SQLite store on disk', () => {
     const plan = planOf(connection, query, T0, 100).join('\n');
     expect(plan).toMatch(/SEARCH runs USING (COVERING )?INDEX runs_waiting_due_idx/);
     expect(plan).not.toMatch(/TEMP B-TREE/);
+  });
+
+  it("Given the count of each state's jobs, when SQLite plans it, then it walks that state's partial index alone", () => {
+    const connection = connect();
+    const counts = prepareStatements(drizzle({ client: connection })).countJobsInState;
+    const indexOf = { active: 'jobs_active_idx', paused: 'jobs_paused_idx', cancelled: 'jobs_cancelled_idx' };
+
+    for (const state of JOB_STATES) {
+      expect(planOf(connection, counts[state].getQuery())).toEqual([
+        `SCAN jobs USING COVERING INDEX ${indexOf[state]}`,
+      ]);
+    }
+  });
+
+  it("Given a page of live jobs with a dead-man's switch, when SQLite plans it, then it walks the switch's partial index in id order", () => {
+    const connection = connect();
+    const { jobs } = sqliteTables;
+    const query = drizzle({ client: connection })
+      .select()
+      .from(jobs)
+      .where(and(inArray(jobs.state, ['active', 'paused']), SQLITE_EXPECTS_SUCCESS))
+      .orderBy(asc(jobs.id))
+      .limit(501)
+      .toSQL();
+
+    expect(planOf(connection, query, ...query.params)).toEqual([
+      'SCAN jobs USING INDEX jobs_expect_success_idx',
+    ]);
   });
 
   it('Given a job and a run, when the store is closed and reopened, then both are still there', async () => {

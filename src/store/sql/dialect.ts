@@ -23,6 +23,8 @@ export interface StoreDialect {
   isUniqueViolation(error: unknown, key: UniqueKey): boolean;
   /** A condition on `jobs` that holds when the job carries every one of these labels. */
   hasLabels(labels: Record<string, string>): SQL | undefined;
+  /** A condition on `jobs` that holds when the job sets a dead-man's switch, as its partial index is written. */
+  readonly expectsSuccess: SQL;
   readonly retention: Retention;
   /** A cheap round trip that proves the store can still be read and written; throws when it cannot. */
   ping(): Promise<void>;

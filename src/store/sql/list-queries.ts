@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, inArray, lt, sql, type AnyColumn, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, lt, sql } from 'drizzle-orm';
 import type { Job, JobState } from '../../core/job.js';
 import type { RunSummary } from '../../core/run.js';
 import type { AuditEntry, JobQuery, Page, RunQuery } from '../store.js';
@@ -19,14 +19,6 @@ function toPage<T extends { id: string }>(rows: T[], limit: number): Page<T> {
   return { items, nextCursor: items[items.length - 1]?.id ?? null };
 }
 
-/**
- * The definition is JSON.stringify's text of the job, so a switch that is set reads
- * `"expectSuccessEveryMs":<number>`: matched as text, on both dialects, without parsing each definition.
- */
-function setsExpectSuccess(definition: AnyColumn): SQL {
-  return sql`(${definition} LIKE '%"expectSuccessEveryMs":%' AND ${definition} NOT LIKE '%"expectSuccessEveryMs":null%')`;
-}
-
 export async function listJobs(dialect: StoreDialect, query: JobQuery): Promise<Page<Job>> {
   const { jobs } = dialect.tables;
   const rows = await dialect.session.query<JobRecord>((db) =>
@@ -39,7 +31,7 @@ export async function listJobs(dialect: StoreDialect, query: JobQuery): Promise<
           query.cursor === undefined ? undefined : gt(jobs.id, query.cursor),
           query.labels === undefined ? undefined : dialect.hasLabels(query.labels),
           query.owner === undefined ? undefined : eq(jobs.owner, query.owner),
-          query.expectingSuccess ? setsExpectSuccess(jobs.definition) : undefined,
+          query.expectingSuccess ? dialect.expectsSuccess : undefined,
         ),
       )
       .orderBy(asc(jobs.id))

@@ -212,7 +212,7 @@ export class SqlStore implements Store {
   }
 
   async countJobs(state: JobState): Promise<number> {
-    return (await this.session.first(this.statements.countJobsInState, { state }))?.count ?? 0;
+    return (await this.session.first(this.statements.countJobsInState[state]))?.count ?? 0;
   }
 
   async dueJobs(until: number, limit: number): Promise<Job[]> {

@@ -2,6 +2,9 @@ import { and, asc, desc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { RunInFlight } from '../../core/policy/fire-overlap.js';
 import type { ApiToken } from '../../core/access/api-token.js';
 import type { RunSummary } from '../../core/run.js';
+import type { JobState } from '../../core/job.js';
+import { jobInState } from '../job-index-conditions.js';
+import { JOB_STATE_VALUES } from '../schema-values.js';
 import type { DependencyEdge } from '../store.js';
 import {
   apiTokenColumns,
@@ -123,13 +126,19 @@ export function defineStatements(db: QueryBuilder, tables: StoreTables, dialect:
         .where(and(eq(jobs.id, param('id')), eq(jobs.version, param('version'))))
         .returning({ id: jobs.id }),
     ),
-    countJobsInState: prepare<{ count: number }>(
-      'count_jobs',
-      db
-        .select({ count: sql<number>`count(*)`.mapWith(Number) })
-        .from(jobs)
-        .where(eq(jobs.state, param('state'))),
-    ),
+    /** One statement per state, each naming its state literally, so that it counts that state's index alone. */
+    countJobsInState: Object.fromEntries(
+      JOB_STATE_VALUES.map((state) => [
+        state,
+        prepare<{ count: number }>(
+          `count_jobs_${state}`,
+          db
+            .select({ count: sql<number>`count(*)`.mapWith(Number) })
+            .from(jobs)
+            .where(jobInState(state)),
+        ),
+      ]),
+    ) as Record<JobState, Statement<{ count: number }>>,
     dueJobs: prepare<JobRecord>(
       'due_jobs',
       db

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import type Database from 'better-sqlite3';
 import { and, sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
+import { SQLITE_EXPECTS_SUCCESS } from '../job-index-conditions.js';
 import type { Retention, StoreDialect } from '../sql/dialect.js';
 import type { RowEncoding } from '../sql/records.js';
 import { runSync, type Awaitable, type Script } from '../sql/script.js';
@@ -25,6 +26,7 @@ const SQLITE_ENCODING: RowEncoding = { labels: (labels) => JSON.stringify(labels
 export class SqliteDialect implements StoreDialect {
   readonly capabilities = { notify: false };
   readonly tables = sqliteTables;
+  readonly expectsSuccess = SQLITE_EXPECTS_SUCCESS;
   readonly encoding = SQLITE_ENCODING;
   readonly session: Session;
   readonly retention: Retention;

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Job } from '../../../src/core/job.js';
+import type { Alerts } from '../../../src/core/notify/alerts.js';
 import type { Store } from '../../../src/store/store.js';
-import { createJob, newJob, stamp, T0 } from './fixtures.js';
+import { createJob, definition, newJob, stamp, T0 } from './fixtures.js';
 import type { CurrentStore } from './fixtures.js';
 
 async function createJobs(store: Store, count: number): Promise<Job[]> {
@@ -10,7 +11,16 @@ async function createJobs(store: Store, count: number): Promise<Job[]> {
   return jobs;
 }
 
+function switchEvery(expectSuccessEveryMs: number | null): Alerts {
+  return { notify: [], notifyOn: null, expectSuccessEveryMs };
+}
+
 export function describeJobListingCases(store: CurrentStore): void {
+  const withSwitch = (name: string, every: number | null) => {
+    const job = { ...newJob(name), definition: definition(name, { alerts: switchEvery(every) }) };
+    return store().createJob(job, stamp('job.create'));
+  };
+
   describe('listJobs', () => {
     it('Given seven jobs, when they are listed three at a time, then three pages hold each job once in id order', async () => {
       const jobs = await createJobs(store(), 7);
@@ -46,11 +56,6 @@ export function describeJobListingCases(store: CurrentStore): void {
     });
 
     it("Given jobs with and without a dead-man's switch, when those expecting success are asked for, then only the ones with a switch are listed", async () => {
-      const withSwitch = (name: string, every: number | null) => {
-        const job = newJob(name);
-        const alerts = { notify: [], notifyOn: null, expectSuccessEveryMs: every };
-        return store().createJob({ ...job, definition: { ...job.definition, alerts } }, stamp('job.create'));
-      };
       const watched = await withSwitch('watched', 60_000);
       await withSwitch('switch-off', null);
       await createJob(store(), 'no-alerts');
@@ -61,6 +66,27 @@ export function describeJobListingCases(store: CurrentStore): void {
 
       expect(page.items.map((job) => job.name).sort()).toEqual(['paused-watched', 'watched']);
       expect(page.items.find((job) => job.id === watched.id)?.alerts?.expectSuccessEveryMs).toBe(60_000);
+    });
+
+    it("Given a job with a dead-man's switch, when an update drops the switch, then it is no longer listed as expecting success", async () => {
+      const job = await withSwitch('watched', 60_000);
+
+      const change = { definition: definition('watched', { alerts: switchEvery(null) }) };
+      await store().updateJob(job.id, job.version, change, stamp('job.update', T0 + 1));
+
+      expect((await store().listJobs({ limit: 10, expectingSuccess: true })).items).toEqual([]);
+    });
+
+    it('Given a job without a switch, when an update sets one, then it is listed as expecting success with it', async () => {
+      const job = await createJob(store(), 'unwatched');
+
+      const change = { definition: definition('unwatched', { alerts: switchEvery(120_000) }) };
+      await store().updateJob(job.id, job.version, change, stamp('job.update', T0 + 1));
+
+      const page = await store().listJobs({ limit: 10, expectingSuccess: true });
+      expect(page.items.map((item) => [item.id, item.alerts?.expectSuccessEveryMs])).toEqual([
+        [job.id, 120_000],
+      ]);
     });
 
     it('Given a cancelled job, when cancelled jobs are asked for, then it is the only one listed', async () => {

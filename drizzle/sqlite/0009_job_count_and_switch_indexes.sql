@@ -1,0 +1,4 @@
+CREATE INDEX `jobs_active_idx` ON `jobs` (`id`) WHERE state = 'active';--> statement-breakpoint
+CREATE INDEX `jobs_paused_idx` ON `jobs` (`id`) WHERE state = 'paused';--> statement-breakpoint
+CREATE INDEX `jobs_cancelled_idx` ON `jobs` (`deleted_at`) WHERE state = 'cancelled';--> statement-breakpoint
+CREATE INDEX `jobs_expect_success_idx` ON `jobs` (`id`) WHERE json_extract(definition, '$.alerts.expectSuccessEveryMs') IS NOT NULL;

@@ -1,0 +1,22 @@
+import { sql, type SQL } from 'drizzle-orm';
+import type { JobState } from '../core/job.js';
+
+// The WHERE of partial indexes on `jobs`, written once for the index and the query it serves: SQLite uses a
+// partial index only for a query that repeats its WHERE (a bound parameter does not count), and
+// PostgreSQL's planner proves nothing from a parameter in a generic plan. drizzle-kit loads the schemas,
+// and so this file, on their own: it imports nothing else from src/.
+
+/** One small index per state, which counting the jobs of that state walks alone. */
+export const jobInState = (state: JobState): SQL => sql.raw(`state = '${state}'`);
+
+/**
+ * The definition sets a dead-man's switch (a JSON null is NULL too): the overdue watch reads only these
+ * jobs, from an index that holds a handful where the table may hold a million.
+ */
+export const SQLITE_EXPECTS_SUCCESS = sql.raw(
+  `json_extract(definition, '$.alerts.expectSuccessEveryMs') IS NOT NULL`,
+);
+/** As json rather than jsonb, which refuses the \u0000 a definition's strings may hold. */
+export const POSTGRES_EXPECTS_SUCCESS = sql.raw(
+  `(definition::json -> 'alerts' ->> 'expectSuccessEveryMs') IS NOT NULL`,
+);
