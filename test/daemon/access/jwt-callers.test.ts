@@ -1,5 +1,6 @@
 import { generateKeyPair } from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { OidcPlan } from '../../../src/core/api-oidc.js';
 import { JwtCallers } from '../../../src/daemon/access/jwt-callers.js';
 import { systemClock } from '../../../src/daemon/clock.js';
 import {
@@ -12,6 +13,11 @@ import {
 } from '../../support/oidc-issuer.js';
 import { sleep } from '../../support/sched-harness.js';
 
+/** `[api]` accepting JWTs whose keys `idp` serves. */
+function planOf(idp: JwksServer): OidcPlan {
+  return { jwksUrl: idp.url, issuer: ISSUER, audience: AUDIENCE, rolesClaim: 'roles', ownerClaim: 'sub' };
+}
+
 describe('JwtCallers while the identity provider cannot be reached', () => {
   let idp: JwksServer | undefined;
 
@@ -22,15 +28,8 @@ describe('JwtCallers while the identity provider cannot be reached', () => {
   it('Given keys fetched and then grown older than their cache age, when a refresh fails, then JWTs of those keys still pass with one fetch, and one of a key id never seen is IDENTITY_PROVIDER_UNAVAILABLE, not refused', async () => {
     const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true });
     idp = await serveJwks([await listedKey(publicKey)]);
-    const plan = {
-      jwksUrl: idp.url,
-      issuer: ISSUER,
-      audience: AUDIENCE,
-      rolesClaim: 'roles',
-      ownerClaim: 'sub',
-    };
     // Keys stale after a second; a cooldown longer than the test, so no fetch is made after the failed one.
-    const callers = new JwtCallers(plan, systemClock, 'sched-daemon', {
+    const callers = new JwtCallers(planOf(idp), systemClock, 'sched-daemon', {
       timeoutMs: 5_000,
       maxAgeMs: 1_000,
       failureCooldownMs: 600_000,
@@ -58,14 +57,7 @@ describe('JwtCallers while the identity provider cannot be reached', () => {
     const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true });
     idp = await serveJwks([await listedKey(publicKey)]);
     idp.answer('failure');
-    const plan = {
-      jwksUrl: idp.url,
-      issuer: ISSUER,
-      audience: AUDIENCE,
-      rolesClaim: 'roles',
-      ownerClaim: 'sub',
-    };
-    const callers = new JwtCallers(plan, systemClock, 'sched-daemon');
+    const callers = new JwtCallers(planOf(idp), systemClock, 'sched-daemon');
     const jwt = await signJwt(privateKey, { roles: ['operator'] });
 
     const first = callers.callerOf(jwt);
