@@ -1,16 +1,15 @@
-import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload } from 'jose';
+import { errors, jwtVerify, type JWTPayload } from 'jose';
 import { claimValue, jwtCallerName, roleFromClaim } from '../../core/access/oidc-claims.js';
 import type { Caller } from '../../core/access/roles.js';
 import type { OidcPlan } from '../../core/api-oidc.js';
 import { SchedError } from '../../core/errors.js';
 import type { Clock } from '../clock.js';
+import { identityProviderUnavailable, IssuerKeys, JWKS_TIMINGS, type JwksTimings } from './issuer-keys.js';
 
 /** Asymmetric algorithms only: with an HMAC one, anyone holding the public JWKS could sign. */
 const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
 /** How far the issuer's clock may be from ours when exp, nbf and iat are checked. */
 const CLOCK_TOLERANCE_S = 5;
-/** How long fetching the JWKS may take before the request is answered IDENTITY_PROVIDER_UNAVAILABLE. */
-const JWKS_TIMEOUT_MS = 5_000;
 /** The longest owner a JWT may name, as for `sched token create --owner`. */
 const MAX_OWNER_LENGTH = 64;
 
@@ -29,19 +28,20 @@ const REFUSALS: Readonly<Record<string, string>> = {
 
 /**
  * Callers from JWTs of the one OIDC issuer `[api]` names, verified against the keys its JWKS URL serves
- * (fetched when first needed, then cached by jose and fetched again for a key it does not know). The
+ * (see IssuerKeys for when they are fetched, and what is done while they cannot be). The
  * caller acts as the owner claim's user with the role the roles claim gives, as a token with `--owner`.
  */
 export class JwtCallers {
-  private readonly keys: ReturnType<typeof createRemoteJWKSet>;
+  private readonly keys: IssuerKeys;
 
   constructor(
     private readonly plan: OidcPlan,
     private readonly clock: Clock,
     /** The daemon's own account: a JWT never acts as it, nor as root (see callerOf). */
     private readonly daemonUser: string,
+    timings: JwksTimings = JWKS_TIMINGS,
   ) {
-    this.keys = createRemoteJWKSet(new URL(plan.jwksUrl), { timeoutDuration: JWKS_TIMEOUT_MS });
+    this.keys = new IssuerKeys(plan.jwksUrl, clock, timings);
   }
 
   /** The caller a JWT stands for; UNAUTHENTICATED when it is refused, never saying more than why. */
@@ -72,7 +72,7 @@ export class JwtCallers {
 
   private async verified(jwt: string): Promise<JWTPayload> {
     try {
-      const { payload } = await jwtVerify(jwt, this.keys, {
+      const { payload } = await jwtVerify(jwt, this.keys.keyFor, {
         issuer: this.plan.issuer,
         audience: this.plan.audience,
         algorithms: ALGORITHMS,
@@ -82,9 +82,10 @@ export class JwtCallers {
       });
       return payload;
     } catch (error) {
-      if (!(error instanceof errors.JOSEError)) throw unavailable(this.plan.jwksUrl, error);
+      if (error instanceof SchedError) throw error;
+      if (!(error instanceof errors.JOSEError)) throw identityProviderUnavailable(this.plan.jwksUrl, error);
       const reason = REFUSALS[error.code];
-      if (reason === undefined) throw unavailable(this.plan.jwksUrl, error);
+      if (reason === undefined) throw identityProviderUnavailable(this.plan.jwksUrl, error);
       const claim = error instanceof errors.JWTClaimValidationFailed ? ` (${error.claim})` : '';
       throw refusal(reason, `${reason.replaceAll('-', ' ')}${claim}`);
     }
@@ -96,16 +97,4 @@ function refusal(reason: string, why: string): SchedError {
     hint: 'Send a JWT from the identity provider that [api] issuer names, for the [api] audience, with a role in its roles claim.',
     details: { reason },
   });
-}
-
-function unavailable(jwksUrl: string, error: unknown): SchedError {
-  const cause = error instanceof Error ? (error.cause instanceof Error ? error.cause : error).message : '';
-  return new SchedError(
-    'IDENTITY_PROVIDER_UNAVAILABLE',
-    `The identity provider's keys cannot be fetched from ${jwksUrl}${cause ? ` (${cause})` : ''}: JWTs cannot be checked now.`,
-    {
-      hint: 'Try again shortly; API tokens (sched token create) do not depend on the identity provider.',
-      details: { jwksUrl },
-    },
-  );
 }

@@ -32,11 +32,14 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   INTERNAL: 500,
 };
 
+/** The refusals that say when they will end, in their details' retryAfterMs. */
+const WAITED_OUT = new Set<ErrorCode>(['RATE_LIMITED', 'IDENTITY_PROVIDER_UNAVAILABLE']);
+
 /** Headers an error's status calls for: when to come back, or how to authenticate. */
 export function errorHeaders(shape: ErrorShape): Record<string, string> {
   if (shape.code === 'UNAUTHENTICATED') return { 'www-authenticate': 'Bearer' };
   const retryAfterMs = shape.details?.['retryAfterMs'];
-  if (shape.code === 'RATE_LIMITED' && typeof retryAfterMs === 'number')
+  if (WAITED_OUT.has(shape.code) && typeof retryAfterMs === 'number')
     return { 'retry-after': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) };
   return {};
 }

@@ -51,7 +51,9 @@ describe('the error envelope of each error class', () => {
 
       expect(answer.statusCode).toBe(status);
       expect(answer.json()).toEqual({ error: refusal });
-      expect(answer.headers['retry-after']).toBe(code === 'RATE_LIMITED' ? '3' : undefined);
+      expect(answer.headers['retry-after']).toBe(
+        ['RATE_LIMITED', 'IDENTITY_PROVIDER_UNAVAILABLE'].includes(code) ? '3' : undefined,
+      );
     },
   );
 

@@ -1,58 +1,21 @@
 import os from 'node:os';
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
+import { generateKeyPair, type CryptoKey } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { apiClient, apiDaemonArgs, createToken, makeCertificate } from '../../support/api-harness.js';
 import {
-  apiAddress,
-  apiClient,
-  apiDaemonArgs,
-  createToken,
-  makeCertificate,
-} from '../../support/api-harness.js';
-import { sched, startDaemon, useDaemons, type RunningDaemon } from '../../support/sched-harness.js';
-
-const ISSUER = 'https://id.sched.test';
-const AUDIENCE = 'sched-api';
-
-/** A JWKS served over HTTP on a free loopback port, as an identity provider would at its jwks_uri. */
-async function serveJwks(keys: JWK[]): Promise<{ url: string; close: () => Promise<void> }> {
-  const server = http.createServer((request, response) => {
-    response.writeHead(200, { 'content-type': 'application/json' });
-    response.end(JSON.stringify({ keys }));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/.well-known/jwks.json`,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
-}
-
-/** A daemon serving the API over HTTPS that accepts JWTs whose keys are at `jwksUrl`. */
-async function startOidcDaemon(daemons: ReturnType<typeof useDaemons>, jwksUrl: string) {
-  const home = daemons.home();
-  const certificate = makeCertificate(home);
-  const config = path.join(home, 'config.toml');
-  fs.writeFileSync(
-    config,
-    `[api]\njwks_url = "${jwksUrl}"\nissuer = "${ISSUER}"\naudience = "${AUDIENCE}"\n`,
-  );
-  const daemon = await daemons.start(home, apiDaemonArgs(certificate), { SCHED_CONFIG: config });
-  return { home, daemon, api: apiClient(`https://${await apiAddress(daemon)}`, certificate.ca) };
-}
-
-interface Signing {
-  key?: CryptoKey | Uint8Array;
-  alg?: string;
-  kid?: string;
-  issuer?: string;
-  audience?: string;
-  expiresAt?: number | string;
-  subject?: string;
-}
+  AUDIENCE,
+  ISSUER,
+  listedKey,
+  serveJwks,
+  signJwt,
+  startOidcDaemon,
+  type JwksServer,
+  type Signing,
+} from '../../support/oidc-issuer.js';
+import { sched, sleep, startDaemon, useDaemons, type RunningDaemon } from '../../support/sched-harness.js';
+import { JWKS_TIMINGS } from '../../../src/daemon/access/issuer-keys.js';
 
 function base64url(value: unknown): string {
   return Buffer.from(JSON.stringify(value)).toString('base64url');
@@ -62,20 +25,15 @@ describe('JWTs from an OIDC issuer on the HTTPS API', () => {
   const daemons = useDaemons(afterAll);
   let signingKey: CryptoKey;
   let otherKey: CryptoKey;
-  let jwks: Awaited<ReturnType<typeof serveJwks>>;
+  let jwks: JwksServer;
   let home: string;
   let daemon: RunningDaemon;
   let api: ReturnType<typeof apiClient>;
 
-  const jwt = (claims: Record<string, unknown>, signing: Signing = {}): Promise<string> =>
-    new SignJWT(claims)
-      .setProtectedHeader({ alg: signing.alg ?? 'ES256', kid: signing.kid ?? 'k1' })
-      .setIssuer(signing.issuer ?? ISSUER)
-      .setAudience(signing.audience ?? AUDIENCE)
-      .setSubject(signing.subject ?? 'ci-bot')
-      .setIssuedAt()
-      .setExpirationTime(signing.expiresAt ?? '10m')
-      .sign(signing.key ?? signingKey);
+  const jwt = (
+    claims: Record<string, unknown>,
+    signing: Signing & { key?: CryptoKey | Uint8Array } = {},
+  ): Promise<string> => signJwt(signing.key ?? signingKey, claims, signing);
 
   const addJob = (name: string, token: string) =>
     api.request('POST', '/v1/jobs', { token, body: { input: { name, every: '1h', argv: ['true'] } } });
@@ -89,7 +47,7 @@ describe('JWTs from an OIDC issuer on the HTTPS API', () => {
     const pair = await generateKeyPair('ES256', { extractable: true });
     signingKey = pair.privateKey;
     ({ privateKey: otherKey } = await generateKeyPair('ES256'));
-    jwks = await serveJwks([{ ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' }]);
+    jwks = await serveJwks([await listedKey(pair.publicKey)]);
     ({ home, daemon, api } = await startOidcDaemon(daemons, jwks.url));
   }, 60_000);
 
@@ -186,13 +144,7 @@ describe('an OIDC issuer out of reach or half configured', () => {
     await gone.close();
     const { home, api } = await startOidcDaemon(daemons, gone.url);
     const { privateKey } = await generateKeyPair('ES256');
-    const token = await new SignJWT({ roles: ['operator'] })
-      .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
-      .setIssuer(ISSUER)
-      .setAudience(AUDIENCE)
-      .setSubject('ci-bot')
-      .setExpirationTime('10m')
-      .sign(privateKey);
+    const token = await signJwt(privateKey, { roles: ['operator'] });
 
     try {
       const answer = await api.request('GET', '/v1/jobs', { token });
@@ -207,6 +159,53 @@ describe('an OIDC issuer out of reach or half configured', () => {
       await api.close();
     }
   });
+
+  it('Given the identity provider answering 500, when JWTs keep coming, then each is answered 503 at once, one fetch each cooldown; once it is back, JWTs arriving together after the cooldown work again on one fetch', async () => {
+    const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true });
+    const idp = await serveJwks([await listedKey(publicKey)]);
+    idp.answer('failure');
+    const { api } = await startOidcDaemon(daemons, idp.url);
+    const token = await signJwt(privateKey, { roles: ['operator'] });
+    const list = () => api.request('GET', '/v1/jobs', { token });
+
+    try {
+      const together = await Promise.all(Array.from({ length: 10 }, list));
+      const inTurn = [];
+      for (let i = 0; i < 10; i += 1) inTurn.push(await list());
+      const refused = [...together, ...inTurn];
+
+      expect(refused.map((answer) => answer.status)).toEqual(Array(20).fill(503));
+      expect(refused.map((answer) => answer.body.error.code)).toEqual(
+        Array(20).fill('IDENTITY_PROVIDER_UNAVAILABLE'),
+      );
+      expect(Number(inTurn[9]!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      // One fetch, or two should the 20 requests have outlasted a cooldown on a loaded machine.
+      expect(idp.fetches()).toBeGreaterThanOrEqual(1);
+      expect(idp.fetches()).toBeLessThanOrEqual(2);
+
+      idp.answer('keys');
+      const fetchesBefore = idp.fetches();
+      await sleep(JWKS_TIMINGS.failureCooldownMs + 1_000);
+      const added = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          api.request('POST', '/v1/jobs', {
+            token,
+            body: { input: { name: `after-outage-${i}`, every: '1h', argv: ['true'] } },
+          }),
+        ),
+      );
+
+      expect(added.map((answer) => answer.status)).toEqual(Array(10).fill(201));
+      expect(idp.fetches()).toBe(fetchesBefore + 1);
+
+      idp.answer('failure');
+      expect((await list()).status).toBe(200);
+      expect(idp.fetches()).toBe(fetchesBefore + 1);
+    } finally {
+      await api.close();
+      await idp.close();
+    }
+  }, 90_000);
 
   it('Given an issuer without an audience, when the daemon starts, then it refuses to start naming the key missing', async () => {
     const home = daemons.home();
