@@ -254,6 +254,24 @@ describe('the CLI against a remote daemon (--remote, over HTTPS)', () => {
     expect(missing.stderr).toMatch(/^Error: The token file .*no-token cannot be read \(ENOENT\)\./);
   });
 
+  it('Given the remote flags written before the command, when it runs, then it goes to that daemon as with them after', async () => {
+    const tokenFile = path.join(elsewhere, 'token-first');
+    fs.writeFileSync(tokenFile, `${operator}\n`, { mode: 0o600 });
+
+    const listed = await sched(
+      elsewhere,
+      ['--remote', url, '--ca-file', certFile, `--token-file=${tokenFile}`, 'ls', '--json'],
+      {
+        env: { SCHED_REMOTE: '', SCHED_CA_FILE: '', SCHED_TOKEN: '', TZ: 'UTC' },
+      },
+    );
+    printed.push(listed.stdout, listed.stderr);
+
+    expect(listed.stderr).toBe('');
+    expect(listed.code).toBe(0);
+    expect(listed.json.items.length).toBeGreaterThan(0);
+  });
+
   it('Given no server at the URL, when a command runs remotely, then it exits 7 naming the URL', async () => {
     const closedPort = await freePort();
     const down = `https://127.0.0.1:${closedPort}`;
