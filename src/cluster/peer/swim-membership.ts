@@ -13,7 +13,8 @@ export interface SwimTiming {
   tickMs: number;
   probeTicks: number;
   ackTimeoutTicks: number;
-  suspicionTicks: number;
+  /** α in α·max(1, log10 n) probe periods, a confirmed suspicion's time (see core/membership/suspicion.ts). */
+  suspicionMultiplier: number;
   indirectProbes: number;
   /** How often the whole view is exchanged with one member over a stream (push-pull). */
   pushPullMs: number;
@@ -25,12 +26,17 @@ export interface SwimTiming {
   reconnectMs?: number;
 }
 
-/** A probe a second, half a second for its ack, five seconds of suspicion (memberlist's LAN defaults are close). */
+/**
+ * memberlist's LAN defaults but for α: a probe a second, half a second for its ack, and five seconds of
+ * suspicion (as before Lifeguard) once three other members confirm it, up to 30 s while none does (in a group
+ * of four or fewer, none is waited for). A member that finds itself slow stretches its probe period and ack
+ * timeout up to eightfold.
+ */
 const DEFAULT_SWIM_TIMING: SwimTiming = {
   tickMs: 100,
   probeTicks: 10,
   ackTimeoutTicks: 5,
-  suspicionTicks: 50,
+  suspicionMultiplier: 5,
   indirectProbes: 3,
   pushPullMs: 30_000,
   reconnectMs: 10_000,
@@ -89,7 +95,7 @@ export class SwimMembership {
       seeds: options.seeds.map(formatPeerAddress),
       probeTicks: timing.probeTicks,
       ackTimeoutTicks: timing.ackTimeoutTicks,
-      suspicionTicks: timing.suspicionTicks,
+      suspicionMultiplier: timing.suspicionMultiplier,
       indirectProbes: timing.indirectProbes,
       random: () => randomInt(2 ** 47) / 2 ** 47,
     });

@@ -18,12 +18,12 @@ const FAST: SwimTiming = {
   tickMs: 50,
   probeTicks: 4,
   ackTimeoutTicks: 2,
-  suspicionTicks: 20,
+  suspicionMultiplier: 5,
   indirectProbes: 2,
   pushPullMs: 60_000,
 };
 // A probe period of 10 s: whatever a member learns within a second or two, it learnt by push-pull.
-const SLOW_PROBES: SwimTiming = { ...FAST, probeTicks: 200, ackTimeoutTicks: 100, suspicionTicks: 400 };
+const SLOW_PROBES: SwimTiming = { ...FAST, probeTicks: 200, ackTimeoutTicks: 100, suspicionMultiplier: 2 };
 const sharedKey = newKey();
 const running: { stop(): Promise<void> }[] = [];
 afterEach(async () => {

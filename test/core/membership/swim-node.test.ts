@@ -9,7 +9,9 @@ function swim(id: string, seeds = ['a', 'b', 'c', 'd', 'e']): SwimNode {
     probeTicks: 10,
     ackTimeoutTicks: 4,
     indirectProbes: 2,
-    suspicionTicks: 30,
+    // 30 ticks of suspicion, confirmed or not: plain SWIM's fixed time (see swim-lifeguard.test.ts for the rest).
+    suspicionMultiplier: 3,
+    suspicionMaxMultiplier: 1,
     random: () => 0,
   });
 }
