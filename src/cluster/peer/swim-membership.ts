@@ -42,6 +42,13 @@ const DEFAULT_SWIM_TIMING: SwimTiming = {
   reconnectMs: 10_000,
 };
 
+/** When this member last heard from another (wall-clock ms), and the load that member last told it. */
+export interface MemberContact {
+  heardAt: number;
+  /** Null until the member has said (a message without it, from a build before loads were sent). */
+  load: number | null;
+}
+
 export interface SwimMembershipOptions {
   bind: PeerAddress;
   /** The address others reach this member at, its id; the bound address when not given. */
@@ -56,6 +63,8 @@ export interface SwimMembershipOptions {
   streams?: PeerStreams;
   clock: Clock;
   timing?: SwimTiming;
+  /** This member's running runs, told to every member it sends to (`sched cluster status`'s LOAD). */
+  load?: () => number;
   onDrop?: (reason: DatagramDrop, detail: string) => void;
   onError?: (error: Error) => void;
 }
@@ -71,6 +80,7 @@ export class SwimMembership {
   private pushPullTimer: CancelTimer | null = null;
   private reconnectTimer: CancelTimer | null = null;
   private stopped = false;
+  private readonly contacts = new Map<string, MemberContact>();
 
   private constructor(
     readonly id: string,
@@ -117,6 +127,14 @@ export class SwimMembership {
 
   stateOf(id: string): MemberState | undefined {
     return this.node.stateOf(id);
+  }
+
+  /**
+   * When this member last heard from `id` (any message from it, or an ack of a probe of it through a helper)
+   * and the load it last sent; undefined if never since this member started.
+   */
+  contactOf(id: string): MemberContact | undefined {
+    return this.contacts.get(id);
   }
 
   async stop(): Promise<void> {
@@ -176,6 +194,7 @@ export class SwimMembership {
       to: formatPeerAddress(to),
       reply,
       members: this.node.view(),
+      load: this.options.load?.(),
     };
     this.options.streams?.send(to, 'push-pull', encodeStateExchange(exchange));
   }
@@ -184,24 +203,36 @@ export class SwimMembership {
     if (this.stopped) return;
     const decoded = decodeStateExchange(body);
     if (!decoded.ok) return this.options.onDrop?.('malformed', `state exchange: ${decoded.reason}`);
-    const { from, to, reply, members } = decoded.message;
+    const { from, to, reply, members, load } = decoded.message;
     if (to !== this.id) return;
+    this.heard(from, load);
     this.guarded(() => this.node.merge(members));
     const sender = tryParsePeerAddress(from);
     if (!reply && sender) this.sendState(sender, true);
   }
 
   private receive(message: SwimMessage): void {
-    if (!this.stopped) this.guarded(() => this.node.step(message));
+    if (this.stopped || message.to !== this.id) return;
+    this.heard(message.from, message.load);
+    this.guarded(() => this.node.step(message));
+  }
+
+  /** Stamps a contact with this member's clock; the load only from the member itself, as it sent it. */
+  private heard(id: string, load: number | undefined): void {
+    const known = this.contacts.get(id);
+    this.contacts.set(id, { heardAt: this.options.clock.now(), load: load ?? known?.load ?? null });
   }
 
   /** Runs a step of the state machine and sends what it has to say; a failure is reported, never thrown. */
   private guarded(step: () => void): void {
     try {
       step();
-      for (const message of this.node.takeMessages()) {
+      for (const id of this.node.takeContacts()) if (id !== this.id) this.heard(id, undefined);
+      const messages = this.node.takeMessages();
+      const load = messages.length > 0 ? this.options.load?.() : undefined;
+      for (const message of messages) {
         const to = tryParsePeerAddress(message.to);
-        if (to) this.transport.send(message, to);
+        if (to) this.transport.send({ ...message, load }, to);
       }
     } catch (error) {
       this.options.onError?.(error as Error);
