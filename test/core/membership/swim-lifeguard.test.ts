@@ -1,24 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SwimMessage } from '../../../src/core/membership/swim-messages.js';
-import { SwimNode } from '../../../src/core/membership/swim-node.js';
-
-// A probe every 10 ticks, 5 for its ack; with five members, 30 ticks of suspicion once one other member
-// confirms it (α = 3, so α − 2 = 1 expected), 180 while none does (β = 6).
-function swim(id: string, seeds = ['a', 'b', 'c', 'd', 'e']): SwimNode {
-  return new SwimNode({
-    id,
-    seeds,
-    probeTicks: 10,
-    ackTimeoutTicks: 5,
-    indirectProbes: 2,
-    suspicionMultiplier: 3,
-    random: () => 0,
-  });
-}
-
-function ticks(node: SwimNode, count: number): void {
-  for (let tick = 0; tick < count; tick++) node.tick();
-}
+import type { SwimNode } from '../../../src/core/membership/swim-node.js';
+import { swimNode, ticks } from './swim-test-kit.js';
 
 /** Ticks `node` with every member it pings answering at once. */
 function answeredTicks(node: SwimNode, count: number): void {
@@ -48,7 +31,7 @@ function failedProbe(a: SwimNode, helpersNack: boolean): string {
 
 describe('SwimNode with Lifeguard: local health (LHA-Probe)', () => {
   it('given a failed probe whose helpers sent no nack, raises its local health by one a helper and stretches its next probe period as much', () => {
-    const a = swim('a');
+    const a = swimNode('a');
     const target = failedProbe(a, false);
     expect(a.stateOf(target)).toBe('suspect');
     expect(a.localHealth).toBe(2);
@@ -61,14 +44,14 @@ describe('SwimNode with Lifeguard: local health (LHA-Probe)', () => {
   });
 
   it('given a failed probe whose helpers nacked, suspects the target and holds itself healthy', () => {
-    const a = swim('a');
+    const a = swimNode('a');
     const target = failedProbe(a, true);
     expect(a.stateOf(target)).toBe('suspect');
     expect(a.localHealth).toBe(0);
   });
 
   it('given a probe acked, lowers its local health a step', () => {
-    const a = swim('a');
+    const a = swimNode('a');
     failedProbe(a, false);
     const [ping] = a.takeMessages();
     a.step({ type: 'ack', from: ping!.to, to: 'a', seq: seqOf(ping), updates: [] });
@@ -76,7 +59,7 @@ describe('SwimNode with Lifeguard: local health (LHA-Probe)', () => {
   });
 
   it('as a helper, nacks when the target gave no ack within 80% of the ack timeout, and still passes a later ack on', () => {
-    const c = swim('c');
+    const c = swimNode('c');
     c.step({ type: 'ping-req', from: 'a', to: 'c', seq: 7, target: 'b', updates: [] });
     const [ping] = c.takeMessages();
 
@@ -90,7 +73,7 @@ describe('SwimNode with Lifeguard: local health (LHA-Probe)', () => {
   });
 
   it('given news that it is suspected, refutes, counts it against its own health, and tells the bringer and three others at once', () => {
-    const b = swim('b');
+    const b = swimNode('b');
     b.step({
       type: 'ack',
       from: 'a',
@@ -111,7 +94,7 @@ describe('SwimNode with Lifeguard: local health (LHA-Probe)', () => {
 
 describe('SwimNode with Lifeguard: suspicion (LHA-Suspicion)', () => {
   it('given a suspicion no other member confirms, waits β times the minimum before declaring the member dead', () => {
-    const a = swim('a', ['a', 'b', 'c']);
+    const a = swimNode('a', ['a', 'b', 'c']);
     a.merge([{ id: 'c', incarnation: 0, state: 'suspect', suspectedBy: 'b' }]);
 
     answeredTicks(a, 179);
@@ -121,7 +104,7 @@ describe('SwimNode with Lifeguard: suspicion (LHA-Suspicion)', () => {
   });
 
   it('given the expected confirmation from another member, declares the member dead at the minimum, and passes the confirmation on', () => {
-    const a = swim('a', ['a', 'b', 'c', 'd']);
+    const a = swimNode('a', ['a', 'b', 'c', 'd']);
     a.merge([{ id: 'c', incarnation: 0, state: 'suspect', suspectedBy: 'b' }]);
     a.step({
       type: 'ping',
@@ -146,8 +129,8 @@ describe('SwimNode with Lifeguard: suspicion (LHA-Suspicion)', () => {
 
 describe('SwimNode with Lifeguard: the buddy system', () => {
   it('given a probe of a member it holds suspect, tells it so in the ping, and hears the refutation in the ack', () => {
-    const a = swim('a', ['a', 'b']);
-    const b = swim('b', ['a', 'b']);
+    const a = swimNode('a', ['a', 'b']);
+    const b = swimNode('b', ['a', 'b']);
     a.merge([{ id: 'b', incarnation: 0, state: 'suspect', suspectedBy: 'c' }]);
 
     ticks(a, 10);
@@ -164,7 +147,7 @@ describe('SwimNode with Lifeguard: the buddy system', () => {
 
 describe('SwimNode.takeContacts', () => {
   it('names every sender, and the target of a probe acked through a helper', () => {
-    const a = swim('a');
+    const a = swimNode('a');
     ticks(a, 10);
     const [ping] = a.takeMessages();
     ticks(a, 5);
