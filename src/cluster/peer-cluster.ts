@@ -22,9 +22,11 @@ export interface RaftView {
   readonly voters: readonly string[];
 }
 
-/** What the cluster reads of membership (SWIM): how it sees a member now. */
+/** What the cluster reads of membership (SWIM): how it sees a member now, and when it last heard from it. */
 export interface MembershipView {
   stateOf(id: string): 'alive' | 'suspect' | 'dead' | undefined;
+  /** Wall-clock ms of the last word from `id` and the running runs it last told; undefined if none yet. */
+  contactOf(id: string): { heardAt: number; load: number | null } | undefined;
 }
 
 export interface PeerClusterOptions {
@@ -38,6 +40,8 @@ export interface PeerClusterOptions {
   lease: MemberLeaseBounds;
   clock: Clock;
   startedAt: number;
+  /** This member's running runs now. */
+  load: () => number;
   /** How often the leader checks the map against the live members, and a member its registration (1 s). */
   coordinateEveryMs?: number;
   onError: (error: Error) => void;
@@ -99,17 +103,22 @@ export class PeerCluster extends MappedCluster implements Cluster {
     // The voters, and this node when it is not one (joining, or removed): a member that left is not listed.
     const ids = [...new Set([...voters, this.nodeId])].sort();
     const stateOf = (id: string) => (id === this.nodeId ? 'alive' : (membership.stateOf(id) ?? 'dead'));
+    // Another member's load and heartbeat are what it last told this one, and when: a member not heard from
+    // since this daemon started shows that start, so its age reads as how long it has been silent at least.
+    const contact = (id: string) =>
+      id === this.nodeId ? { heardAt: now, load: this.options.load() } : membership.contactOf(id);
     const nodes: ClusterNodeStatus[] = ids.map((id) => {
       const record = records.find((each) => each.id === id);
+      const heard = contact(id);
       return {
         id,
         hostname: record?.hostname ?? '',
         address: id,
         version: record?.version ?? '',
         labels: record?.labels ?? {},
-        load: 0,
+        load: heard?.load ?? 0,
         startedAt: record?.startedAt ?? 0,
-        heartbeatAt: now,
+        heartbeatAt: heard?.heardAt ?? this.options.startedAt,
         alive: stateOf(id) !== 'dead',
         shards: shards.get(id) ?? 0,
         coordinator: map?.coordinator === id,

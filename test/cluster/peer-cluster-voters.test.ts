@@ -23,10 +23,11 @@ function leaderOf(voters: string[], records: MemberRecord[]) {
       members: () => records,
       registerMember: async () => undefined,
     },
-    membership: { stateOf: () => 'alive' },
+    membership: { stateOf: () => 'alive', contactOf: () => undefined },
     lease: { durationMs: 5_000, stopMs: 3_000, maxDrift: 0.05 },
     clock: systemClock,
     startedAt: 0,
+    load: () => 0,
     onError: (error) => {
       throw error;
     },

@@ -13,7 +13,8 @@ export interface SwimTiming {
   tickMs: number;
   probeTicks: number;
   ackTimeoutTicks: number;
-  suspicionTicks: number;
+  /** α in α·max(1, log10 n) probe periods, a confirmed suspicion's time (see core/membership/suspicion.ts). */
+  suspicionMultiplier: number;
   indirectProbes: number;
   /** How often the whole view is exchanged with one member over a stream (push-pull). */
   pushPullMs: number;
@@ -25,16 +26,28 @@ export interface SwimTiming {
   reconnectMs?: number;
 }
 
-/** A probe a second, half a second for its ack, five seconds of suspicion (memberlist's LAN defaults are close). */
+/**
+ * memberlist's LAN defaults but for α: a probe a second, half a second for its ack, and five seconds of
+ * suspicion (as before Lifeguard) once three other members confirm it, up to 30 s while none does (in a group
+ * of four or fewer, none is waited for). A member that finds itself slow stretches its probe period and ack
+ * timeout up to eightfold.
+ */
 const DEFAULT_SWIM_TIMING: SwimTiming = {
   tickMs: 100,
   probeTicks: 10,
   ackTimeoutTicks: 5,
-  suspicionTicks: 50,
+  suspicionMultiplier: 5,
   indirectProbes: 3,
   pushPullMs: 30_000,
   reconnectMs: 10_000,
 };
+
+/** When this member last heard from another (wall-clock ms), and the load that member last told it. */
+export interface MemberContact {
+  heardAt: number;
+  /** Null until the member has said (a message without it, from a build before loads were sent). */
+  load: number | null;
+}
 
 export interface SwimMembershipOptions {
   bind: PeerAddress;
@@ -50,6 +63,8 @@ export interface SwimMembershipOptions {
   streams?: PeerStreams;
   clock: Clock;
   timing?: SwimTiming;
+  /** This member's running runs, told to every member it sends to (`sched cluster status`'s LOAD). */
+  load?: () => number;
   onDrop?: (reason: DatagramDrop, detail: string) => void;
   onError?: (error: Error) => void;
 }
@@ -65,6 +80,7 @@ export class SwimMembership {
   private pushPullTimer: CancelTimer | null = null;
   private reconnectTimer: CancelTimer | null = null;
   private stopped = false;
+  private readonly contacts = new Map<string, MemberContact>();
 
   private constructor(
     readonly id: string,
@@ -89,7 +105,7 @@ export class SwimMembership {
       seeds: options.seeds.map(formatPeerAddress),
       probeTicks: timing.probeTicks,
       ackTimeoutTicks: timing.ackTimeoutTicks,
-      suspicionTicks: timing.suspicionTicks,
+      suspicionMultiplier: timing.suspicionMultiplier,
       indirectProbes: timing.indirectProbes,
       random: () => randomInt(2 ** 47) / 2 ** 47,
     });
@@ -111,6 +127,14 @@ export class SwimMembership {
 
   stateOf(id: string): MemberState | undefined {
     return this.node.stateOf(id);
+  }
+
+  /**
+   * When this member last heard from `id` (any message from it, or an ack of a probe of it through a helper)
+   * and the load it last sent; undefined if never since this member started.
+   */
+  contactOf(id: string): MemberContact | undefined {
+    return this.contacts.get(id);
   }
 
   async stop(): Promise<void> {
@@ -170,6 +194,7 @@ export class SwimMembership {
       to: formatPeerAddress(to),
       reply,
       members: this.node.view(),
+      load: this.options.load?.(),
     };
     this.options.streams?.send(to, 'push-pull', encodeStateExchange(exchange));
   }
@@ -178,24 +203,36 @@ export class SwimMembership {
     if (this.stopped) return;
     const decoded = decodeStateExchange(body);
     if (!decoded.ok) return this.options.onDrop?.('malformed', `state exchange: ${decoded.reason}`);
-    const { from, to, reply, members } = decoded.message;
+    const { from, to, reply, members, load } = decoded.message;
     if (to !== this.id) return;
+    this.heard(from, load);
     this.guarded(() => this.node.merge(members));
     const sender = tryParsePeerAddress(from);
     if (!reply && sender) this.sendState(sender, true);
   }
 
   private receive(message: SwimMessage): void {
-    if (!this.stopped) this.guarded(() => this.node.step(message));
+    if (this.stopped || message.to !== this.id) return;
+    this.heard(message.from, message.load);
+    this.guarded(() => this.node.step(message));
+  }
+
+  /** Stamps a contact with this member's clock; the load only from the member itself, as it sent it. */
+  private heard(id: string, load: number | undefined): void {
+    const known = this.contacts.get(id);
+    this.contacts.set(id, { heardAt: this.options.clock.now(), load: load ?? known?.load ?? null });
   }
 
   /** Runs a step of the state machine and sends what it has to say; a failure is reported, never thrown. */
   private guarded(step: () => void): void {
     try {
       step();
-      for (const message of this.node.takeMessages()) {
+      for (const id of this.node.takeContacts()) if (id !== this.id) this.heard(id, undefined);
+      const messages = this.node.takeMessages();
+      const load = messages.length > 0 ? this.options.load?.() : undefined;
+      for (const message of messages) {
         const to = tryParsePeerAddress(message.to);
-        if (to) this.transport.send(message, to);
+        if (to) this.transport.send({ ...message, load }, to);
       }
     } catch (error) {
       this.options.onError?.(error as Error);

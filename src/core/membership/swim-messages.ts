@@ -5,6 +5,11 @@ export interface MemberUpdate {
   id: string;
   incarnation: number;
   state: MemberState;
+  /**
+   * Of a suspicion: the member that raised it, so that suspicions by different members are counted as
+   * independent confirmations (Lifeguard's LHA-Suspicion) and the same one coming back by gossip is not.
+   */
+  suspectedBy?: string;
 }
 
 interface Envelope {
@@ -12,6 +17,8 @@ interface Envelope {
   to: string;
   /** Updates piggybacked on every message: how membership news spreads (infection-style). */
   updates: MemberUpdate[];
+  /** The sender's running runs as it sends: `sched cluster status` shows each member's load as last heard. */
+  load?: number;
 }
 
 export interface Ping extends Envelope {
@@ -31,7 +38,16 @@ export interface PingRequest extends Envelope {
   target: string;
 }
 
-export type SwimMessage = Ping | Ack | PingRequest;
+/**
+ * A helper's word that its ping of `target` for an indirect probe got no ack within its ack timeout
+ * (Lifeguard's LHA-Probe): a prober that hears neither ack nor nack from a helper takes itself to be slow.
+ */
+export interface Nack extends Envelope {
+  type: 'nack';
+  seq: number;
+}
+
+export type SwimMessage = Ping | Ack | PingRequest | Nack;
 
 /**
  * A member's whole view, sent over a stream (push-pull): on joining, to the seeds, and now and then to one
@@ -44,4 +60,6 @@ export interface StateExchange {
   to: string;
   reply: boolean;
   members: MemberUpdate[];
+  /** The sender's running runs as it sends. */
+  load?: number;
 }

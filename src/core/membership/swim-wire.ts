@@ -16,18 +16,21 @@ const memberUpdate = z.object({
   id: wireId,
   incarnation: wireCount,
   state: z.enum(['alive', 'suspect', 'dead']),
+  suspectedBy: wireId.optional(),
 });
 const envelope = {
   from: wireId,
   to: wireId,
   seq: wireCount,
   updates: z.array(memberUpdate).max(MAX_UPDATES),
+  load: wireCount.optional(),
 };
 
 const swimMessage: z.ZodType<SwimMessage> = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ping'), ...envelope }),
   z.object({ type: z.literal('ack'), ...envelope }),
   z.object({ type: z.literal('ping-req'), ...envelope, target: wireId }),
+  z.object({ type: z.literal('nack'), ...envelope }),
 ]);
 
 const stateExchange: z.ZodType<StateExchange> = z.object({
@@ -36,6 +39,7 @@ const stateExchange: z.ZodType<StateExchange> = z.object({
   to: wireId,
   reply: z.boolean(),
   members: z.array(memberUpdate).max(MAX_MEMBERS),
+  load: wireCount.optional(),
 });
 
 const utf8 = new TextEncoder();

@@ -33,6 +33,7 @@ export function daemonPeerMembership(options: DaemonPeerOptions): PeerMembership
     version,
     clock,
     startedAt: clock.now(),
+    load: () => options.launcher()?.runningCount() ?? 0,
     onError: (error) => events.emit('cluster:error', { error }),
     onDrop: (drop) => events.emit('peer:dropped', drop),
     onVoters: (voters) => events.emit('cluster:voters', { voters: [...voters] }),

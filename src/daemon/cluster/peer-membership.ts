@@ -44,6 +44,8 @@ export interface PeerMembershipOptions {
   version: string;
   clock: Clock;
   startedAt: number;
+  /** This daemon's running runs, for the other members' `sched cluster status`. */
+  load: () => number;
   onError: (error: Error) => void;
   /** A peer message dropped (it did not open, was too large, malformed, ...): for a counter and the log. */
   onDrop: (drop: PeerDrop) => void;
@@ -143,6 +145,7 @@ export class PeerMembership implements Service {
       seal: datagramSeal,
       streams: this.streams,
       clock,
+      load: this.options.load,
       onDrop: drops.on('datagram'),
       onError: this.options.onError,
     });
@@ -188,10 +191,11 @@ export class PeerMembership implements Service {
       version,
       raft: this.replica.raft,
       replication: this.replica.replication,
-      membership: { stateOf: (id) => swim.stateOf(id) },
+      membership: swim,
       lease: PEER_MEMBER_LEASE,
       clock,
       startedAt,
+      load: this.options.load,
       onError: this.options.onError,
       onVoters: this.options.onVoters,
     });

@@ -27,11 +27,15 @@ describeClusterContract('Peers', { nodes: 3 }, async () => {
           version: '0.0.0-contract',
           raft: member.host,
           replication: member.replication,
-          membership: { stateOf: (other) => (replicas!.members.has(other) ? 'alive' : 'dead') },
+          membership: {
+            stateOf: (other) => (replicas!.members.has(other) ? 'alive' : 'dead'),
+            contactOf: () => undefined,
+          },
           // Short, as the contract's timings are: a member that left leaves the map within a second.
           lease: { durationMs: 200, stopMs: 100, maxDrift: 0.05 },
           clock: systemClock,
           startedAt: systemClock.now(),
+          load: () => 0,
           coordinateEveryMs: 50,
           onError: () => undefined,
         });

@@ -10,7 +10,7 @@ import { MessageSeal } from '../../../src/cluster/peer/message-seal.js';
 import { PeerStreams } from '../../../src/cluster/peer/peer-streams.js';
 import { SwimMembership, type SwimTiming } from '../../../src/cluster/peer/swim-membership.js';
 import { systemClock } from '../../../src/daemon/clock.js';
-import { waitFor } from '../../support/sched-harness.js';
+import { sleep, waitFor } from '../../support/sched-harness.js';
 import { newKey, ring } from './peer-test-kit.js';
 
 // A probe every 200 ms and a second of suspicion: a test-sized version of the defaults.
@@ -18,12 +18,12 @@ const FAST: SwimTiming = {
   tickMs: 50,
   probeTicks: 4,
   ackTimeoutTicks: 2,
-  suspicionTicks: 20,
+  suspicionMultiplier: 5,
   indirectProbes: 2,
   pushPullMs: 60_000,
 };
 // A probe period of 10 s: whatever a member learns within a second or two, it learnt by push-pull.
-const SLOW_PROBES: SwimTiming = { ...FAST, probeTicks: 200, ackTimeoutTicks: 100, suspicionTicks: 400 };
+const SLOW_PROBES: SwimTiming = { ...FAST, probeTicks: 200, ackTimeoutTicks: 100, suspicionMultiplier: 2 };
 const sharedKey = newKey();
 const running: { stop(): Promise<void> }[] = [];
 afterEach(async () => {
@@ -33,7 +33,7 @@ afterEach(async () => {
 async function member(
   seeds: PeerAddress[],
   keys: ClusterKeyring = ring(sharedKey),
-  options: { timing?: SwimTiming; streams?: boolean } = {},
+  options: { timing?: SwimTiming; streams?: boolean; load?: () => number } = {},
 ) {
   const errors: Error[] = [];
   const seal = new MessageSeal(keys);
@@ -55,6 +55,7 @@ async function member(
         clock: systemClock,
         timing: options.timing ?? FAST,
         streams,
+        load: options.load,
         onError: (error) => errors.push(error),
       });
       running.push(started);
@@ -101,6 +102,21 @@ describe('SWIM membership on real sockets', () => {
     expect(Date.now() - stoppedAt).toBeLessThan(15_000);
     expect(alive(a.member)).toEqual([a.member.id, b.member.id].sort());
     expect([...a.errors, ...b.errors, ...c.errors]).toEqual([]);
+  });
+
+  it('given members that gossip, each knows when it last heard from the others and how many runs they said they run, and a stopped one falls silent', async () => {
+    const a = await member([], ring(sharedKey), { load: () => 0 });
+    const b = await member([a.address], ring(sharedKey), { load: () => 2 });
+    const heard = await waitFor(async () => a.member.contactOf(b.member.id) ?? null, 15_000, 50);
+    expect(heard.load).toBe(2);
+    expect(Date.now() - heard.heardAt).toBeLessThan(5_000);
+    await waitFor(async () => b.member.contactOf(a.member.id)?.load === 0, 15_000, 50);
+
+    await b.member.stop();
+    await sleep(500); // what b sent before it stopped has arrived by now
+    const last = a.member.contactOf(b.member.id)!.heardAt;
+    await sleep(2_000);
+    expect(a.member.contactOf(b.member.id)!.heardAt).toBe(last);
   });
 
   it('given a member with the wrong key, it never joins, and the others stay alive to each other', async () => {

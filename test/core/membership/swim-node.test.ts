@@ -1,22 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { overrides } from '../../../src/core/membership/member-updates.js';
-import { SwimNode } from '../../../src/core/membership/swim-node.js';
+import { swimNode, ticks } from './swim-test-kit.js';
 
-function swim(id: string, seeds = ['a', 'b', 'c', 'd', 'e']): SwimNode {
-  return new SwimNode({
-    id,
-    seeds,
-    probeTicks: 10,
-    ackTimeoutTicks: 4,
-    indirectProbes: 2,
-    suspicionTicks: 30,
-    random: () => 0,
-  });
-}
-
-function ticks(node: SwimNode, count: number): void {
-  for (let tick = 0; tick < count; tick++) node.tick();
-}
+// 30 ticks of suspicion, confirmed or not: plain SWIM's fixed time (see swim-lifeguard.test.ts for the rest).
+const swim = (id: string, seeds?: string[]) =>
+  swimNode(id, seeds, { ackTimeoutTicks: 4, suspicionMaxMultiplier: 1 });
 
 describe('SwimNode', () => {
   it('given a protocol period, pings one member, and acks a ping it gets with its own incarnation', () => {

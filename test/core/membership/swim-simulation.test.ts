@@ -33,6 +33,21 @@ describe('SWIM under simulated faults', () => {
     expect(outcome.falseDeaths).toBeLessThan(SEEDS);
   }, 300_000); // a fixed amount of CPU, several times slower on a busy machine, which is no failure
 
+  it(`given ${SEEDS} seeds of 8 nodes with 5% loss and one member starved of CPU (each message to it handled up to 8 probe periods late), no other member is ever held dead by anyone, and a member that crashes is held dead by all, the starved one included, within the bound`, () => {
+    const outcome = explore({
+      nodes: 8,
+      crashRate: 0,
+      slow: { id: 'm1', maxDelayTicks: 80 },
+      crash: { id: 'm8', atTick: 1_000 },
+    });
+
+    expect(outcome.failures.map((failure) => `seed ${failure.seed}: ${failure.violations[0]}`)).toEqual([]);
+    expect(outcome.detected).toBe(SEEDS);
+    // Without Lifeguard the starved member suspects whomever it probes, and its suspicions run out before the
+    // refutations reach it: it declares healthy members dead, and everyone believes it.
+    expect(outcome.falseDeaths).toBe(0);
+  }, 300_000);
+
   it('given a seed, replays the same run exactly', () => {
     expect(simulateSwim({ seed: 77 })).toEqual(simulateSwim({ seed: 77 }));
   });

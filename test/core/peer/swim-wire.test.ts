@@ -11,16 +11,26 @@ import {
 
 const id = fc.stringMatching(/^[\x21-\x7e]{1,40}$/);
 const count = fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER });
-const update: fc.Arbitrary<MemberUpdate> = fc.record({
-  id,
-  incarnation: count,
-  state: fc.constantFrom('alive' as const, 'suspect' as const, 'dead' as const),
-});
+const update: fc.Arbitrary<MemberUpdate> = fc.record(
+  {
+    id,
+    incarnation: count,
+    state: fc.constantFrom('alive' as const, 'suspect' as const, 'dead' as const),
+    suspectedBy: id,
+  },
+  { requiredKeys: ['id', 'incarnation', 'state'] },
+);
 const envelope = { from: id, to: id, seq: count, updates: fc.array(update, { maxLength: 64 }) };
+const required = ['type', 'from', 'to', 'seq', 'updates'] as ('type' | 'from' | 'to' | 'seq' | 'updates')[];
+const loaded = { requiredKeys: required };
 const swimMessage: fc.Arbitrary<SwimMessage> = fc.oneof(
-  fc.record({ type: fc.constant('ping' as const), ...envelope }),
-  fc.record({ type: fc.constant('ack' as const), ...envelope }),
-  fc.record({ type: fc.constant('ping-req' as const), ...envelope, target: id }),
+  fc.record({ type: fc.constant('ping' as const), ...envelope, load: count }, loaded),
+  fc.record({ type: fc.constant('ack' as const), ...envelope, load: count }, loaded),
+  fc.record(
+    { type: fc.constant('ping-req' as const), ...envelope, target: id, load: count },
+    { requiredKeys: [...required, 'target'] },
+  ),
+  fc.record({ type: fc.constant('nack' as const), ...envelope, load: count }, loaded),
 );
 
 const utf8 = (text: string) => Buffer.from(text, 'utf8');

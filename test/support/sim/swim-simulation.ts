@@ -14,6 +14,13 @@ export interface SwimSimulationOptions {
   crashRate?: number;
   restartRate?: number;
   maxDown?: number;
+  /**
+   * A member starved of CPU through the faulty stretch: each message to it waits up to this many ticks more
+   * before it is handled (its ticks run on time, as a process's timers do while its socket queue backs up).
+   */
+  slow?: { id: string; maxDelayTicks: number };
+  /** A member that crashes at this tick and stays down (besides the random crashes). */
+  crash?: { id: string; atTick: number };
 }
 
 export interface SwimSimulationResult {
@@ -23,12 +30,18 @@ export interface SwimSimulationResult {
   restarts: number;
   /** Ticks from a crash until every running node held the crashed node dead. */
   detectionTicks: number[];
-  /** Ticks × viewers in which a node that never crashed was held dead. */
+  /** Ticks × viewers in which a node that never crashed (the slow one aside) was held dead. */
   falseDeaths: number;
+  /** Ticks × viewers in which the slow member was held dead. */
+  slowMemberDeaths: number;
+  /** The highest local health multiplier any member reached. */
+  maxLocalHealth: number;
 }
 
 const PROBE_TICKS = 10;
-const SUSPICION_TICKS = 50;
+/** α and β (see SwimTiming): with 8 members, 50 ticks of suspicion once 3 others confirm it, 300 while none does. */
+const SUSPICION_MULTIPLIER = 5;
+const SUSPICION_MAX_MULTIPLIER = 6;
 
 /**
  * Runs a SWIM group in virtual time under message loss, delay and crashes with restarts (a restarted
@@ -46,7 +59,8 @@ export function simulateSwim(options: SwimSimulationOptions): SwimSimulationResu
       probeTicks: PROBE_TICKS,
       ackTimeoutTicks: 4,
       indirectProbes: 3,
-      suspicionTicks: SUSPICION_TICKS,
+      suspicionMultiplier: SUSPICION_MULTIPLIER,
+      suspicionMaxMultiplier: SUSPICION_MAX_MULTIPLIER,
       random,
     });
   const nodes = new Map<string, SwimNode | null>(ids.map((id) => [id, boot(id)]));
@@ -59,19 +73,24 @@ export function simulateSwim(options: SwimSimulationOptions): SwimSimulationResu
     restarts: 0,
     detectionTicks: [],
     falseDeaths: 0,
+    slowMemberDeaths: 0,
+    maxLocalHealth: 0,
   };
   let inFlight: { deliverAt: number; message: SwimMessage }[] = [];
   let now = 0;
-  // A crashed node is probed by someone within a period or two, suspected, declared dead after the
-  // suspicion time, and the news reaches everyone within a few periods more.
-  const detectionBound = 2 * ids.length * PROBE_TICKS + SUSPICION_TICKS + 20 * PROBE_TICKS;
+  // A crashed node is probed by someone within two passes of the round robin, suspected, declared dead
+  // when its suspicion runs out (unconfirmed at worst), and the news reaches everyone within a few periods.
+  const longestSuspicion = SUSPICION_MAX_MULTIPLIER * SUSPICION_MULTIPLIER * PROBE_TICKS;
+  const detectionBound = 2 * ids.length * PROBE_TICKS + longestSuspicion + 20 * PROBE_TICKS;
 
   const running = () => ids.filter((id) => nodes.get(id));
   const flush = (node: SwimNode, faulty: boolean) => {
     for (const message of node.takeMessages()) {
       if (faulty && random() < (options.lossRate ?? 0.05)) continue;
       const delay = randomInt(random, 0, faulty ? (options.maxDelayTicks ?? 2) : 1);
-      inFlight.push({ deliverAt: now + delay, message });
+      const starved = faulty && message.to === options.slow?.id;
+      const handling = starved ? randomInt(random, 0, options.slow!.maxDelayTicks) : 0;
+      inFlight.push({ deliverAt: now + delay + handling, message });
     }
   };
 
@@ -95,18 +114,23 @@ export function simulateSwim(options: SwimSimulationOptions): SwimSimulationResu
     observe();
   };
 
+  const crash = (id: string) => {
+    nodes.set(id, null);
+    crashedAt.set(id, now);
+    everCrashed.add(id);
+    result.crashes += 1;
+  };
+
   const injectFaults = () => {
+    if (options.crash?.atTick === now) crash(options.crash.id);
     const down = ids.length - running().length;
     for (const id of ids) {
       const node = nodes.get(id);
       if (node && down < (options.maxDown ?? 2) && random() < (options.crashRate ?? 0.002)) {
-        nodes.set(id, null);
-        crashedAt.set(id, now);
-        everCrashed.add(id);
-        result.crashes += 1;
+        crash(id);
         return;
       }
-      if (!node && random() < (options.restartRate ?? 0.002)) {
+      if (!node && id !== options.crash?.id && random() < (options.restartRate ?? 0.002)) {
         nodes.set(id, boot(id));
         crashedAt.delete(id);
         result.restarts += 1;
@@ -126,9 +150,15 @@ export function simulateSwim(options: SwimSimulationOptions): SwimSimulationResu
       } else if (now - at > detectionBound)
         violate(`completeness: ${id}, down since tick ${at}, is not dead everywhere after ${now - at} ticks`);
     }
-    for (const viewer of up)
-      for (const id of up)
-        if (!everCrashed.has(id) && nodes.get(viewer)!.stateOf(id) === 'dead') result.falseDeaths += 1;
+    for (const viewer of up) {
+      const view = nodes.get(viewer)!;
+      result.maxLocalHealth = Math.max(result.maxLocalHealth, view.localHealth);
+      for (const id of up) {
+        if (everCrashed.has(id) || view.stateOf(id) !== 'dead') continue;
+        if (id === options.slow?.id) result.slowMemberDeaths += 1;
+        else result.falseDeaths += 1;
+      }
+    }
   };
 
   const violate = (what: string) => {
