@@ -1,5 +1,4 @@
 import type Database from 'better-sqlite3';
-import { ALREADY_DURABLE, type CommitDurability } from './wal-sync.js';
 
 interface PendingWrite {
   work: () => unknown;
@@ -10,7 +9,7 @@ interface PendingWrite {
 /**
  * Group commit: every write asked for in one turn of the event loop runs in one transaction, each in its
  * own savepoint (so one failing write does not undo the others), and each promise settles only after the
- * commit is on disk (see CommitDurability), so an acknowledged write is durable without one fsync per request.
+ * commit, so an acknowledged write is on disk (synchronous=FULL) without one fsync per request.
  */
 export class GroupCommit {
   private pending: PendingWrite[] = [];
@@ -19,10 +18,7 @@ export class GroupCommit {
   private readonly releaseSavepoint: Database.Statement;
   private readonly rollbackToSavepoint: Database.Statement;
 
-  constructor(
-    private readonly sqlite: Database.Database,
-    private readonly durability: CommitDurability = ALREADY_DURABLE,
-  ) {
+  constructor(private readonly sqlite: Database.Database) {
     this.savepoint = sqlite.prepare('SAVEPOINT sched_write');
     this.releaseSavepoint = sqlite.prepare('RELEASE sched_write');
     this.rollbackToSavepoint = sqlite.prepare('ROLLBACK TO sched_write');
@@ -38,9 +34,7 @@ export class GroupCommit {
       this.pending.push({ work, resolve: resolve as (value: unknown) => void, reject });
       if (!this.flushScheduled) {
         this.flushScheduled = true;
-        // While the disk syncs the last commit, writes gather for the next: a larger batch, and the loop
-        // is free to take requests meanwhile.
-        setImmediate(() => this.durability.whenIdle(() => this.flush()));
+        setImmediate(() => this.flush());
       }
     });
   }
@@ -66,19 +60,11 @@ export class GroupCommit {
       for (const write of batch) write.reject(error);
       return;
     }
-    this.durability.afterCommit((syncError) => {
-      batch.forEach((write, index) => {
-        const result = results[index]!;
-        if (syncError) write.reject(syncError);
-        else if (result.ok) write.resolve(result.value);
-        else write.reject(result.error);
-      });
+    batch.forEach((write, index) => {
+      const result = results[index]!;
+      if (result.ok) write.resolve(result.value);
+      else write.reject(result.error);
     });
-  }
-
-  /** Resolves once every write committed so far has been answered. */
-  settled(): Promise<void> {
-    return this.durability.settled();
   }
 
   private inSavepoint(work: () => unknown): { ok: true; value: unknown } | { ok: false; error: unknown } {

@@ -12,7 +12,6 @@ import { sqliteRetention } from './retention-queries.js';
 import { openSqliteSession } from './sqlite-session.js';
 import { isUniqueViolation } from './sqlite-errors.js';
 import { sqliteTables } from './statements.js';
-import { syncCommitsOffLoop, type CommitDurability } from './wal-sync.js';
 
 /** SQLite text holds anything; the labels are kept as JSON text for json_each. */
 const SQLITE_ENCODING: RowEncoding = { labels: (labels) => JSON.stringify(labels), text: (value) => value };
@@ -20,8 +19,8 @@ const SQLITE_ENCODING: RowEncoding = { labels: (labels) => JSON.stringify(labels
 /**
  * SQLite under the shared store. Reads run at once. Writes are group-committed: every write asked for
  * in one turn of the event loop runs in one transaction, each in its own savepoint (so one failing
- * write does not undo the others), and each promise settles only once the commit is on disk, synced off
- * the event loop (syncCommitsOffLoop), so an acknowledged write is durable without one fsync per request.
+ * write does not undo the others), and each promise settles only after the commit, so an
+ * acknowledged write is on disk (synchronous=FULL) without one fsync per request.
  */
 export class SqliteDialect implements StoreDialect {
   readonly capabilities = { notify: false };
@@ -32,15 +31,13 @@ export class SqliteDialect implements StoreDialect {
   readonly retention: Retention;
   readonly isUniqueViolation = isUniqueViolation;
   private readonly commits: GroupCommit;
-  private readonly durability: CommitDurability;
   private readonly inode: number;
 
   /** Takes a connection from `openSqliteConnection`, whose settings and schema it relies on. */
   constructor(private readonly sqlite: Database.Database) {
     this.session = openSqliteSession(drizzle({ client: sqlite }));
     this.inode = fs.statSync(sqlite.name).ino;
-    this.durability = syncCommitsOffLoop(sqlite);
-    this.commits = new GroupCommit(sqlite, this.durability);
+    this.commits = new GroupCommit(sqlite);
     this.retention = sqliteRetention(sqlite, (work) => this.commits.write(work));
   }
 
@@ -53,14 +50,9 @@ export class SqliteDialect implements StoreDialect {
     return this.commits.queued;
   }
 
-  /** Commits the writes asked for so far, now (their writers are answered once the disk has them). */
+  /** Commits the writes asked for so far, now. */
   flushWrites(): void {
     this.commits.flush();
-  }
-
-  /** Puts on disk, before returning, what was written on the connection outside the group commit. */
-  syncDirectWrites(): void {
-    this.durability.syncNow();
   }
 
   transaction<T>(script: (session: Session) => Script<T>): Promise<T> {
@@ -104,10 +96,6 @@ export class SqliteDialect implements StoreDialect {
 
   async close(): Promise<void> {
     this.commits.flush();
-    await this.commits.settled();
-    if (this.sqlite.open) {
-      this.durability.close();
-      this.sqlite.close();
-    }
+    if (this.sqlite.open) this.sqlite.close();
   }
 }

@@ -80,7 +80,6 @@ export class SqliteReplica {
     this.dialect.flushWrites();
     replaceTableRows(this.sqlite, rows.tables, isLocalRow);
     this.writeMeta.run(APPLIED_INDEX_KEY, String(rows.appliedIndex));
-    this.dialect.syncDirectWrites();
   }
 }
 
