@@ -20,13 +20,20 @@ const ADVANCE_NEXT_RUNS = {
     RETURNING jobs.id, jobs.name`,
 };
 
-// The partial index on runs in flight is used only when the query repeats its WHERE literally.
+// The partial index on runs in flight is used only when the query repeats its WHERE literally. Each key is
+// looked up on its own (a LATERAL subquery that OFFSET 0 keeps from being merged into a join): a plan
+// cached while the runs table was small (a fresh database) otherwise read all of runs_unfinished_idx for
+// every batch, with the entries of every run that ended since the last vacuum, and kept doing so.
 const RUNS_IN_FLIGHT_OF = {
   name: 'sched_runs_in_flight_of',
   text: `SELECT runs.job_id AS "jobId", runs.host, runs.id, runs.node, runs.state, runs.trigger
     FROM unnest($1::text[], $2::text[]) AS key(job_id, host)
-    JOIN runs ON runs.job_id = key.job_id COLLATE "C" AND runs.host = key.host
-    WHERE runs.state IN ('scheduled', 'running')`,
+    CROSS JOIN LATERAL (
+      SELECT * FROM runs
+      WHERE runs.job_id = key.job_id COLLATE "C" AND runs.host = key.host
+        AND runs.state IN ('scheduled', 'running')
+      OFFSET 0
+    ) AS runs`,
 };
 
 // The columns in NEW_RUN_COLUMNS' order, which the parameters follow.
