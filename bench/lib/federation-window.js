@@ -210,7 +210,7 @@ export async function measureFederationWindow(
       );
       for (const row of statements.top)
         progress(
-          `  ${row.perFire?.toFixed(3)}/fire ${row.calls} calls ${row.ms.toFixed(0)} ms  ${row.query}`,
+          `  ${row.perFire?.toFixed(3)}/fire ${row.calls} calls ${row.ms.toFixed(0)} ms ${row.hitsPerCall} hits/call  ${row.query}`,
         );
     }
     return {

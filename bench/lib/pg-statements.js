@@ -1,5 +1,6 @@
 // BENCH_PG_STATEMENTS=1: the PostgreSQL server loads pg_stat_statements, and a federation window prints the
-// statements its daemons ran per fire (calls in the window / runs created in it), the most frequent first.
+// statements its daemons ran per fire (calls in the window / runs created in it) and the buffers each call
+// hit, the most time first.
 // Off by default: the extension's bookkeeping is part of what would be measured.
 import pg from 'pg';
 
@@ -29,14 +30,17 @@ export async function resetStatements(url) {
   return { url };
 }
 
-/** The `top` statements of the database by calls since the reset, with calls per fire. */
+/**
+ * The `top` statements of the database by execution time since the reset, with calls per fire and shared
+ * buffers hit per call (a statement that reads far more pages than its rows need has a bad plan).
+ */
 export async function readStatements(counting, fires, top = 15) {
   if (counting === null) return null;
   return withClient(counting.url, async (client) => {
     const { rows } = await client.query(
-      `SELECT calls::bigint AS calls, total_exec_time AS ms, query FROM pg_stat_statements
+      `SELECT calls::bigint AS calls, total_exec_time AS ms, shared_blks_hit AS hit, query FROM pg_stat_statements
         WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
-        ORDER BY calls DESC`,
+        ORDER BY total_exec_time DESC`,
     );
     const total = rows.reduce((sum, row) => sum + Number(row.calls), 0);
     return {
@@ -45,6 +49,7 @@ export async function readStatements(counting, fires, top = 15) {
         perFire: fires > 0 ? Number(row.calls) / fires : null,
         calls: Number(row.calls),
         ms: Number(row.ms),
+        hitsPerCall: Math.round(Number(row.hit) / Number(row.calls)),
         query: row.query.replace(/\s+/g, ' ').slice(0, 140),
       })),
     };
