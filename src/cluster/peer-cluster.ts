@@ -8,6 +8,7 @@ import type { ClusterNodeStatus, ClusterStatus } from '../ipc/protocol.js';
 import type { Cluster, MapListener } from './cluster.js';
 import { MappedCluster } from './mapped-cluster.js';
 import type { Replication } from './peer/replicated-store.js';
+import type { MemberContact } from './peer/swim-membership.js';
 import type { MemberRecord } from './peer/store-commands.js';
 import { hasErrorCode } from '../core/errors.js';
 
@@ -25,8 +26,8 @@ export interface RaftView {
 /** What the cluster reads of membership (SWIM): how it sees a member now, and when it last heard from it. */
 export interface MembershipView {
   stateOf(id: string): 'alive' | 'suspect' | 'dead' | undefined;
-  /** Wall-clock ms of the last word from `id` and the running runs it last told; undefined if none yet. */
-  contactOf(id: string): { heardAt: number; load: number | null } | undefined;
+  /** The last word from `id` and the running runs it last told; undefined if none yet. */
+  contactOf(id: string): MemberContact | undefined;
 }
 
 export interface PeerClusterOptions {
