@@ -19,6 +19,8 @@ export interface RaftView {
   readonly leader: string | null;
   /** Leading: how long `member` has surely not been in touch with this leader (see LeaderContact). */
   memberSilentForMs(member: string): number;
+  /** Leading: how long since `member` was last heard by this leader, from its election at most. */
+  memberUnheardForMs(member: string): number;
   /** The voters in force on this member: its log's latest configuration (or forced by a recovery). */
   readonly voters: readonly string[];
 }
@@ -43,6 +45,11 @@ export interface PeerClusterOptions {
   startedAt: number;
   /** This member's running runs now. */
   load: () => number;
+  /**
+   * A voter this leader has not heard from for this long is given no new work (shards, `--on` runs) until it
+   * is heard again; it stays among the map's nodes until its lease surely ran out.
+   */
+  placeUnheardForMs: number;
   /** How often the leader checks the map against the live members, and a member its registration (1 s). */
   coordinateEveryMs?: number;
   onError: (error: Error) => void;
@@ -55,9 +62,11 @@ export interface PeerClusterOptions {
  * voters in force that registered and that membership sees alive (or suspected: a slow member is not dropped
  * at once), or whose lease on their runs may not have run out yet (a member cut off stops its runs first),
  * in its own term, whenever they or the term change; every member fires from the map the log put in force,
- * and a fire from another map is refused where the log is applied. A member that stopped voting (removed)
- * keeps its place among the map's nodes under the same rule, since leaving the map is what records its runs
- * lost, but owns no shards and has no labels to place `--on` jobs by; a learner that never voted is not in
+ * and a fire from another map is refused where the log is applied. A member that stopped voting (removed),
+ * or that the leader has not heard from for `placeUnheardForMs`, keeps its place among the map's nodes under
+ * the same rule, since leaving the map is what records its runs lost, but owns no shards and has no labels to
+ * place `--on` jobs by: so a dead leader's jobs move once its successor has waited about an election timeout
+ * for it, not its whole lease, while its runs are recorded lost only after that. A learner that never voted is not in
  * the map. Each voter registers its labels, host and version through the log, so the coordinator can place
  * `--on` jobs.
  */
@@ -200,9 +209,15 @@ export class PeerCluster extends MappedCluster implements Cluster {
           (membership.stateOf(member.id) ?? 'dead') !== 'dead' ||
           !memberSurelyStopped(raft.memberSilentForMs(member.id), lease),
       );
-    const voting = (id: string) => raft.voters.includes(id);
-    const nodes = live.map((member) => ({ id: member.id, labels: voting(member.id) ? member.labels : {} }));
-    const owners = assignShards(nodes.filter((node) => voting(node.id)).map((node) => node.id));
+    // Fires are fenced by the map in the log, so work may move off a silent voter at once; its runs may not.
+    const placeable = (id: string) =>
+      raft.voters.includes(id) &&
+      (id === this.nodeId || raft.memberUnheardForMs(id) < this.options.placeUnheardForMs);
+    const nodes = live.map((member) => ({
+      id: member.id,
+      labels: placeable(member.id) ? member.labels : {},
+    }));
+    const owners = assignShards(nodes.filter((node) => placeable(node.id)).map((node) => node.id));
     const assignment = { nodes, owners };
     const current = this.map;
     if (current !== null && current.term === raft.term && sameAssignment(current, assignment)) return;

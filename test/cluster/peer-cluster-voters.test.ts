@@ -9,13 +9,20 @@ function member(id: string, zone: string): MemberRecord {
 }
 
 /** A leader `a` whose log has `voters`, with `records` registered, all alive in gossip and in touch. */
-function leaderOf(voters: string[], records: MemberRecord[]) {
+function leaderOf(voters: string[], records: MemberRecord[], unheardForMs = new Map<string, number>()) {
   const published: ShardMap[] = [];
   const options: PeerClusterOptions = {
     self: 'a',
     labels: { zone: 'a' },
     version: '0.0.0',
-    raft: { role: 'leader', term: 3, leader: 'a', voters, memberSilentForMs: () => 0 },
+    raft: {
+      role: 'leader',
+      term: 3,
+      leader: 'a',
+      voters,
+      memberSilentForMs: () => 0,
+      memberUnheardForMs: (id) => unheardForMs.get(id) ?? 0,
+    },
     replication: {
       currentMap: () => published.at(-1) ?? null,
       publishMap: async (map) => void published.push(map),
@@ -25,6 +32,7 @@ function leaderOf(voters: string[], records: MemberRecord[]) {
     },
     membership: { stateOf: () => 'alive', contactOf: () => undefined },
     lease: { durationMs: 5_000, stopMs: 3_000, maxDrift: 0.05 },
+    placeUnheardForMs: 2_000,
     clock: systemClock,
     startedAt: 0,
     load: () => 0,
@@ -61,6 +69,31 @@ describe('the peer shard map and the voters in force', () => {
     voters.push('c');
     await cluster.round();
 
+    expect(new Set(published.at(-1)!.owners)).toEqual(new Set(['a', 'b', 'c']));
+  });
+
+  it('given a voter the leader has not heard from for the placing bound, moves its shards and its labels off it at once, keeps it among the nodes (its runs are not recorded lost yet), and gives them back once it is heard', async () => {
+    const unheard = new Map([['b', 2_500]]);
+    const { cluster, published } = leaderOf(
+      ['a', 'b', 'c'],
+      [member('a', 'x'), member('b', 'y'), member('c', 'x')],
+      unheard,
+    );
+
+    await cluster.round();
+
+    const map = published.at(-1)!;
+    expect(map.nodes).toEqual([
+      { id: 'a', labels: { zone: 'x' } },
+      { id: 'b', labels: {} },
+      { id: 'c', labels: { zone: 'x' } },
+    ]);
+    expect(new Set(map.owners)).toEqual(new Set(['a', 'c']));
+
+    unheard.set('b', 1_999);
+    await cluster.round();
+
+    expect(published.at(-1)!.nodes[1]).toEqual({ id: 'b', labels: { zone: 'y' } });
     expect(new Set(published.at(-1)!.owners)).toEqual(new Set(['a', 'b', 'c']));
   });
 });

@@ -122,6 +122,11 @@ export class RaftHost<Data, State> {
     return this.contact?.memberSilentForMs(member, this.options.clock.monotonic()) ?? 0;
   }
 
+  /** Leading: how long since `member` was last heard by this leader (see LeaderContact); 0 when it does not lead. */
+  memberUnheardForMs(member: string): number {
+    return this.contact?.memberUnheardForMs(member, this.options.clock.monotonic()) ?? 0;
+  }
+
   /** Leading: `member` reached this leader with a write it forwarded (see LeaderContact.heard). */
   heardFrom(member: string): void {
     if (this.wasLeader) this.contact?.heard(member, this.options.clock.monotonic());

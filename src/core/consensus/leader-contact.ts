@@ -106,6 +106,16 @@ export class LeaderContact {
     return this.leadingSince !== null ? 0 : Math.max(0, now - this.confirmedAt);
   }
 
+  /**
+   * Leading: how long since `member` was last heard, counted from this leader's election when not since; 0
+   * when this member does not lead. Unlike memberSilentForMs, no bound for a predecessor's contacts: it
+   * says whom to give new work, which the log fences, not whose runs may be recorded lost.
+   */
+  memberUnheardForMs(member: string, now: number): number {
+    if (this.leadingSince === null) return 0;
+    return Math.max(0, now - (this.contactOf.get(member)?.at ?? this.leadingSince));
+  }
+
   /** Leading: how long `member` has surely not been in touch; 0 when this member does not lead. */
   memberSilentForMs(member: string, now: number): number {
     if (this.leadingSince === null) return 0;

@@ -70,6 +70,9 @@ export const PEER_MEMBER_LEASE: MemberLeaseBounds = {
   maxDrift: 0.05,
 };
 
+/** A voter unheard for this long gets no new work: the longest a follower waits for a leader before it stands. */
+const PLACE_UNHEARD_FOR_MS = 2 * PEER_RAFT_TIMING.electionTicks * PEER_RAFT_TIMING.tickMs;
+
 /**
  * This daemon as a member of a peer cluster, for as long as it runs: the sealed peer streams and
  * datagrams, membership by gossip, its replica of the log (its store), and its place in the cluster.
@@ -193,6 +196,7 @@ export class PeerMembership implements Service {
       replication: this.replica.replication,
       membership: swim,
       lease: PEER_MEMBER_LEASE,
+      placeUnheardForMs: PLACE_UNHEARD_FOR_MS,
       clock,
       startedAt,
       load: this.options.load,

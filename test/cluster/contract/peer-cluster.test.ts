@@ -33,6 +33,7 @@ describeClusterContract('Peers', { nodes: 3 }, async () => {
           },
           // Short, as the contract's timings are: a member that left leaves the map within a second.
           lease: { durationMs: 200, stopMs: 100, maxDrift: 0.05 },
+          placeUnheardForMs: 300,
           clock: systemClock,
           startedAt: systemClock.now(),
           load: () => 0,

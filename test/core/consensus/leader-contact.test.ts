@@ -53,6 +53,19 @@ describe('LeaderContact: when a member was surely in touch with its leader', () 
     expect(leader.echoFor('n2')).toBeUndefined();
   });
 
+  it('Given a new leader, then a member not heard since counts as unheard from the election, with no bound for its predecessor, and from its latest contact once heard', () => {
+    const leader = new LeaderContact(0, 2_000, 1);
+    expect(leader.memberUnheardForMs('n2', 5_000)).toBe(0);
+    leader.becameLeader(10_000);
+    expect(leader.memberUnheardForMs('n2', 12_500)).toBe(2_500);
+    leader.received('n2', 7, 12_000);
+    expect(leader.memberUnheardForMs('n2', 12_500)).toBe(500);
+    leader.heard('n2', 12_400);
+    expect(leader.memberUnheardForMs('n2', 12_500)).toBe(100);
+    leader.steppedDown(13_000);
+    expect(leader.memberUnheardForMs('n2', 20_000)).toBe(0);
+  });
+
   it('Given a member heard only through a write it forwarded (a restarted member whose responses are lost), then the leader counts it in touch from then, and echoes what it echoed before', () => {
     const leader = new LeaderContact(0, 2_000, 1);
     leader.becameLeader(0);
