@@ -1,0 +1,2 @@
+CREATE INDEX "jobs_cancelled_id_idx" ON "jobs" USING btree ("id") WHERE state = 'cancelled';--> statement-breakpoint
+CREATE INDEX "jobs_owner_state_idx" ON "jobs" USING btree ("owner","state","id");
