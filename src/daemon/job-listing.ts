@@ -26,10 +26,13 @@ export async function listJobsByStatus(store: Store, listing: JobListing): Promi
   const wanted = new Set(statuses);
   const kept: Job[] = [];
   let cursor = query.cursor;
+  // First what the page needs, as a listing of active jobs that are mostly not done; then larger pages.
+  let limit = query.limit + 1;
   do {
-    const page = await store.listJobs({ ...query, states, cursor, limit: SCAN_PAGE });
+    const page = await store.listJobs({ ...query, states, cursor, limit });
     kept.push(...page.items.filter((job) => wanted.has(jobStatus(job))));
     cursor = page.nextCursor ?? undefined;
+    limit = SCAN_PAGE;
   } while (cursor !== undefined && kept.length <= query.limit);
   const items = kept.slice(0, query.limit);
   return { items, nextCursor: kept.length > query.limit ? items.at(-1)!.id : null };
