@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, inArray, lt, sql, type Column, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, isNull, lt, sql, type Column, type SQL } from 'drizzle-orm';
 import type { Job, JobState } from '../../core/job.js';
 import type { RunSummary } from '../../core/run.js';
 import { jobInState } from '../job-index-conditions.js';
@@ -40,6 +40,7 @@ export async function listJobs(dialect: StoreDialect, query: JobQuery): Promise<
         .where(
           and(
             stateCondition(state),
+            query.withoutNextRun ? isNull(jobs.nextRunAt) : undefined,
             query.cursor === undefined ? undefined : gt(jobs.id, query.cursor),
             query.labels === undefined ? undefined : dialect.hasLabels(query.labels),
             query.owner === undefined ? undefined : eq(jobs.owner, query.owner),

@@ -16,12 +16,13 @@ interface MixedJob {
   id: string;
   state: JobState;
   owner: string;
+  nextRunAt: number | null;
 }
 
 /**
  * `count` jobs whose states and owners alternate in id order at different periods (active, active, active,
- * paused, cancelled; bob every third), so that each state's and owner's jobs lie between the others' on
- * every page.
+ * paused, cancelled; bob every third; no next instant every seventh, as done one-shot jobs), so that each
+ * state's and owner's jobs lie between the others' on every page.
  */
 async function createMixedJobs(store: Store, count: number): Promise<MixedJob[]> {
   const jobs: MixedJob[] = [];
@@ -29,9 +30,10 @@ async function createMixedJobs(store: Store, count: number): Promise<MixedJob[]>
     const state = (['active', 'active', 'active', 'paused', 'cancelled'] as const)[index % 5]!;
     const owner = index % 3 === 0 ? 'bob' : 'alice';
     const paused = state === 'paused' ? { state, nextRunAt: null } : {};
-    const job = await createJob(store, `mixed-${index}`, { owner, ...paused });
+    const withoutNextRun = index % 7 === 0 ? { nextRunAt: null } : {};
+    const job = await createJob(store, `mixed-${index}`, { owner, ...paused, ...withoutNextRun });
     if (state === 'cancelled') await store.cancelJob(job.id, job.version, T0 + 1, stamp('job.cancel'));
-    jobs.push({ id: job.id, state, owner });
+    jobs.push({ id: job.id, state, owner, nextRunAt: job.nextRunAt });
   }
   return jobs;
 }
@@ -58,7 +60,17 @@ const PAGED_FILTERS: [string, Omit<JobQuery, 'limit'>][] = [
   ["bob's live jobs", { owner: 'bob' }],
   ["bob's paused jobs", { owner: 'bob', states: ['paused'] }],
   ["alice's jobs of every state", { owner: 'alice', states: ['paused', 'cancelled', 'active'] }],
+  ['the active jobs with no next instant', { states: ['active'], withoutNextRun: true }],
+  ["bob's live jobs with no next instant", { owner: 'bob', withoutNextRun: true }],
 ];
+
+function matches(job: MixedJob, filter: Omit<JobQuery, 'limit'>): boolean {
+  return (
+    (filter.states ?? ['active', 'paused']).includes(job.state) &&
+    (filter.owner === undefined || job.owner === filter.owner) &&
+    (!filter.withoutNextRun || job.nextRunAt === null)
+  );
+}
 
 function switchEvery(expectSuccessEveryMs: number | null): Alerts {
   return { notify: [], notifyOn: null, expectSuccessEveryMs };
@@ -89,11 +101,8 @@ export function describeJobListingCases(store: CurrentStore): void {
       'Given 40 jobs of three states and two owners, interleaved, when %s are listed 3 at a time, then the pages hold each of them once, in id order',
       async (_, filter) => {
         const jobs = await createMixedJobs(store(), 40);
-        const states = filter.states ?? ['active', 'paused'];
         const expected = jobs
-          .filter(
-            (job) => states.includes(job.state) && (filter.owner === undefined || job.owner === filter.owner),
-          )
+          .filter((job) => matches(job, filter))
           .map((job) => job.id)
           .sort();
 
