@@ -3,8 +3,8 @@
 //    In the same store, two reads that grow with it: the overdue watch's (every live job with a dead-man's
 //    switch; 10 more jobs that have one), timed in this process before the daemon opens the file, and
 //    `daemon.status` (which counts the active and the paused jobs) at the socket, one at a time.
-//    And `job.list` filtered by state and by owner, where the filter matches 20 jobs (paused ones; another
-//    owner's, set in the file before the daemon opens it) or nearly all, following the cursor up to
+//    And `job.list` filtered by state and by owner, where the filter matches 20 jobs (paused ones; done ones;
+//    another owner's: set in the file before the daemon opens it) or nearly all, following the cursor up to
 //    LIST_PAGES pages of 50 and starting over, one call at a time.
 // Knobs: BENCH_GET_JOBS (store size, default 10000 and 100000 — a comma list), BENCH_GETS (per rep),
 //    BENCH_STATUS_CALLS, BENCH_OVERDUE_READS, BENCH_LIST_CALLS (per listing).
@@ -17,7 +17,7 @@ import { pipelined } from './lib/pipeline.js';
 import { makeTempDir } from './lib/processes.js';
 import { emitResult, progress } from './lib/report.js';
 import { medianOfReps, summarize } from './lib/stats.js';
-import { farFutureJobs, writeJobs } from './lib/store-fill.js';
+import { atJob, farFutureJobs, writeJobs } from './lib/store-fill.js';
 import { jobsExpectingSuccess, timeStoreRead } from './lib/store-reads.js';
 
 const STORE_SIZES = (process.env.BENCH_GET_JOBS ?? (QUICK ? '10000' : '10000,100000')).split(',').map(Number);
@@ -35,15 +35,20 @@ const OTHER_OWNER = 'list-bench-other';
 const LISTINGS = [
   ['state, 20 match', 'paused', { states: ['paused'] }],
   ['state, nearly all match', 'active', { states: ['active'] }],
+  ['state, 20 match', 'done', { states: ['done'] }],
   ['owner, 20 match', 'another owner', { owner: OTHER_OWNER }],
   ['owner, nearly all match', 'the bench user', { owner: os.userInfo().username }],
 ];
 
-/** Paused jobs and another owner's jobs, written as the store would have them, before the daemon starts. */
+/**
+ * Paused jobs, one-shot jobs that have fired (done) and another owner's jobs, written as the store would have
+ * them, before the daemon starts.
+ */
 function setFewJobs(databasePath) {
   const db = new Database(databasePath);
   try {
     db.prepare(`UPDATE jobs SET state = 'paused', next_run_at = NULL WHERE name LIKE 'paused-%'`).run();
+    db.prepare(`UPDATE jobs SET next_run_at = NULL WHERE name LIKE 'done-%'`).run();
     db.prepare(`UPDATE jobs SET owner = ? WHERE name LIKE 'other-%'`).run(OTHER_OWNER);
   } finally {
     db.close();
@@ -83,6 +88,7 @@ for (const storeSize of STORE_SIZES) {
     ...farFutureJobs(WATCHED_JOBS, 'watched', { expectSuccessEvery: '1h' }),
     ...farFutureJobs(FEW_JOBS, 'paused'),
     ...farFutureJobs(FEW_JOBS, 'other'),
+    ...Array.from({ length: FEW_JOBS }, (_, index) => atJob(`done-${index}`, Date.now() + 86_400_000)),
   ];
   const fill = await writeJobs(`${home}/sched.db`, jobs);
   setFewJobs(`${home}/sched.db`);
