@@ -9,6 +9,9 @@ import type { JobState } from '../core/job.js';
 /** One small index per state, which counting the jobs of that state walks alone. */
 export const jobInState = (state: JobState): SQL => sql.raw(`state = '${state}'`);
 
+/** Active jobs with no next instant: done one-shot jobs and those that only run after others. */
+export const ACTIVE_WITHOUT_NEXT_RUN = sql.raw(`state = 'active' AND next_run_at IS NULL`);
+
 /**
  * The definition sets a dead-man's switch (a JSON null is NULL too): the overdue watch reads only these
  * jobs, from an index that holds a handful where the table may hold a million.

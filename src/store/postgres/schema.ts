@@ -23,7 +23,7 @@ import {
   RUN_TRIGGER_VALUES,
   inList,
 } from '../schema-values.js';
-import { jobInState, POSTGRES_EXPECTS_SUCCESS } from '../job-index-conditions.js';
+import { ACTIVE_WITHOUT_NEXT_RUN, jobInState, POSTGRES_EXPECTS_SUCCESS } from '../job-index-conditions.js';
 
 // drizzle-kit loads this file on its own: it imports nothing from src/ but the enumerated values and the
 // partial indexes' conditions.
@@ -78,12 +78,19 @@ export const jobs = pgTable(
     index('jobs_due_idx')
       .on(t.nextRunAt, t.id)
       .where(sql`state = 'active' AND deleted_at IS NULL AND next_run_at IS NOT NULL`),
-    // Counting a state's jobs walks its index, not the table (daemon.status, the metrics). On id, not state:
+    // Counting a state's jobs walks its index, not the table (daemon.status, the metrics), and listing them
+    // walks it in id order (the cursor's). On id, not state:
     // SQLite, without statistics, took an index on state for the best way to the due jobs (state = 'active').
     index('jobs_active_idx').on(t.id).where(jobInState('active')),
     index('jobs_paused_idx').on(t.id).where(jobInState('paused')),
     // By when they were cancelled: retention's purge reads the oldest.
     index('jobs_cancelled_idx').on(t.deletedAt).where(jobInState('cancelled')),
+    // Listing cancelled jobs walks these in id order, as the two above serve their states' listings.
+    index('jobs_cancelled_id_idx').on(t.id).where(jobInState('cancelled')),
+    // An owner's jobs of one state in id order: a listing by owner reads one range of it per state.
+    index('jobs_owner_state_idx').on(t.owner, t.state, t.id),
+    // Listing done jobs reads these, not every active job; a create with a next instant does not enter it.
+    index('jobs_active_without_next_run_idx').on(t.id).where(ACTIVE_WITHOUT_NEXT_RUN),
     // The overdue watch's jobs: those whose definition sets a dead-man's switch.
     index('jobs_expect_success_idx').on(t.id).where(POSTGRES_EXPECTS_SUCCESS),
     check('jobs_state_check', sql`state IN (${inList(JOB_STATE_VALUES)})`),

@@ -1,6 +1,8 @@
-import { and, asc, desc, eq, gt, inArray, lt, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, isNull, lt, sql, type Column, type SQL } from 'drizzle-orm';
 import type { Job, JobState } from '../../core/job.js';
 import type { RunSummary } from '../../core/run.js';
+import { jobInState } from '../job-index-conditions.js';
+import { JOB_STATE_VALUES } from '../schema-values.js';
 import type { AuditEntry, JobQuery, Page, RunQuery } from '../store.js';
 import { runSummaryColumns } from './columns.js';
 import type { StoreDialect } from './dialect.js';
@@ -19,26 +21,52 @@ function toPage<T extends { id: string }>(rows: T[], limit: number): Page<T> {
   return { items, nextCursor: items[items.length - 1]?.id ?? null };
 }
 
+/**
+ * One statement, so one snapshot. Per state, the ids of the first `limit + 1` jobs after the cursor, read from
+ * an index in id order (the state named literally, which SQLite's partial indexes need); the first `limit + 1`
+ * of those, merged in id order, are the page, whose rows alone are read. Merging ids rather than rows keeps
+ * the rows of the longer arms out of the sort. IN over the states walked the primary key and filtered its
+ * rows: 38 ms at 100,000 jobs for a state or an owner with 20.
+ */
 export async function listJobs(dialect: StoreDialect, query: JobQuery): Promise<Page<Job>> {
   const { jobs } = dialect.tables;
-  const rows = await dialect.session.query<JobRecord>((db) =>
-    db
-      .select()
-      .from(jobs)
-      .where(
-        and(
-          inArray(jobs.state, query.states ?? LIVE_STATES),
-          query.cursor === undefined ? undefined : gt(jobs.id, query.cursor),
-          query.labels === undefined ? undefined : dialect.hasLabels(query.labels),
-          query.owner === undefined ? undefined : eq(jobs.owner, query.owner),
-          query.expectingSuccess ? dialect.expectsSuccess : undefined,
-        ),
-      )
-      .orderBy(asc(jobs.id))
-      .limit(query.limit + 1),
-  );
+  const states = [...new Set(query.states ?? LIVE_STATES)];
+  if (states.length === 0) return { items: [], nextCursor: null };
+  const rows = await dialect.session.query<JobRecord>((db) => {
+    const inState = (state: JobState, fields?: { id: Column }) =>
+      db
+        .select(fields)
+        .from(jobs)
+        .where(
+          and(
+            stateCondition(state),
+            query.withoutNextRun ? isNull(jobs.nextRunAt) : undefined,
+            query.cursor === undefined ? undefined : gt(jobs.id, query.cursor),
+            query.labels === undefined ? undefined : dialect.hasLabels(query.labels),
+            query.owner === undefined ? undefined : eq(jobs.owner, query.owner),
+            query.expectingSuccess ? dialect.expectsSuccess : undefined,
+          ),
+        )
+        .orderBy(asc(jobs.id))
+        .limit(query.limit + 1);
+    if (states.length === 1) return inState(states[0]!);
+    const [first, ...others] = states.map((state, index) =>
+      db.select().from(inState(state, { id: jobs.id }).as(`in_state_${index}`)),
+    );
+    const ids = others
+      .reduce((union, select) => union.unionAll(select), first!)
+      .orderBy(sql`id`)
+      .limit(query.limit + 1);
+    return db.select().from(jobs).where(inArray(jobs.id, ids)).orderBy(asc(jobs.id));
+  });
   const page = toPage(rows, query.limit);
   return { items: page.items.map(rowToJob), nextCursor: page.nextCursor };
+}
+
+/** A state named in the SQL itself, checked first: it is not a bound parameter. */
+function stateCondition(state: JobState): SQL {
+  if (!JOB_STATE_VALUES.includes(state)) throw new Error(`no job state "${String(state)}"`);
+  return jobInState(state);
 }
 
 export async function listRuns(dialect: StoreDialect, query: RunQuery): Promise<Page<RunSummary>> {

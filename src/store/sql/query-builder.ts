@@ -1,4 +1,4 @@
-import type { Column, Placeholder, SQL, SQLWrapper, Table } from 'drizzle-orm';
+import type { Column, Placeholder, SQL, SQLWrapper, Subquery, Table } from 'drizzle-orm';
 
 /**
  * The part of drizzle's query builder that its SQLite and PostgreSQL dialects share, as the store uses it:
@@ -14,7 +14,7 @@ export interface QueryBuilder {
 }
 
 export interface QueryChain extends SQLWrapper {
-  from(table: Table): QueryChain;
+  from(source: Table | Subquery): QueryChain;
   innerJoin(table: Table, on: SQL | undefined): QueryChain;
   where(condition: SQL | undefined): QueryChain;
   orderBy(...order: SQL[]): QueryChain;
@@ -24,6 +24,9 @@ export interface QueryChain extends SQLWrapper {
   onConflictDoNothing(): QueryChain;
   onConflictDoUpdate(config: { target: Column; set: Record<string, unknown>; setWhere?: SQL }): QueryChain;
   returning(fields?: Record<string, Column | SQL | SQL.Aliased>): QueryChain;
+  /** A select as a subquery of another, so that its ORDER BY and LIMIT stay its own (SQLite needs this). */
+  as(alias: string): Subquery;
+  unionAll(other: QueryChain): QueryChain;
 }
 
 declare const rowType: unique symbol;

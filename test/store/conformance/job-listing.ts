@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Job } from '../../../src/core/job.js';
 import type { Alerts } from '../../../src/core/notify/alerts.js';
-import type { Store } from '../../../src/store/store.js';
+import type { JobState } from '../../../src/core/job.js';
+import type { JobQuery, Store } from '../../../src/store/store.js';
 import { createJob, definition, newJob, stamp, T0 } from './fixtures.js';
 import type { CurrentStore } from './fixtures.js';
 
@@ -9,6 +10,66 @@ async function createJobs(store: Store, count: number): Promise<Job[]> {
   const jobs: Job[] = [];
   for (let index = 0; index < count; index += 1) jobs.push(await createJob(store, `job-${index}`));
   return jobs;
+}
+
+interface MixedJob {
+  id: string;
+  state: JobState;
+  owner: string;
+  nextRunAt: number | null;
+}
+
+/**
+ * `count` jobs whose states and owners alternate in id order at different periods (active, active, active,
+ * paused, cancelled; bob every third; no next instant every seventh, as done one-shot jobs), so that each
+ * state's and owner's jobs lie between the others' on every page.
+ */
+async function createMixedJobs(store: Store, count: number): Promise<MixedJob[]> {
+  const jobs: MixedJob[] = [];
+  for (let index = 0; index < count; index += 1) {
+    const state = (['active', 'active', 'active', 'paused', 'cancelled'] as const)[index % 5]!;
+    const owner = index % 3 === 0 ? 'bob' : 'alice';
+    const paused = state === 'paused' ? { state, nextRunAt: null } : {};
+    const withoutNextRun = index % 7 === 0 ? { nextRunAt: null } : {};
+    const job = await createJob(store, `mixed-${index}`, { owner, ...paused, ...withoutNextRun });
+    if (state === 'cancelled') await store.cancelJob(job.id, job.version, T0 + 1, stamp('job.cancel'));
+    jobs.push({ id: job.id, state, owner, nextRunAt: job.nextRunAt });
+  }
+  return jobs;
+}
+
+/** Every page of a listing, following each page's cursor to the end. */
+async function listEveryPage(store: Store, query: JobQuery): Promise<Job[][]> {
+  const pages: Job[][] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await store.listJobs({ ...query, cursor });
+    pages.push(page.items);
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor !== undefined && pages.length <= 100);
+  return pages;
+}
+
+const PAGED_FILTERS: [string, Omit<JobQuery, 'limit'>][] = [
+  ['the live jobs (no filter)', {}],
+  ['the active jobs', { states: ['active'] }],
+  ['the paused jobs', { states: ['paused'] }],
+  ['the cancelled jobs', { states: ['cancelled'] }],
+  ['the active and cancelled jobs', { states: ['cancelled', 'active'] }],
+  ['the jobs of every state', { states: ['active', 'paused', 'cancelled'] }],
+  ["bob's live jobs", { owner: 'bob' }],
+  ["bob's paused jobs", { owner: 'bob', states: ['paused'] }],
+  ["alice's jobs of every state", { owner: 'alice', states: ['paused', 'cancelled', 'active'] }],
+  ['the active jobs with no next instant', { states: ['active'], withoutNextRun: true }],
+  ["bob's live jobs with no next instant", { owner: 'bob', withoutNextRun: true }],
+];
+
+function matches(job: MixedJob, filter: Omit<JobQuery, 'limit'>): boolean {
+  return (
+    (filter.states ?? ['active', 'paused']).includes(job.state) &&
+    (filter.owner === undefined || job.owner === filter.owner) &&
+    (!filter.withoutNextRun || job.nextRunAt === null)
+  );
 }
 
 function switchEvery(expectSuccessEveryMs: number | null): Alerts {
@@ -35,6 +96,26 @@ export function describeJobListingCases(store: CurrentStore): void {
       );
       expect(third.nextCursor).toBeNull();
     });
+
+    it.each(PAGED_FILTERS)(
+      'Given 40 jobs of three states and two owners, interleaved, when %s are listed 3 at a time, then the pages hold each of them once, in id order',
+      async (_, filter) => {
+        const jobs = await createMixedJobs(store(), 40);
+        const expected = jobs
+          .filter((job) => matches(job, filter))
+          .map((job) => job.id)
+          .sort();
+
+        const pages = await listEveryPage(store(), { ...filter, limit: 3 });
+
+        expect(pages.flat().map((job) => job.id)).toEqual(expected);
+        expect(pages.map((page) => page.length)).toEqual(
+          Array.from({ length: Math.max(1, Math.ceil(expected.length / 3)) }, (_, index) =>
+            Math.min(3, expected.length - index * 3),
+          ),
+        );
+      },
+    );
 
     it('Given exactly one full page of jobs, when it is listed, then there is no next page', async () => {
       await createJobs(store(), 3);

@@ -1,0 +1,3 @@
+CREATE INDEX `jobs_cancelled_id_idx` ON `jobs` (`id`) WHERE state = 'cancelled';--> statement-breakpoint
+CREATE INDEX `jobs_owner_state_idx` ON `jobs` (`owner`,`state`,`id`);--> statement-breakpoint
+CREATE INDEX `jobs_active_without_next_run_idx` ON `jobs` (`id`) WHERE state = 'active' AND next_run_at IS NULL;
