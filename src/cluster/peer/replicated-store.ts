@@ -74,6 +74,8 @@ export class Replication implements StoreMachineListener {
   private readonly watched = new Set<Watching>();
   /** The latest entry applied here. */
   private reachedPlace: LogPlace = { index: 0, term: 0 };
+  /** The index the latest snapshot brought this copy to. */
+  private restoredThrough = 0;
   /** How to answer each write waiting on the log at once, when this member loses the majority. */
   private readonly refusals = new Set<(error: SchedError) => void>();
   private readonly changeListeners = new Set<(change: StoreChange) => void>();
@@ -143,7 +145,8 @@ export class Replication implements StoreMachineListener {
     watching: Watching,
   ): Promise<typeof LOST> {
     const never = new Promise<never>(() => undefined);
-    if (place === undefined) return never;
+    // Whether a write's entry is in a snapshot cannot be told from it: such a write waits out its timeout.
+    if (place === undefined || place.index <= this.restoredThrough) return never;
     if (this.machine.appliedIndex >= place.index) return appliedHere() ? never : Promise.resolve(LOST);
     if (placeOverwritten(place, this.reachedPlace)) return Promise.resolve(LOST);
     return new Promise((settle) => {
@@ -211,7 +214,7 @@ export class Replication implements StoreMachineListener {
   }
 
   restored(): void {
-    // Whether a write's entry is in the snapshot cannot be told from it: such a write waits out its timeout.
+    this.restoredThrough = this.machine.appliedIndex;
     for (const watcher of this.watched)
       if (watcher.place.index <= this.machine.appliedIndex) this.watched.delete(watcher);
     this.emit({ kind: 'missed' });
