@@ -133,7 +133,7 @@ export class ReplicaCluster {
     // Across the wire, as a forwarded command would go.
     const decoded = storeCommandSchema.parse(JSON.parse(JSON.stringify(command)));
     const offer = leader.host.offer(decoded);
-    return offer.accepted ? { accepted: true } : offer;
+    return offer.accepted ? { accepted: true, at: { index: offer.index, term: offer.term } } : offer;
   }
 
   private channel(id: string): RaftChannel<StoreCommand, ReplicaRows> {

@@ -5,7 +5,7 @@ import { decodeWire, MAX_STREAM_FRAME, wireCount, wireId } from '../../core/peer
 import type { Offer } from './raft-host.js';
 import type { PeerStreams } from './peer-streams.js';
 import type { Submission } from './replicated-store.js';
-import { storeCommandSchema, type StoreCommand } from './store-commands.js';
+import { OFFERED_AGAIN_WHEN_UNANSWERED, storeCommandSchema, type StoreCommand } from './store-commands.js';
 
 /** What forwarding needs of this member's Raft: whether it leads, who does, and a way to append. */
 export interface LeaderView {
@@ -33,6 +33,8 @@ const answerSchema = z.object({
   accepted: z.boolean(),
   leader: wireId.nullable().optional(),
   reason: z.string().max(500).optional(),
+  index: wireCount.optional(),
+  term: wireCount.optional(),
 });
 const utf8 = new TextEncoder();
 
@@ -40,7 +42,8 @@ const utf8 = new TextEncoder();
  * A write made on a member that does not lead goes to the leader, which appends it and says so; the member
  * then waits to apply it itself (read your own write). A leader that cannot take it says why, and the
  * write is offered again once a leader is known. An answer that never comes leaves the write possibly in
- * the log: it counts as taken, and waiting for it to be applied decides.
+ * the log: it counts as taken, and waiting for it to be applied decides; unless it may be applied twice
+ * (a fire), which is offered again.
  */
 export class CommandForwarding {
   private requests = 0;
@@ -71,7 +74,11 @@ export class CommandForwarding {
     return new Promise<Submission>((resolve) => {
       const cancel = clock.setTimer(this.options.answerWithinMs ?? 2_000, () => {
         this.waiting.delete(request);
-        resolve({ accepted: true });
+        resolve(
+          OFFERED_AGAIN_WHEN_UNANSWERED.has(command.op)
+            ? { accepted: false, leader: raft.leader, reason: 'the leader did not answer' }
+            : { accepted: true },
+        );
       });
       this.waiting.set(request, (answer) => {
         cancel();
@@ -89,17 +96,20 @@ export class CommandForwarding {
     const to = tryParsePeerAddress(from);
     if (to === null) return this.options.onMalformed?.(`forwarded write from ${from}: not an address`);
     this.options.raft.heardFrom(from);
-    const answer = { request, ...submission(this.options.raft.offer(command)) };
+    const offer = this.options.raft.offer(command);
+    const answer = offer.accepted
+      ? { request, accepted: true, index: offer.index, term: offer.term }
+      : { request, accepted: false, leader: offer.leader, reason: offer.reason };
     this.streams.send(to, 'forward-reply', utf8.encode(JSON.stringify(answer)));
   }
 
   private answered(body: Buffer): void {
     const decoded = decodeWire(body, answerSchema, 4_096);
     if (!decoded.ok) return this.options.onMalformed?.(`answer to a forwarded write: ${decoded.reason}`);
-    const { request, accepted, leader, reason } = decoded.message;
+    const { request, accepted, leader, reason, index, term } = decoded.message;
     this.waiting.get(request)?.(
       accepted
-        ? { accepted: true }
+        ? { accepted: true, ...(index !== undefined && term !== undefined ? { at: { index, term } } : {}) }
         : { accepted: false, leader: leader ?? null, reason: reason ?? 'refused' },
     );
   }
@@ -107,6 +117,6 @@ export class CommandForwarding {
 
 function submission(offer: Offer): Submission {
   return offer.accepted
-    ? { accepted: true }
+    ? { accepted: true, at: { index: offer.index, term: offer.term } }
     : { accepted: false, leader: offer.leader, reason: offer.reason };
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../core/clock.js';
+import { placeOverwritten, type LogPlace } from '../../core/consensus/log-place.js';
 import { SchedError } from '../../core/errors.js';
 import type { ShardMap } from '../../core/cluster/shard-map.js';
 import type { Job } from '../../core/job.js';
@@ -20,8 +21,21 @@ import {
   type StoreCommand,
 } from './store-commands.js';
 
-/** Whether the leader took a command into its log, or why not (no leader known, not the leader any more). */
-export type Submission = { accepted: true } | { accepted: false; leader: string | null; reason: string };
+/**
+ * Whether the leader took a command into its log, and where when it said so (an answer that never came
+ * counts as taken, at no known place), or why not (no leader known, not the leader any more).
+ */
+export type Submission =
+  { accepted: true; at?: LogPlace } | { accepted: false; leader: string | null; reason: string };
+
+/** A write's entry was overwritten by another leader's: it will never apply, and may be offered again. */
+const LOST = Symbol('lost');
+
+/** A write waiting on the entry it was taken at. */
+interface Watching {
+  place: LogPlace;
+  lost: () => void;
+}
 
 export interface ReplicationOptions {
   nodeId: string;
@@ -56,6 +70,12 @@ export class Replication implements StoreMachineListener {
   private proposals = 0;
   private eventNode = '';
   private readonly waiting = new Map<string, (result: Promise<unknown>) => void>();
+  /** The places of this member's writes taken into a log and not applied yet, by index. */
+  private readonly watched = new Set<Watching>();
+  /** The latest entry applied here. */
+  private reachedPlace: LogPlace = { index: 0, term: 0 };
+  /** The index the latest snapshot brought this copy to. */
+  private restoredThrough = 0;
   /** How to answer each write waiting on the log at once, when this member loses the majority. */
   private readonly refusals = new Set<(error: SchedError) => void>();
   private readonly changeListeners = new Set<(change: StoreChange) => void>();
@@ -81,7 +101,13 @@ export class Replication implements StoreMachineListener {
       throw this.noQuorum(`no leader heard for ${Math.round(silentMs / 1_000)} s`);
     this.proposals += 1;
     const command = commandOf(`${this.proposer}${this.proposals}`, this.eventNode, op, args);
-    const applied = new Promise<unknown>((resolve) => this.waiting.set(command.id, resolve));
+    let appliedHere = false;
+    const applied = new Promise<unknown>((resolve) =>
+      this.waiting.set(command.id, (result) => {
+        appliedHere = true;
+        resolve(result);
+      }),
+    );
     // Applied before its submission is answered (a leader alone commits at once), a refusal waits unheard.
     applied.catch(() => undefined);
     const deadline = clock.monotonic() + timeoutMs;
@@ -92,14 +118,42 @@ export class Replication implements StoreMachineListener {
       refuse = reject;
     });
     this.refusals.add(refuse);
+    const watching: Watching = { place: { index: 0, term: 0 }, lost: () => undefined };
     try {
-      await Promise.race([this.submitUntilTaken(command, deadline), timedOut]);
-      return await Promise.race([applied, timedOut]);
+      for (;;) {
+        const place = await Promise.race([this.submitUntilTaken(command, deadline), timedOut]);
+        const lost = this.lossOf(place, () => appliedHere, watching);
+        const outcome = await Promise.race([applied, lost, timedOut]);
+        if (outcome !== LOST) return outcome;
+      }
     } finally {
+      this.watched.delete(watching);
       cancel();
       this.refusals.delete(refuse);
       this.waiting.delete(command.id);
     }
+  }
+
+  /**
+   * Settles LOST once the entry at `place` can no longer commit (see placeOverwritten): the leader that took
+   * it died or was deposed before a majority had it, so the write is in no log that can commit, and is
+   * offered again at once instead of waiting out its timeout. Never settles for a place not known.
+   */
+  private lossOf(
+    place: LogPlace | undefined,
+    appliedHere: () => boolean,
+    watching: Watching,
+  ): Promise<typeof LOST> {
+    const never = new Promise<never>(() => undefined);
+    // Whether a write's entry is in a snapshot cannot be told from it: such a write waits out its timeout.
+    if (place === undefined || place.index <= this.restoredThrough) return never;
+    if (this.machine.appliedIndex >= place.index) return appliedHere() ? never : Promise.resolve(LOST);
+    if (placeOverwritten(place, this.reachedPlace)) return Promise.resolve(LOST);
+    return new Promise((settle) => {
+      watching.place = place;
+      watching.lost = () => settle(LOST);
+      this.watched.add(watching);
+    });
   }
 
   /**
@@ -150,7 +204,19 @@ export class Replication implements StoreMachineListener {
     if (!command.id.startsWith(this.proposer)) void this.announce(command, result);
   }
 
+  reached(index: number, term: number): void {
+    this.reachedPlace = { index, term };
+    for (const watcher of this.watched)
+      if (placeOverwritten(watcher.place, this.reachedPlace)) {
+        this.watched.delete(watcher);
+        watcher.lost();
+      }
+  }
+
   restored(): void {
+    this.restoredThrough = this.machine.appliedIndex;
+    for (const watcher of this.watched)
+      if (watcher.place.index <= this.machine.appliedIndex) this.watched.delete(watcher);
     this.emit({ kind: 'missed' });
   }
 
@@ -162,11 +228,11 @@ export class Replication implements StoreMachineListener {
    * Offers the command until the leader takes it: a refusal means it is in no log (no leader known yet, or
    * the one asked had just lost its place), so offering it again cannot apply it twice.
    */
-  private async submitUntilTaken(command: StoreCommand, deadline: number): Promise<void> {
+  private async submitUntilTaken(command: StoreCommand, deadline: number): Promise<LogPlace | undefined> {
     const { clock } = this.options;
     for (;;) {
       const submitted = await this.options.submit(command);
-      if (submitted.accepted) return;
+      if (submitted.accepted) return submitted.at;
       const wait = this.options.resubmitAfterMs ?? 100;
       if (clock.monotonic() + wait >= deadline) throw this.noQuorum(submitted.reason);
       await new Promise<void>((resolve) => clock.setTimer(wait, resolve));

@@ -113,6 +113,17 @@ export const REGISTER_MEMBER = 'registerMember';
 
 export type CommandOp = ReplicatedWrite | typeof RELAYED_KILL | typeof PUBLISH_MAP | typeof REGISTER_MEMBER;
 
+/**
+ * Writes that may be offered again when whether the leader took them is not known: a fire applied a second
+ * time finds its job's next instant moved on (the compare-and-set every fire makes) and changes nothing, on
+ * every member alike. The scheduler waits on its fires, so a leader's death must not hold them a whole
+ * commit timeout.
+ */
+export const OFFERED_AGAIN_WHEN_UNANSWERED: ReadonlySet<CommandOp> = new Set<CommandOp>([
+  'recordFire',
+  'recordFires',
+]);
+
 export interface MemberRecord {
   id: string;
   hostname: string;

@@ -19,6 +19,8 @@ import {
 export interface StoreMachineListener {
   /** A command was applied here: `result` is what the store gave (a rejection is its answer too). */
   applied(command: StoreCommand, result: Promise<unknown>): void;
+  /** The entry at `index` of `term` was applied here (a leader's empty entry too), after its command if any. */
+  reached(index: number, term: number): void;
   /** The copy was replaced by a snapshot: anything read from it before may be stale. */
   restored(): void;
   /** A new shard map is in force (published through the log, or found in a snapshot). */
@@ -67,6 +69,7 @@ export class StoreMachine implements RaftStateMachine<StoreCommand, ReplicaRows>
     this.applied = entry.index;
     if (entry.data !== null) this.carryOut(entry.data);
     this.store.replica.recordApplied(entry.index).catch((error: Error) => this.listener.failed(error));
+    this.listener.reached(entry.index, entry.term);
   }
 
   restore(rows: ReplicaRows): void {

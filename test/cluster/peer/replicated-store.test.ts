@@ -250,6 +250,49 @@ describe('The replicated store: every write through the log, applied to each mem
     cluster.cutOff.delete(alone.id);
   });
 
+  it('Given a write its leader took and was cut off with before any member had it, when another leader is elected over its place, then the write is offered again and applied once, long before its timeout', async () => {
+    await started({ commitTimeoutMs: 60_000 });
+    const leader = cluster.leader()!;
+    const follower = cluster.follower();
+    const asked = Date.now();
+
+    // The leader appends it at once and sends its appends on a later turn, which the cut drops.
+    const waiting = createJob(follower.store, 'taken-then-lost');
+    cluster.cutOff.add(leader.id);
+
+    expect((await waiting).name).toBe('taken-then-lost');
+    expect(Date.now() - asked).toBeLessThan(30_000);
+    cluster.cutOff.delete(leader.id);
+    await convergedRows();
+    for (const member of cluster.members.values()) {
+      const jobs = await member.store.listJobs({ limit: 100 });
+      expect(jobs.items.filter((job) => job.name === 'taken-then-lost')).toHaveLength(1);
+    }
+  });
+
+  it('Given a follower’s write taken behind one of the leader’s own, both cut off with the leader, when another leader is elected and nothing else is written, then the follower’s write is offered again and applied', async () => {
+    await started({ commitTimeoutMs: 60_000 });
+    const leader = cluster.leader()!;
+    const follower = cluster.follower();
+    const asked = Date.now();
+
+    // The new leader's first entry lands at the leader's own write's place, before the follower's.
+    const stranded = createJob(leader.store, 'stranded').catch((error: unknown) => error);
+    const waiting = createJob(follower.store, 'behind-it');
+    cluster.cutOff.add(leader.id);
+
+    expect((await waiting).name).toBe('behind-it');
+    expect(Date.now() - asked).toBeLessThan(30_000);
+    cluster.cutOff.delete(leader.id);
+    expect(await stranded).toMatchObject({ name: 'stranded' });
+    await convergedRows();
+    for (const member of cluster.members.values())
+      expect((await member.store.listJobs({ limit: 100 })).items.map((job) => job.name).sort()).toEqual([
+        'behind-it',
+        'stranded',
+      ]);
+  });
+
   it('Given shard maps published through a follower, when fires carry fences, then a fire from a replaced map is FENCED on every member and one from the map in force fires', async () => {
     await started();
     const follower = cluster.follower();
