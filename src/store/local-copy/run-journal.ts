@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { statementCache } from './statement-cache.js';
 import type { Run, RunOutcome } from '../../core/run.js';
 import type { NewRun } from '../store.js';
 import { newRunToRun } from '../sql/row-mapping.js';
@@ -27,18 +28,10 @@ interface JournalRow {
  * between the write and the journal's update, say) writes nothing twice.
  */
 export class RunJournal {
-  /** Prepared once each: the launcher asks the journal about every run it starts and ends. */
-  private readonly statements = new Map<string, Database.Statement>();
+  private readonly statement: (sql: string) => Database.Statement;
 
-  constructor(private readonly db: Database.Database) {}
-
-  private statement(sql: string): Database.Statement {
-    let prepared = this.statements.get(sql);
-    if (prepared === undefined) {
-      prepared = this.db.prepare(sql);
-      this.statements.set(sql, prepared);
-    }
-    return prepared;
+  constructor(db: Database.Database) {
+    this.statement = statementCache(db);
   }
 
   add(run: NewRun, jobName: string): void {

@@ -16,7 +16,7 @@ describe('the journal of runs fired while the store was unreachable', () => {
   let copy: LocalCopy;
   let job: Job;
   const refused: SchedError[] = [];
-  const replay = () => replayJournal(copy.runs, store, (error) => refused.push(error));
+  const replay = () => replayJournal(copy, store, (error) => refused.push(error));
   const reopen = () => {
     copy.close();
     copy = LocalCopy.open(path.join(dir, 'local-copy.db'));
@@ -95,7 +95,7 @@ describe('the journal of runs fired while the store was unreachable', () => {
       return found;
     };
 
-    await replayJournal(copy.runs, landing, (error) => refused.push(error));
+    await replayJournal(copy, landing, (error) => refused.push(error));
 
     const stored = await runsOfJob();
     expect(stored.map((r) => [r.id, r.state, r.exitCode])).toEqual([[run.id, 'failed', 3]]);
@@ -111,9 +111,7 @@ describe('the journal of runs fired while the store was unreachable', () => {
       throw new SchedErrorClass('NO_QUORUM', 'no majority of the voters reachable');
     };
 
-    await expect(replayJournal(copy.runs, cutOff, (error) => refused.push(error))).rejects.toThrow(
-      /majority/,
-    );
+    await expect(replayJournal(copy, cutOff, (error) => refused.push(error))).rejects.toThrow(/majority/);
 
     expect(copy.runs.hasPending()).toBe(true);
     expect(refused).toEqual([]);
@@ -178,7 +176,7 @@ describe('the journal of runs fired while the store was unreachable', () => {
       return found && { ...found, state: 'running' };
     };
 
-    await replayJournal(copy.runs, behind, (error) => refused.push(error));
+    await replayJournal(copy, behind, (error) => refused.push(error));
 
     expect(refused).toEqual([]);
     expect(copy.runs.hasPending()).toBe(false);
@@ -205,7 +203,7 @@ describe('the journal of runs fired while the store was unreachable', () => {
       }
     };
 
-    expect(await replayJournal(copy.runs, counting, (error) => refused.push(error))).toBe(200);
+    expect(await replayJournal(copy, counting, (error) => refused.push(error))).toBe(200);
 
     expect(mostInFlight).toBeGreaterThan(1);
     const stored = (await store.listRuns({ jobId: job.id, limit: 1000 })).items;
