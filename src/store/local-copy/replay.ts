@@ -37,6 +37,7 @@ export async function replayJournal(
     // One recorded lost meanwhile (this node was gone past its lease) keeps that record.
     if ((await store.findRun(runId))?.state === 'running') await writeEnd(store, runId, outcome, onRefused);
     journal.removeEnd(runId);
+    journal.settle(runId);
   });
   let entries = 0;
   for (const group of groupsOf(occurrences.pending())) {

@@ -76,6 +76,11 @@ export class RunJournal {
     this.statement('UPDATE journaled_runs SET in_store = 1 WHERE id = ?').run(runId);
   }
 
+  /** The store took the end of a run it held since a replay while it ran: the journal is done with it. */
+  settle(runId: string): void {
+    this.statement('DELETE FROM journaled_runs WHERE id = ? AND in_store = 1').run(runId);
+  }
+
   /** The store holds the run with its end: the journal is done with it. */
   remove(runId: string): void {
     this.statement('DELETE FROM journaled_runs WHERE id = ?').run(runId);

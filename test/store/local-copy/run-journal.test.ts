@@ -119,7 +119,7 @@ describe('the journal of runs fired while the store was unreachable', () => {
     expect((await runsOfJob()).map((r) => r.state)).toEqual(['succeeded']);
   });
 
-  it('Given a run still running at the replay, when it ends, then its end goes to the store, not the journal', async () => {
+  it('Given a run still running at the replay, when it ends, then its end goes to the store, not the journal, and the journal forgets it', async () => {
     const run = newRun(job.id, { state: 'running' });
     copy.runs.add(run, job.name);
     const launcherStore = journaledRunsStore(store, copy.runs);
@@ -129,7 +129,27 @@ describe('the journal of runs fired while the store was unreachable', () => {
     await launcherStore.finishRun(run.id, outcome());
 
     expect((await store.findRun(run.id))?.state).toBe('succeeded');
-    expect(copy.runs.hasPending()).toBe(false);
+    expect([copy.runs.hasPending(), copy.runs.get(run.id)]).toEqual([false, null]);
+  });
+
+  it('Given runs still running at the replay, when they end together, or while the store is away again, then the journal forgets each once the store has its end', async () => {
+    const together = [T0 + 1_000, T0 + 2_000].map((at) =>
+      newRun(job.id, { state: 'running', scheduledFor: at }),
+    );
+    const later = newRun(job.id, { state: 'running', scheduledFor: T0 + 3_000 });
+    for (const run of [...together, later]) copy.runs.add(run, job.name);
+    const launcherStore = journaledRunsStore(store, copy.runs);
+    await replay();
+
+    await launcherStore.finishRuns(together.map((run) => ({ runId: run.id, outcome: outcome() })));
+    // The store gone again at its end: the daemon journals the end, and the replay writes it.
+    copy.runs.addEnd(later.id, outcome());
+    await replay();
+
+    for (const run of [...together, later]) {
+      expect((await store.findRun(run.id))?.state).toBe('succeeded');
+      expect(copy.runs.get(run.id)).toBeNull();
+    }
   });
 
   it('Given a run that ends before the replay, when the launcher records its end, then the journal keeps it and the store does not see it until the replay', async () => {
