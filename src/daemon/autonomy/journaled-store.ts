@@ -4,8 +4,8 @@ import type { FinishedRun, Store } from '../../store/store.js';
 /**
  * The store as the run launcher sees it: a run fired while the store was unreachable lives in the journal
  * until the replay has written it, so its reads and its end go there; one replayed while it ran leaves the
- * journal once the store has its end. Its pid and live output are not kept
- * (the run has ended by the time anyone could read them elsewhere; its tails are in its end).
+ * journal once the store has its end. Its pid and live output are not kept (the run has ended by the time
+ * anyone could read them elsewhere; its tails are in its end).
  */
 export function journaledRunsStore(store: Store, journal: RunJournal): Store {
   const journaled = (runId: string): boolean => journal.get(runId)?.inStore === false;

@@ -48,8 +48,8 @@ export async function replayJournal(
 }
 
 /**
- * Writes a group of journaled ledger entries in one call. One the store refuses (its job purged meanwhile)
- * would block every later one: then each is written alone, and the refused ones reported and dropped.
+ * Writes a group of journaled ledger entries in one call. One the store refuses would block every later
+ * one: then each is written alone, and the refused ones reported and dropped.
  */
 async function replayEntries(
   group: readonly NewOccurrence[],

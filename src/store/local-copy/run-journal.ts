@@ -30,8 +30,16 @@ interface JournalRow {
 export class RunJournal {
   private readonly statement: (sql: string) => Database.Statement;
 
+  /**
+   * The runs the store holds that still run, kept here to be forgotten at their end: every run's end asks,
+   * and a look in memory spares the others a write to the journal's file.
+   */
+  private readonly inStore: Set<string>;
+
   constructor(db: Database.Database) {
     this.statement = statementCache(db);
+    const rows = db.prepare('SELECT id FROM journaled_runs WHERE in_store = 1').all() as { id: string }[];
+    this.inStore = new Set(rows.map((row) => row.id));
   }
 
   add(run: NewRun, jobName: string): void {
@@ -74,16 +82,19 @@ export class RunJournal {
   /** The store now holds the run, still running: its end is written there. */
   markInStore(runId: string): void {
     this.statement('UPDATE journaled_runs SET in_store = 1 WHERE id = ?').run(runId);
+    this.inStore.add(runId);
   }
 
   /** The store took the end of a run it held since a replay while it ran: the journal is done with it. */
   settle(runId: string): void {
+    if (!this.inStore.delete(runId)) return;
     this.statement('DELETE FROM journaled_runs WHERE id = ? AND in_store = 1').run(runId);
   }
 
   /** The store holds the run with its end: the journal is done with it. */
   remove(runId: string): void {
     this.statement('DELETE FROM journaled_runs WHERE id = ?').run(runId);
+    this.inStore.delete(runId);
   }
 
   get(runId: string): JournaledRun | null {

@@ -149,6 +149,18 @@ describe('the journal of runs fired, and ledger entries decided, while the store
     expect([copy.runs.hasPending(), copy.runs.get(run.id)]).toEqual([false, null]);
   });
 
+  it('Given a run replayed while it ran, by a daemon that then stopped, when it ends under the next one, then the journal forgets it', async () => {
+    const run = newRun(job.id, { state: 'running' });
+    copy.runs.add(run, job.name);
+    await replay();
+
+    reopen();
+    await journaledRunsStore(store, copy.runs).finishRun(run.id, outcome());
+
+    expect((await store.findRun(run.id))?.state).toBe('succeeded');
+    expect(copy.runs.get(run.id)).toBeNull();
+  });
+
   it('Given runs still running at the replay, when they end together, or while the store is away again, then the journal forgets each once the store has its end', async () => {
     const together = [T0 + 1_000, T0 + 2_000].map((at) =>
       newRun(job.id, { state: 'running', scheduledFor: at }),
