@@ -105,7 +105,7 @@ async function connect(url: string): Promise<pg.Client> {
   return client;
 }
 
-function databaseUrl(serverUrl: string, database: string): string {
+export function databaseUrl(serverUrl: string, database: string): string {
   const url = new URL(serverUrl);
   url.pathname = `/${database}`;
   return url.toString();

@@ -38,10 +38,10 @@ const JOB_CHANGES = ['job:created', 'job:updated', 'job:cancelled'] as const;
 
 /**
  * Local autonomy while the store cannot be reached: this node keeps a copy of the job definitions it may run
- * (refreshed from the store), journals the every-host runs it fires meanwhile, and writes them to the store
- * once it is back. While degraded it tries the store every second; the first call that gets through ends
- * degraded mode (see StoreReachability). Jobs that fire on one node are not its concern: they wait for the
- * store (firing them from a copy could fire them twice).
+ * (refreshed from the store), journals the every-host runs it fires meanwhile (and the instants it skips for
+ * an overlap), and writes them to the store once it is back. While degraded it tries the store every second;
+ * the first call that gets through ends degraded mode (see StoreReachability). Jobs that fire on one node
+ * are not its concern: they wait for the store (firing them from a copy could fire them twice).
  */
 export class LocalAutonomy implements Service {
   readonly name = 'local autonomy';
@@ -98,6 +98,7 @@ export class LocalAutonomy implements Service {
       this.local.runs.add(run, job.name);
       return this.local.runs.read(run.id)!;
     },
+    journalOccurrence: (entry) => this.local.occurrences.add(entry),
   };
 
   /**
@@ -154,9 +155,8 @@ export class LocalAutonomy implements Service {
 
   private async round(): Promise<void> {
     const { store, reachability, clock, events } = this.options;
-    const { runs } = this.local;
-    if (runs.hasPending()) {
-      await replayJournal(runs, store, (error) => events.emit('scheduler:error', { error }));
+    if (this.local.hasPending()) {
+      await replayJournal(this.local, store, (error) => events.emit('scheduler:error', { error }));
     } else if (!reachability.reachable) {
       await store.latestEventId();
     }
@@ -182,7 +182,7 @@ export class LocalAutonomy implements Service {
     this.timer?.();
     this.timer = null;
     if (this.stopped) return;
-    const busy = !this.options.reachability.reachable || this.local.runs.hasPending();
+    const busy = !this.options.reachability.reachable || this.local.hasPending();
     const untilRefresh = this.nextRefreshAt - this.options.clock.now();
     const delay = busy ? PROBE_INTERVAL_MS : Math.max(PROBE_INTERVAL_MS, untilRefresh);
     this.timer = this.options.clock.setTimer(delay, this.tickNow);

@@ -32,6 +32,8 @@ export interface OfflineFiring {
   storeUnreachable: () => boolean;
   /** Keeps the run until the store is back, and returns it as stored. */
   journal: (run: NewRun, job: Job) => Run;
+  /** Keeps a ledger entry (an instant skipped for an overlap) until the store is back. */
+  journalOccurrence: (entry: NewOccurrence) => void;
 }
 
 /** A job of this node's, with the next instant this node runs it. */
@@ -209,16 +211,18 @@ export class HostScheduler {
   }
 
   /**
-   * Records an instant skipped for an overlap. Without the store it goes unrecorded (the journal keeps runs
-   * only): waiting on a store that cannot answer would hold up the instants after it.
+   * Records an instant skipped for an overlap, or journals it when the store cannot be reached: waiting on
+   * a store that cannot answer would hold up the instants after it. A write that failed so may have
+   * committed all the same: the store keeps an instant's first entry, so the replay does not double it.
    */
   private async recordSkipped(entry: NewOccurrence): Promise<void> {
     const { store, offline } = this.options;
-    if (offline?.storeUnreachable()) return;
+    if (offline?.storeUnreachable()) return offline.journalOccurrence(entry);
     try {
       await store.recordOccurrences([entry]);
     } catch (error) {
       if (!offline || !isStoreUnreachable(error)) throw error;
+      offline.journalOccurrence(entry);
     }
   }
 

@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { JobCopies } from './job-copies.js';
+import { OccurrenceJournal } from './occurrence-journal.js';
 import { RunJournal } from './run-journal.js';
 
 /**
@@ -29,21 +30,36 @@ const SCHEMA = `
     run_id TEXT PRIMARY KEY,
     outcome TEXT NOT NULL
   );
+  CREATE TABLE IF NOT EXISTS journaled_occurrences (
+    job_id TEXT NOT NULL,
+    scheduled_for INTEGER NOT NULL,
+    wall TEXT NOT NULL,
+    node TEXT NOT NULL,
+    entry TEXT NOT NULL,
+    PRIMARY KEY (job_id, scheduled_for, wall, node)
+  );
 `;
 
 /**
  * A node's local copy, in its home (`local-copy.db`, created 0600 by the caller): the job definitions it
- * may run, refreshed from the store, and the journal of the runs it fired, and of the ends of runs it
- * reached, while the store was unreachable.
+ * may run, refreshed from the store, and the journal of the runs it fired, of the ends of runs it reached,
+ * and of the ledger entries it decided, while the store was unreachable.
  * Every write is synchronous and durable before it returns, so a daemon killed mid-outage loses nothing.
  */
 export class LocalCopy {
   readonly jobs: JobCopies;
   readonly runs: RunJournal;
+  readonly occurrences: OccurrenceJournal;
 
   private constructor(private readonly db: Database.Database) {
     this.jobs = new JobCopies(db);
     this.runs = new RunJournal(db);
+    this.occurrences = new OccurrenceJournal(db);
+  }
+
+  /** Whether anything waits to be written to the store: a run, a run's end, or a ledger entry. */
+  hasPending(): boolean {
+    return this.runs.hasPending() || this.occurrences.hasPending();
   }
 
   static open(file: string): LocalCopy {

@@ -1,8 +1,15 @@
 import { isStoreUnreachable } from '../unreachable.js';
 import { SchedError } from '../../core/errors.js';
 import type { RunOutcome } from '../../core/run.js';
-import type { Store } from '../store.js';
+import type { NewOccurrence, Store } from '../store.js';
+import type { OccurrenceJournal } from './occurrence-journal.js';
 import type { JournaledRun, RunJournal } from './run-journal.js';
+
+/** What a node journaled while the store was unreachable (its LocalCopy). */
+export interface Journals {
+  runs: RunJournal;
+  occurrences: OccurrenceJournal;
+}
 
 /**
  * Runs replayed at once: each is its own sequence of writes, so many in flight let the store take them in
@@ -12,14 +19,16 @@ import type { JournaledRun, RunJournal } from './run-journal.js';
 const REPLAYED_TOGETHER = 64;
 
 /**
- * Writes the journaled runs to the store, oldest first, then the journaled ends of runs it held; keyed by
- * run id: a run the store holds already is not inserted again, and an end it holds already is not written
- * again, so a replay cut short (the store gone again, the daemon killed) is simply replayed again. A run
- * still running is left to write its own end to the store. Stops after the runs under way when the store
- * cannot be reached (the rest wait for the next replay); returns how many runs and ends the store took.
+ * Writes the journaled runs to the store, oldest first, then the journaled ends of runs it held, then the
+ * journaled ledger entries; keyed by run id: a run the store holds already is not inserted again, and an
+ * end it holds already is not written again; keyed by instant: the store keeps an instant's first entry,
+ * so one it holds already is not doubled. A replay cut short (the store gone again, the daemon killed) is
+ * simply replayed again. A run still running is left to write its own end to the store. Stops after the
+ * writes under way when the store cannot be reached (the rest wait for the next replay); returns how many
+ * runs, ends and entries the store took.
  */
 export async function replayJournal(
-  journal: RunJournal,
+  { runs: journal, occurrences }: Journals,
   store: Store,
   onRefused: (error: SchedError) => void,
 ): Promise<number> {
@@ -28,8 +37,37 @@ export async function replayJournal(
     // One recorded lost meanwhile (this node was gone past its lease) keeps that record.
     if ((await store.findRun(runId))?.state === 'running') await writeEnd(store, runId, outcome, onRefused);
     journal.removeEnd(runId);
+    journal.settle(runId);
   });
-  return runs + ends;
+  let entries = 0;
+  for (const group of groupsOf(occurrences.pending())) {
+    await replayEntries(group, occurrences, store, onRefused);
+    entries += group.length;
+  }
+  return runs + ends + entries;
+}
+
+/**
+ * Writes a group of journaled ledger entries in one call. One the store refuses would block every later
+ * one: then each is written alone, and the refused ones reported and dropped.
+ */
+async function replayEntries(
+  group: readonly NewOccurrence[],
+  journal: OccurrenceJournal,
+  store: Store,
+  onRefused: (error: SchedError) => void,
+): Promise<void> {
+  try {
+    await store.recordOccurrences([...group]);
+  } catch (error) {
+    if (!(error instanceof SchedError) || isStoreUnreachable(error)) throw error;
+    if (group.length > 1) {
+      for (const entry of group) await replayEntries([entry], journal, store, onRefused);
+      return;
+    }
+    onRefused(error);
+  }
+  for (const entry of group) journal.remove(entry);
 }
 
 async function replayRun(
@@ -91,12 +129,19 @@ function endedAlready(error: SchedError, outcome: RunOutcome): boolean {
 /** `replay` of each item, REPLAYED_TOGETHER at a time, in order; stops after a group in which one threw. */
 async function inGroups<T>(items: readonly T[], replay: (item: T) => Promise<void>): Promise<number> {
   let done = 0;
-  for (let start = 0; start < items.length; start += REPLAYED_TOGETHER) {
-    const group = items.slice(start, start + REPLAYED_TOGETHER);
+  for (const group of groupsOf(items)) {
     const results = await Promise.allSettled(group.map(replay));
     const failed = results.find((result) => result.status === 'rejected');
     if (failed) throw failed.reason;
     done += group.length;
   }
   return done;
+}
+
+/** The items in order, REPLAYED_TOGETHER at a time. */
+function groupsOf<T>(items: readonly T[]): T[][] {
+  const groups: T[][] = [];
+  for (let start = 0; start < items.length; start += REPLAYED_TOGETHER)
+    groups.push(items.slice(start, start + REPLAYED_TOGETHER));
+  return groups;
 }

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { statementCache } from './statement-cache.js';
 import type { Run, RunOutcome } from '../../core/run.js';
 import type { NewRun } from '../store.js';
 import { newRunToRun } from '../sql/row-mapping.js';
@@ -27,18 +28,18 @@ interface JournalRow {
  * between the write and the journal's update, say) writes nothing twice.
  */
 export class RunJournal {
-  /** Prepared once each: the launcher asks the journal about every run it starts and ends. */
-  private readonly statements = new Map<string, Database.Statement>();
+  private readonly statement: (sql: string) => Database.Statement;
 
-  constructor(private readonly db: Database.Database) {}
+  /**
+   * The runs the store holds that still run, kept here to be forgotten at their end: every run's end asks,
+   * and a look in memory spares the others a write to the journal's file.
+   */
+  private readonly inStore: Set<string>;
 
-  private statement(sql: string): Database.Statement {
-    let prepared = this.statements.get(sql);
-    if (prepared === undefined) {
-      prepared = this.db.prepare(sql);
-      this.statements.set(sql, prepared);
-    }
-    return prepared;
+  constructor(db: Database.Database) {
+    this.statement = statementCache(db);
+    const rows = db.prepare('SELECT id FROM journaled_runs WHERE in_store = 1').all() as { id: string }[];
+    this.inStore = new Set(rows.map((row) => row.id));
   }
 
   add(run: NewRun, jobName: string): void {
@@ -81,11 +82,19 @@ export class RunJournal {
   /** The store now holds the run, still running: its end is written there. */
   markInStore(runId: string): void {
     this.statement('UPDATE journaled_runs SET in_store = 1 WHERE id = ?').run(runId);
+    this.inStore.add(runId);
+  }
+
+  /** The store took the end of a run it held since a replay while it ran: the journal is done with it. */
+  settle(runId: string): void {
+    if (!this.inStore.delete(runId)) return;
+    this.statement('DELETE FROM journaled_runs WHERE id = ? AND in_store = 1').run(runId);
   }
 
   /** The store holds the run with its end: the journal is done with it. */
   remove(runId: string): void {
     this.statement('DELETE FROM journaled_runs WHERE id = ?').run(runId);
+    this.inStore.delete(runId);
   }
 
   get(runId: string): JournaledRun | null {
