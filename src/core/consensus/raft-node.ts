@@ -496,15 +496,30 @@ export class RaftNode<Data, State = unknown> {
 
   private handleAppend(request: AppendRequest<Data | null>): void {
     this.followLeader(request);
-    // What is committed here matches the leader's log (Leader Completeness): go on from there.
-    if (request.prevLogIndex < this.commitIndex) return this.respondAppend(request, true, this.commitIndex);
-    const prevTerm = this.log.termAt(request.prevLogIndex);
-    if (prevTerm !== request.prevLogTerm) {
-      return this.respondAppend(request, false, this.conflictHint(request.prevLogIndex, prevTerm));
+    const { prevLogIndex, entries } = request;
+    // What is committed here matches the leader's log (Leader Completeness): an append from before it is
+    // taken from there on. Ignored whole, the append of a leader that never hears this node's answers (and
+    // so keeps sending from where it last heard of it) would never move its commit index again.
+    if (prevLogIndex < this.commitIndex) {
+      const after = entries.filter((entry) => entry.index > this.commitIndex);
+      return this.appendMatched(request, this.commitIndex, after);
     }
-    this.log.merge(request.entries);
+    const prevTerm = this.log.termAt(prevLogIndex);
+    if (prevTerm !== request.prevLogTerm) {
+      return this.respondAppend(request, false, this.conflictHint(prevLogIndex, prevTerm));
+    }
+    this.appendMatched(request, prevLogIndex, entries);
+  }
+
+  /** Takes `entries`, which follow `prevLogIndex`, where this log is known to match the leader's. */
+  private appendMatched(
+    request: AppendRequest<Data | null>,
+    prevLogIndex: number,
+    entries: LogEntry<Data | null>[],
+  ): void {
+    this.log.merge(entries);
     this.syncVoters();
-    const lastNew = request.prevLogIndex + request.entries.length;
+    const lastNew = prevLogIndex + entries.length;
     // Only what is known to match the leader's log may be committed here, not a stale tail after it.
     const commit = Math.min(request.leaderCommit, lastNew);
     if (commit > this.commitIndex) this.commitIndex = commit;
