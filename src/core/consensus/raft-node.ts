@@ -113,8 +113,10 @@ export class RaftNode<Data, State = unknown> {
   private heartbeatElapsed = 0;
   /** Leading: the check-quorum round (one per election timeout) its appends are sent in, never reused. */
   private round = 0;
-  /** The commit index last sent to each follower (this leader's term only). */
+  /** The commit index each follower can have learned from what was sent to it (this leader's term only). */
   private readonly commitTold = new Map<string, number>();
+  /** Leading: entries were appended since the last `takeReady`, which sends them to every follower at once. */
+  private appendsDue = false;
   private votesGranted = new Set<string>();
   /** While this node leads: what it knows of each follower. */
   private progress: FollowerProgress | null = null;
@@ -301,7 +303,7 @@ export class RaftNode<Data, State = unknown> {
   private replicate(entry: LogEntry<Data | null>): Proposal {
     this.syncVoters();
     this.progress!.appendedHere(entry.index);
-    for (const peer of this.membership.replicas) this.sendAppend(peer);
+    this.appendsDue = true;
     this.advanceCommit();
     return { accepted: true, index: entry.index, term: entry.term };
   }
@@ -357,6 +359,7 @@ export class RaftNode<Data, State = unknown> {
   }
 
   takeReady(): RaftReady<Data, State> {
+    if (this.role === 'leader') this.sendDue();
     this.settleForced();
     const forcedSettled = this.forcedSettled;
     this.forcedSettled = false;
@@ -568,26 +571,46 @@ export class RaftNode<Data, State = unknown> {
     const next = progress.acknowledged(response.from, response.index);
     this.advanceCommit();
     if (next <= this.log.lastIndex) this.sendAppend(response.from);
-    if (this.role === 'leader') for (const peer of this.membership.replicas) this.tellCommit(peer);
   }
 
   /**
-   * Tells a follower that holds the whole log a commit index it has not been sent, at once instead of at
-   * the next heartbeat: a write proposed through a follower is answered once that follower has applied it,
-   * so the heartbeat interval would otherwise be added to every such write. (A follower with entries in
-   * flight gets the commit index with the next of them.)
+   * What a step leaves to send, once for all it did: the entries proposed since the last step, in one
+   * append per follower (each proposal's own append would cost a message, and the follower a write to
+   * its disk, per entry), and the commit index to each follower that cannot have learned it yet.
+   */
+  private sendDue(): void {
+    const due = this.appendsDue;
+    this.appendsDue = false;
+    for (const peer of this.membership.replicas) {
+      if (due) this.sendAppend(peer);
+      this.tellCommit(peer);
+    }
+  }
+
+  /**
+   * Tells a follower a commit index it has not been sent, at once instead of at the next heartbeat: a
+   * write proposed through a follower is answered once that follower has applied it, so the heartbeat
+   * interval would otherwise be added to every such write. It is told as far as its log will match once
+   * what was sent to it arrives; no later append may carry it (none is sent until a write is answered).
    */
   private tellCommit(peer: string): void {
-    const lastIndex = this.log.lastIndex;
-    const lastTerm = this.log.termAt(lastIndex);
-    if ((this.commitTold.get(peer) ?? 0) >= this.commitIndex || lastTerm === undefined) return;
-    if (this.progress!.matchedIndexOf(peer) !== lastIndex) return;
-    this.commitTold.set(peer, this.commitIndex);
-    this.sendEmptyAppend(peer, lastIndex);
+    const progress = this.progress!;
+    if (progress.awaitsSnapshot(peer)) return;
+    const prevLogIndex = progress.expectedMatchOf(peer);
+    if (Math.min(this.commitIndex, prevLogIndex) <= (this.commitTold.get(peer) ?? 0)) return;
+    if (this.log.termAt(prevLogIndex) === undefined) return;
+    this.sendEmptyAppend(peer, prevLogIndex);
+  }
+
+  /** An append after `prevLogIndex` with `count` entries went to `peer`: the commit index it can learn. */
+  private toldCommit(peer: string, prevLogIndex: number, count: number): void {
+    const told = Math.min(this.commitIndex, prevLogIndex + count);
+    if (told > (this.commitTold.get(peer) ?? 0)) this.commitTold.set(peer, told);
   }
 
   /** An append of no entries after `prevLogIndex`: the commit index, and the leader's presence. */
   private sendEmptyAppend(peer: string, prevLogIndex: number): void {
+    this.toldCommit(peer, prevLogIndex, 0);
     this.send({
       ...this.header(peer),
       type: 'append',
@@ -632,8 +655,8 @@ export class RaftNode<Data, State = unknown> {
       );
       return;
     }
-    this.commitTold.set(peer, this.commitIndex);
     const entries = this.log.slice(next, this.maxEntries, this.batchBytes);
+    this.toldCommit(peer, prevLogIndex, entries.length);
     this.send({
       ...this.header(peer),
       type: 'append',
