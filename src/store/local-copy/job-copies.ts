@@ -17,15 +17,21 @@ export class JobCopies {
 
   /** A job changed as this node saw it; a job it may not run (or no longer live) leaves the copy. */
   put(job: Job, keep: boolean): void {
-    if (!keep) {
-      this.db.prepare('DELETE FROM job_copies WHERE id = ?').run(job.id);
-      return;
-    }
-    this.db
-      .prepare(
-        'INSERT INTO job_copies (id, name, job) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET name = excluded.name, job = excluded.job',
-      )
-      .run(job.id, job.name, JSON.stringify(job));
+    this.putAll([{ job, keep }]);
+  }
+
+  /** Jobs changed as this node saw them, in one transaction (one commit to disk for all). */
+  putAll(changes: readonly { job: Job; keep: boolean }[]): void {
+    const remove = this.db.prepare('DELETE FROM job_copies WHERE id = ?');
+    const upsert = this.db.prepare(
+      'INSERT INTO job_copies (id, name, job) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET name = excluded.name, job = excluded.job',
+    );
+    this.db.transaction(() => {
+      for (const { job, keep } of changes) {
+        if (keep) upsert.run(job.id, job.name, JSON.stringify(job));
+        else remove.run(job.id);
+      }
+    })();
   }
 
   /** Every job in the copy, by id (ids are time-ordered, as the store lists them). */
