@@ -136,25 +136,14 @@ export class LeaderReplication<Data, State> {
     }
     const next = progress.nextIndexOf(peer) ?? log.lastIndex + 1;
     const prevLogIndex = next - 1;
-    const { term, commitIndex, round, snapshot } = this.options.state();
+    const { term, round, snapshot } = this.options.state();
     if (prevLogIndex < log.snapshotIndex && snapshot) {
       this.options.send({ from: this.options.id, to: peer, term, type: 'snapshot', snapshot, round });
       progress.sentSnapshot(peer, this.options.snapshotWaitHeartbeats);
       return;
     }
     const entries = log.slice(next, this.options.maxEntries, this.options.batchBytes);
-    this.toldCommit(peer, prevLogIndex, entries.length);
-    this.options.send({
-      from: this.options.id,
-      to: peer,
-      term,
-      type: 'append',
-      prevLogIndex,
-      prevLogTerm: log.termAt(prevLogIndex) ?? 0,
-      entries,
-      leaderCommit: commitIndex,
-      round,
-    });
+    this.sendEntries(peer, prevLogIndex, entries);
     progress.sent(peer, prevLogIndex + entries.length, entries.length > 0);
   }
 
@@ -182,7 +171,11 @@ export class LeaderReplication<Data, State> {
 
   /** An append of no entries after `prevLogIndex`: the commit index, and the leader's presence. */
   private sendEmptyAppend(peer: string, prevLogIndex: number): void {
-    this.toldCommit(peer, prevLogIndex, 0);
+    this.sendEntries(peer, prevLogIndex, []);
+  }
+
+  private sendEntries(peer: string, prevLogIndex: number, entries: LogEntry<Data | null>[]): void {
+    this.toldCommit(peer, prevLogIndex, entries.length);
     const { term, commitIndex, round } = this.options.state();
     this.options.send({
       from: this.options.id,
@@ -191,7 +184,7 @@ export class LeaderReplication<Data, State> {
       type: 'append',
       prevLogIndex,
       prevLogTerm: this.options.log.termAt(prevLogIndex) ?? 0,
-      entries: [],
+      entries,
       leaderCommit: commitIndex,
       round,
     });
