@@ -480,6 +480,31 @@ describe('RaftNode flow control', () => {
     expect(a.committedIndex).toBe(4);
   });
 
+  it('given entries proposed in one step, sends them to each follower in one append', () => {
+    const { a } = leaderOfThree();
+    for (let count = 0; count < 5; count++) a.propose(`x${count}`);
+
+    const toB = appendsTo(a.takeReady().messages, 'b');
+    expect(toB.map((message) => message.entries.map((entry) => entry.data))).toEqual([
+      ['x0', 'x1', 'x2', 'x3', 'x4'],
+    ]);
+  });
+
+  it('given a follower whose answer is still on its way when another makes an entry committed, tells it the commit at once, without waiting for a heartbeat', () => {
+    const { a, b, c } = leaderOfThree();
+    a.propose('x');
+    for (const message of a.takeReady().messages) (message.to === 'b' ? b : c).step(message);
+    b.takeReady(); // b's answer is late
+    for (const answer of c.takeReady().messages) a.step(answer);
+    expect(a.committedIndex).toBe(2);
+
+    const toB = appendsTo(a.takeReady().messages, 'b');
+    for (const message of toB) b.step(message);
+
+    expect(toB.map((message) => message.leaderCommit)).toEqual([2]);
+    expect(b.committedIndex).toBe(2);
+  });
+
   it('given a follower whose answers are all lost, it still commits as far as the appends it gets show, past its own commit index', () => {
     const [a, b, c] = ['a', 'b', 'c'].map((id) => node(id, ['a', 'b', 'c']));
     const answersOfB = (message: Message) => message.from === 'b' && message.type === 'append-response';
