@@ -50,6 +50,13 @@ export interface RaftHostOptions<Data, State> {
   maxAppendBytes?: number;
   /** Uniform in [0, 1): election timeouts and contact numbers (default: crypto), seeded in a simulation. */
   random?: () => number;
+  /**
+   * Puts off carrying out a step, so that what arrives together (the frames of one read from the network,
+   * the proposals of one turn of the event loop) is carried out as one: one write to the disk, one append
+   * per follower. Default: setImmediate, after the I/O at hand; a simulation that runs synchronously
+   * passes one that calls it at once.
+   */
+  defer?: (step: () => void) => void;
 }
 
 /** Where a proposal went: applied here at `index`, or refused with the leader to ask instead. */
@@ -82,6 +89,7 @@ export class RaftHost<Data, State> {
   private readonly sizes = new WeakMap<object, number>();
   private readonly maxAppendBytes: number;
   private flushAgain = false;
+  private flushDeferred = false;
   /** Since when (monotonic) this member has heard no leader, or null while it leads or hears one. */
   private leaderSilentSince: number | null = null;
   private contact: LeaderContact | null = null;
@@ -170,7 +178,7 @@ export class RaftHost<Data, State> {
   /** Starts sending the log to `member` without counting it (this member leading); false otherwise. */
   addLearner(member: string): boolean {
     const added = this.node?.addLearner(member) ?? false;
-    this.flush();
+    this.deferFlush();
     return added;
   }
 
@@ -220,7 +228,7 @@ export class RaftHost<Data, State> {
       if (this.node === null) return;
       this.noteContact(message);
       this.node.step(message);
-      this.flush();
+      this.deferFlush();
     });
     this.armTick();
   }
@@ -248,7 +256,7 @@ export class RaftHost<Data, State> {
     const outcome = new Promise<ProposalOutcome>((settle) =>
       this.waiters.set(appended.index, { term: appended.term, settle }),
     );
-    this.flush();
+    this.deferFlush();
     return outcome;
   }
 
@@ -258,7 +266,7 @@ export class RaftHost<Data, State> {
    */
   offer(data: Data): Offer {
     const appended = this.append(data);
-    if (appended.accepted) this.flush();
+    if (appended.accepted) this.deferFlush();
     return appended;
   }
 
@@ -283,6 +291,15 @@ export class RaftHost<Data, State> {
       this.waiters.delete(index);
       waiter.settle({ applied: false, leader: null, reason: 'stopped before it was committed' });
     }
+  }
+
+  private deferFlush(): void {
+    if (this.flushDeferred) return;
+    this.flushDeferred = true;
+    (this.options.defer ?? setImmediate)(() => {
+      this.flushDeferred = false;
+      this.flush();
+    });
   }
 
   /**

@@ -68,6 +68,15 @@ export class FollowerProgress {
     return this.matched.get(member) ?? 0;
   }
 
+  /**
+   * How far `follower`'s log will match the leader's once what was sent to it arrives: everything sent while
+   * replicating (appends go in order), only what it acknowledged while probing.
+   */
+  expectedMatchOf(follower: string): number {
+    if (this.mode.get(follower) === 'replicate') return (this.next.get(follower) ?? 1) - 1;
+    return this.matchedIndexOf(follower);
+  }
+
   /** The leader appended up to `index` to its own log. */
   appendedHere(index: number): void {
     this.matched.set(this.leader, index);

@@ -1,5 +1,4 @@
-import { FollowerProgress } from './follower-progress.js';
-import { majorityMatched } from './quorum.js';
+import { LeaderReplication } from './leader-replication.js';
 import { RaftLog } from './raft-log.js';
 import { RaftMembership } from './raft-membership.js';
 import type {
@@ -96,8 +95,6 @@ export class RaftNode<Data, State = unknown> {
   private readonly membership: RaftMembership;
   private forcedSettled = false;
   private readonly log: RaftLog<Data | null>;
-  private readonly maxEntries: number;
-  private readonly batchBytes: { max: number; of: (entry: LogEntry<unknown>) => number } | undefined;
   private readonly preVote: boolean;
   private readonly checkQuorum: boolean;
 
@@ -113,11 +110,9 @@ export class RaftNode<Data, State = unknown> {
   private heartbeatElapsed = 0;
   /** Leading: the check-quorum round (one per election timeout) its appends are sent in, never reused. */
   private round = 0;
-  /** The commit index last sent to each follower (this leader's term only). */
-  private readonly commitTold = new Map<string, number>();
   private votesGranted = new Set<string>();
-  /** While this node leads: what it knows of each follower. */
-  private progress: FollowerProgress | null = null;
+  /** While this node leads: how it sends its log to each follower, and what it knows of them. */
+  private replication: LeaderReplication<Data, State> | null = null;
   private outbox: RaftMessage<Data | null, State>[] = [];
   /** The latest snapshot, sent to followers that need what it covers. */
   private snapshot: Snapshot<State> | null;
@@ -130,12 +125,6 @@ export class RaftNode<Data, State = unknown> {
     if (!(config.heartbeatTicks > 0 && config.heartbeatTicks < config.electionTicks))
       throw new RangeError('heartbeatTicks must be positive and below electionTicks');
     this.id = config.id;
-    this.maxEntries = config.maxEntriesPerMessage ?? 64;
-    const { maxBytesPerMessage, entryBytes } = config;
-    this.batchBytes =
-      maxBytesPerMessage !== undefined && entryBytes !== undefined
-        ? { max: maxBytesPerMessage, of: entryBytes }
-        : undefined;
     this.preVote = config.preVote ?? true;
     this.checkQuorum = config.checkQuorum ?? true;
     this.snapshot = durable?.snapshot ?? null;
@@ -217,8 +206,8 @@ export class RaftNode<Data, State = unknown> {
 
   /** How much of this leader's log `member` is known to hold; undefined when it is not replicated to. */
   matchedIndexOf(member: string): number | undefined {
-    if (this.progress === null || !this.progress.isTracked(member)) return undefined;
-    return this.progress.matchedIndexOf(member);
+    if (this.replication === null || !this.replication.isTracked(member)) return undefined;
+    return this.replication.matchedIndexOf(member);
   }
 
   /**
@@ -248,7 +237,7 @@ export class RaftNode<Data, State = unknown> {
   addLearner(member: string): boolean {
     if (this.role !== 'leader' || !this.membership.addLearner(member)) return false;
     this.syncVoters();
-    this.sendAppend(member);
+    this.replication!.sendAppend(member);
     return true;
   }
 
@@ -263,7 +252,7 @@ export class RaftNode<Data, State = unknown> {
       this.electionElapsed += 1;
       if (this.electionElapsed >= this.config.electionTicks) {
         this.electionElapsed = 0;
-        const active = this.progress!.takeActive();
+        const active = this.replication!.takeActive();
         this.round += 1;
         if (this.checkQuorum && !this.isMajority(active)) {
           this.becomeFollower(this.term, null);
@@ -273,10 +262,7 @@ export class RaftNode<Data, State = unknown> {
       this.heartbeatElapsed += 1;
       if (this.heartbeatElapsed >= this.config.heartbeatTicks) {
         this.heartbeatElapsed = 0;
-        for (const peer of this.membership.replicas) {
-          this.progress!.heartbeat(peer);
-          this.sendAppend(peer, true);
-        }
+        this.replication!.heartbeat(this.membership.replicas);
       }
       return;
     }
@@ -300,15 +286,15 @@ export class RaftNode<Data, State = unknown> {
 
   private replicate(entry: LogEntry<Data | null>): Proposal {
     this.syncVoters();
-    this.progress!.appendedHere(entry.index);
-    for (const peer of this.membership.replicas) this.sendAppend(peer);
+    this.replication!.appended(entry.index);
     this.advanceCommit();
     return { accepted: true, index: entry.index, term: entry.term };
   }
 
   step(message: RaftMessage<Data | null, State>): void {
     if (message.to !== this.id) return;
-    if (message.term === this.term && this.answersThisRound(message)) this.progress?.heardFrom(message.from);
+    if (message.term === this.term && this.answersThisRound(message))
+      this.replication?.heardFrom(message.from);
     if (message.term > this.term) {
       // A pre-vote, or a pre-vote granted, carries the term the candidate would stand at: no one's yet.
       const prospective =
@@ -357,6 +343,7 @@ export class RaftNode<Data, State = unknown> {
   }
 
   takeReady(): RaftReady<Data, State> {
+    if (this.role === 'leader') this.replication!.sendDue(this.membership.replicas);
     this.settleForced();
     const forcedSettled = this.forcedSettled;
     this.forcedSettled = false;
@@ -459,8 +446,7 @@ export class RaftNode<Data, State = unknown> {
     this.electionElapsed = 0;
     this.round += 1;
     this.membership.forgetLearners();
-    this.progress = new FollowerProgress(this.id, this.membership.peers, this.log.lastIndex);
-    this.commitTold.clear();
+    this.replication = this.replicateToPeers();
     // Entries of earlier terms are committed only through one of the leader's own term (§5.4.2). While the
     // voters are not in the log yet (the initial ones, or forced ones), that entry writes them there, so a
     // restart takes them from the log whatever it is started with.
@@ -478,7 +464,7 @@ export class RaftNode<Data, State = unknown> {
    */
   private syncVoters(): void {
     this.membership.sync();
-    this.progress?.track(this.membership.replicas, this.log.lastIndex);
+    this.replication?.track(this.membership.replicas);
   }
 
   private becomeFollower(term: number, leader: string | null): void {
@@ -489,22 +475,37 @@ export class RaftNode<Data, State = unknown> {
     }
     this.role = 'follower';
     this.leader = leader;
-    this.progress = null;
+    this.replication = null;
     this.membership.forgetLearners();
     this.resetElectionTimer();
   }
 
   private handleAppend(request: AppendRequest<Data | null>): void {
     this.followLeader(request);
-    // What is committed here matches the leader's log (Leader Completeness): go on from there.
-    if (request.prevLogIndex < this.commitIndex) return this.respondAppend(request, true, this.commitIndex);
-    const prevTerm = this.log.termAt(request.prevLogIndex);
-    if (prevTerm !== request.prevLogTerm) {
-      return this.respondAppend(request, false, this.conflictHint(request.prevLogIndex, prevTerm));
+    const { prevLogIndex, entries } = request;
+    // What is committed here matches the leader's log (Leader Completeness): an append from before it is
+    // taken from there on. Ignored whole, the append of a leader that never hears this node's answers (and
+    // so keeps sending from where it last heard of it) would never move its commit index again.
+    if (prevLogIndex < this.commitIndex) {
+      const after = entries.filter((entry) => entry.index > this.commitIndex);
+      return this.appendMatched(request, this.commitIndex, after);
     }
-    this.log.merge(request.entries);
+    const prevTerm = this.log.termAt(prevLogIndex);
+    if (prevTerm !== request.prevLogTerm) {
+      return this.respondAppend(request, false, this.conflictHint(prevLogIndex, prevTerm));
+    }
+    this.appendMatched(request, prevLogIndex, entries);
+  }
+
+  /** Takes `entries`, which follow `prevLogIndex`, where this log is known to match the leader's. */
+  private appendMatched(
+    request: AppendRequest<Data | null>,
+    prevLogIndex: number,
+    entries: LogEntry<Data | null>[],
+  ): void {
+    this.log.merge(entries);
     this.syncVoters();
-    const lastNew = request.prevLogIndex + request.entries.length;
+    const lastNew = prevLogIndex + entries.length;
     // Only what is known to match the leader's log may be committed here, not a stale tail after it.
     const commit = Math.min(request.leaderCommit, lastNew);
     if (commit > this.commitIndex) this.commitIndex = commit;
@@ -544,50 +545,17 @@ export class RaftNode<Data, State = unknown> {
   }
 
   private handleAppendResponse(response: AppendResponse): void {
-    const progress = this.progress;
-    if (this.role !== 'leader' || !progress?.isTracked(response.from)) return;
-    if (!response.success) {
-      if (progress.rejected(response.from, response.index)) this.sendAppend(response.from);
-      return;
-    }
-    const next = progress.acknowledged(response.from, response.index);
+    const replication = this.replication;
+    if (this.role !== 'leader' || !replication?.isTracked(response.from)) return;
+    if (!replication.answered(response)) return;
     this.advanceCommit();
-    if (next <= this.log.lastIndex) this.sendAppend(response.from);
-    if (this.role === 'leader') for (const peer of this.membership.replicas) this.tellCommit(peer);
-  }
-
-  /**
-   * Tells a follower that holds the whole log a commit index it has not been sent, at once instead of at
-   * the next heartbeat: a write proposed through a follower is answered once that follower has applied it,
-   * so the heartbeat interval would otherwise be added to every such write. (A follower with entries in
-   * flight gets the commit index with the next of them.)
-   */
-  private tellCommit(peer: string): void {
-    const lastIndex = this.log.lastIndex;
-    const lastTerm = this.log.termAt(lastIndex);
-    if ((this.commitTold.get(peer) ?? 0) >= this.commitIndex || lastTerm === undefined) return;
-    if (this.progress!.matchedIndexOf(peer) !== lastIndex) return;
-    this.commitTold.set(peer, this.commitIndex);
-    this.sendEmptyAppend(peer, lastIndex);
-  }
-
-  /** An append of no entries after `prevLogIndex`: the commit index, and the leader's presence. */
-  private sendEmptyAppend(peer: string, prevLogIndex: number): void {
-    this.send({
-      ...this.header(peer),
-      type: 'append',
-      prevLogIndex,
-      prevLogTerm: this.log.termAt(prevLogIndex) ?? 0,
-      entries: [],
-      leaderCommit: this.commitIndex,
-      round: this.round,
-    });
+    // Not when that commit removed this leader: it no longer sends the log.
+    this.replication?.sendNext(response.from);
   }
 
   private advanceCommit(): void {
-    const progress = this.progress!;
     const { voters } = this.membership;
-    const candidate = majorityMatched(voters.map((voter) => progress.matchedIndexOf(voter)));
+    const candidate = this.replication!.majorityMatched(voters);
     if (candidate > this.commitIndex && this.log.termAt(candidate) === this.term)
       this.commitIndex = candidate;
     // A leader that removed itself leads until that change is committed, then leaves the group to the rest.
@@ -595,40 +563,30 @@ export class RaftNode<Data, State = unknown> {
       this.becomeFollower(this.term, null);
   }
 
-  /**
-   * Sends `peer` what it lacks from where it is expected to be, unless the window of what it has not
-   * answered is full (see FollowerProgress); a heartbeat goes regardless, so it keeps its leader.
-   */
-  private sendAppend(peer: string, heartbeat = false): void {
-    const progress = this.progress;
-    if (progress?.paused(peer) && !heartbeat) return;
-    if (progress?.awaitsSnapshot(peer)) {
-      // Only so the follower keeps its leader; it accepts this once it has installed the snapshot.
-      if (heartbeat) this.sendEmptyAppend(peer, this.log.snapshotIndex);
-      return;
-    }
-    const next = progress?.nextIndexOf(peer) ?? this.log.lastIndex + 1;
-    const prevLogIndex = next - 1;
-    if (prevLogIndex < this.log.snapshotIndex && this.snapshot) {
-      this.send({ ...this.header(peer), type: 'snapshot', snapshot: this.snapshot, round: this.round });
-      progress?.sentSnapshot(
-        peer,
-        SNAPSHOT_WAIT_ELECTIONS * Math.ceil(this.config.electionTicks / this.config.heartbeatTicks),
-      );
-      return;
-    }
-    this.commitTold.set(peer, this.commitIndex);
-    const entries = this.log.slice(next, this.maxEntries, this.batchBytes);
-    this.send({
-      ...this.header(peer),
-      type: 'append',
-      prevLogIndex,
-      prevLogTerm: this.log.termAt(prevLogIndex) ?? 0,
-      entries,
-      leaderCommit: this.commitIndex,
-      round: this.round,
-    });
-    progress?.sent(peer, prevLogIndex + entries.length, entries.length > 0);
+  /** The replication of a term just won, to every peer from just past the end of this node's log. */
+  private replicateToPeers(): LeaderReplication<Data, State> {
+    const { maxEntriesPerMessage, maxBytesPerMessage, entryBytes, electionTicks, heartbeatTicks } =
+      this.config;
+    return new LeaderReplication<Data, State>(
+      {
+        id: this.id,
+        log: this.log,
+        state: () => ({
+          term: this.term,
+          commitIndex: this.commitIndex,
+          round: this.round,
+          snapshot: this.snapshot,
+        }),
+        send: (message) => this.send(message),
+        maxEntries: maxEntriesPerMessage ?? 64,
+        batchBytes:
+          maxBytesPerMessage !== undefined && entryBytes !== undefined
+            ? { max: maxBytesPerMessage, of: entryBytes }
+            : undefined,
+        snapshotWaitHeartbeats: SNAPSHOT_WAIT_ELECTIONS * Math.ceil(electionTicks / heartbeatTicks),
+      },
+      this.membership.peers,
+    );
   }
 
   private respondAppend(request: { from: string; round?: number }, success: boolean, index: number): void {

@@ -52,6 +52,9 @@ export class LocalAutonomy implements Service {
   /** Asked for while a round ran: the store came back during it, so the journal is replayed at once. */
   private tickAgain = false;
   private stopped = false;
+  /** Jobs changed since the copy was last written, by id (see jobChanged). */
+  private readonly changedJobs = new Map<string, Job>();
+  private writeDeferred = false;
 
   constructor(private readonly options: LocalAutonomyOptions) {}
 
@@ -75,6 +78,7 @@ export class LocalAutonomy implements Service {
     for (const event of JOB_CHANGES) this.options.events.off(event, this.followChange);
     this.options.events.off('store:reachable', this.tickNow);
     await this.ticking;
+    this.writeChangedJobs();
     this.copy?.close();
     this.copy = null;
   }
@@ -106,16 +110,43 @@ export class LocalAutonomy implements Service {
    * secrets never reach a file in clear), and when it was last read whole from the store.
    */
   jobs(): { jobs: Job[]; refreshedAt: number | null } {
+    this.writeChangedJobs();
     return { jobs: this.local.jobs.list(), refreshedAt: this.local.jobs.refreshedAt() };
   }
 
   findJob(ref: string): Job | null {
+    this.writeChangedJobs();
     return this.local.jobs.find(ref);
   }
 
-  /** A job changed, here or through another node: the copy follows at once. */
+  /**
+   * A job changed, here or through another node: the copy follows after the I/O at hand, the changes of
+   * one turn of the event loop in one transaction. Each written on its own was a commit to disk (an fsync)
+   * per job change on every node, on the event loop and in the way of each create's answer; the copy is
+   * read whole again from the store at start and every five minutes anyway.
+   */
   jobChanged(job: Job): void {
-    this.copy?.jobs.put(maskDefinition(job), this.keeps(job));
+    if (this.copy === null) return;
+    this.changedJobs.set(job.id, job);
+    if (this.writeDeferred) return;
+    this.writeDeferred = true;
+    setImmediate(() => this.writeChangedJobs());
+  }
+
+  private writeChangedJobs(): void {
+    this.writeDeferred = false;
+    if (this.changedJobs.size === 0 || this.copy === null) return;
+    const changes = [...this.changedJobs.values()].map((job) => ({
+      job: maskDefinition(job),
+      keep: this.keeps(job),
+    }));
+    this.changedJobs.clear();
+    try {
+      this.copy.jobs.putAll(changes);
+    } catch (error) {
+      this.options.events.emit('scheduler:error', { error: error as Error });
+      this.resync();
+    }
   }
 
   /** Changes may have been missed (the store's announcements were cut off): read the copy whole again. */
@@ -175,6 +206,7 @@ export class LocalAutonomy implements Service {
       if (page.nextCursor === null) break;
       cursor = page.nextCursor;
     }
+    this.writeChangedJobs();
     this.copy?.jobs.replaceAll(kept.map(maskDefinition), at);
   }
 

@@ -9,8 +9,11 @@ function node(id: string, voters: string[], random = () => 0): Member {
   return new RaftNode<string, string[]>({ id, voters, electionTicks: 10, heartbeatTicks: 2, random });
 }
 
-/** Delivers messages until none is left, in order; returns every message that was sent. */
-function settle(nodes: Member[], first: Message[] = []): Message[] {
+/**
+ * Delivers messages until none is left, in order, except those `lost` says are lost; returns every
+ * message that was sent.
+ */
+function settle(nodes: Member[], first: Message[] = [], lost = (_message: Message) => false): Message[] {
   const byId = new Map(nodes.map((member) => [member.id, member]));
   const queue = [...first];
   for (const member of nodes) queue.push(...member.takeReady().messages);
@@ -18,7 +21,7 @@ function settle(nodes: Member[], first: Message[] = []): Message[] {
   for (let step = 0; queue.length > 0 && step < 1_000; step++) {
     const message = queue.shift()!;
     const target = byId.get(message.to);
-    if (!target) continue;
+    if (!target || lost(message)) continue;
     target.step(message);
     const out = target.takeReady().messages;
     queue.push(...out);
@@ -475,6 +478,48 @@ describe('RaftNode flow control', () => {
     expect(resends).toHaveLength(1);
     expect(b.committedIndex).toBe(a.committedIndex);
     expect(a.committedIndex).toBe(4);
+  });
+
+  it('given entries proposed in one step, sends them to each follower in one append', () => {
+    const { a } = leaderOfThree();
+    for (let count = 0; count < 5; count++) a.propose(`x${count}`);
+
+    const toB = appendsTo(a.takeReady().messages, 'b');
+    expect(toB.map((message) => message.entries.map((entry) => entry.data))).toEqual([
+      ['x0', 'x1', 'x2', 'x3', 'x4'],
+    ]);
+  });
+
+  it('given a follower whose answer is still on its way when another makes an entry committed, tells it the commit at once, without waiting for a heartbeat', () => {
+    const { a, b, c } = leaderOfThree();
+    a.propose('x');
+    for (const message of a.takeReady().messages) (message.to === 'b' ? b : c).step(message);
+    b.takeReady(); // b's answer is late
+    for (const answer of c.takeReady().messages) a.step(answer);
+    expect(a.committedIndex).toBe(2);
+
+    const toB = appendsTo(a.takeReady().messages, 'b');
+    for (const message of toB) b.step(message);
+
+    expect(toB.map((message) => message.leaderCommit)).toEqual([2]);
+    expect(b.committedIndex).toBe(2);
+  });
+
+  it('given a follower whose answers are all lost, it still commits as far as the appends it gets show, past its own commit index', () => {
+    const [a, b, c] = ['a', 'b', 'c'].map((id) => node(id, ['a', 'b', 'c']));
+    const answersOfB = (message: Message) => message.from === 'b' && message.type === 'append-response';
+    tickUntilCandidate(a!);
+    settle([a!, b!, c!], [], answersOfB);
+    // The leader never hears b, so it goes on probing b from where the term started, a heartbeat at a time.
+    for (let round = 0; round < 3; round++) {
+      a!.propose(`x${round}`);
+      settle([a!, b!, c!], [], answersOfB);
+      for (let tick = 0; tick < 2; tick++) a!.tick();
+      settle([a!, b!, c!], [], answersOfB);
+    }
+
+    expect(a!.committedIndex).toBe(4);
+    expect(b!.committedIndex).toBe(a!.committedIndex);
   });
 
   it('given a probe that is never answered, sends it again at the next heartbeat', () => {

@@ -265,6 +265,8 @@ class MemberLeaseSimulation {
       ...PEER_RAFT_TIMING,
       compactEvery: 40,
       random: seededRandom(Math.floor(this.random() * 2 ** 32)),
+      // The simulation runs synchronously: each step is carried out as it is taken.
+      defer: (step) => step(),
     });
     const watch = new QuorumWatch({
       leaderSilentForMs: () => host.leaderSilentForMs(),
