@@ -37,6 +37,11 @@ export const GOALS = [
   // #11 says "under 100 ms"; at the precision measured, at most 100 is the same test.
   goal('event-relay-p99', '#11', 'event relay, run start on B to `sched watch` on A, p99 at 1,000 fires/s', 'relay p99', AT_MOST, 100, 'ms'),
   goal('api-creates-8-connections', '#14', 'creates over HTTPS with keep-alive, 8 connections', 'creates', AT_LEAST, 5_000, 'jobs/s'),
+  // The lease is the members' lease on their runs (PEER_MEMBER_LEASE, 5 s); peer-failover.js says if it changed.
+  goal('peer-failover-p50', '#12', 'peer mode, kill -9 of the leader to the first fire of its jobs by another node: p50 over 20 trials', 'p50', AT_MOST, 7_000, 'ms'),
+  goal('peer-failover-max', '#12', 'peer mode, kill -9 of the leader to the first fire of its jobs by another node: max over 20 trials', 'max', AT_MOST, 7_000, 'ms'),
+  goal('simulation-violations', '#12', 'peer mode simulations (Raft, SWIM, shard and member leases): violations over the seeds explored', 'violations', AT_MOST, 0, 'violations'),
+  goal('simulation-seeds', '#12', 'peer mode simulations: seeds explored in the benchmark run', 'seeds', AT_LEAST, 100_000, 'seeds'),
 ];
 
 function goal(id, issue, measure, label, direction, target, unit) {
