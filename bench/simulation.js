@@ -21,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { knob } from './lib/config.js';
 import { trackChild } from './lib/processes.js';
 import { emitResult, progress } from './lib/report.js';
-import { bundleSimulations } from './lib/simulation-bundle.js';
+import { bundleSimulations } from './lib/test-support-bundle.js';
 import { simulationCases, splitSeeds } from './lib/simulation-cases.js';
 
 const SEEDS = knob('SIM_SEEDS', 100_000, 2_000);

@@ -77,9 +77,10 @@ async function waitForCluster(daemons) {
 
 /**
  * Matches the runs against every instant due in [from, to). Lateness is of the expected instants that
- * fired; fires/s counts every run created in the window, whatever instant it was for.
+ * fired; fires/s counts every run created in the window, whatever instant it was for. `jobs` are
+ * `{ id, anchorMs }`; runs as lib/runs-db.js reads them. Also used by peer-capacity.js.
  */
-function analyze(jobs, runs, { from, to, intervalMs }) {
+export function analyzeWindow(jobs, runs, { from, to, intervalMs }) {
   const expected = new Map();
   for (const job of jobs) {
     let at = job.anchorMs + Math.ceil((from - job.anchorMs) / intervalMs) * intervalMs;
@@ -202,7 +203,7 @@ export async function measureFederationWindow(
     const observed = observer ? await observer.stop() : null;
     await Promise.all(daemons.map((daemon) => daemon.stop()));
     const runs = await readFiredRuns(url);
-    const fires = analyze(fill.jobs, runs, { from, to, intervalMs });
+    const fires = analyzeWindow(fill.jobs, runs, { from, to, intervalMs });
     fires.ledger = await countOccurrenceOutcomes(url, { from, to });
     if (statements) {
       progress(

@@ -40,6 +40,12 @@ export const GOALS = [
   // The lease is the members' lease on their runs (PEER_MEMBER_LEASE, 5 s); peer-failover.js says if it changed.
   goal('peer-failover-p50', '#12', 'peer mode, kill -9 of the leader to the first fire of its jobs by another node: p50 over 20 trials', 'p50', AT_MOST, 7_000, 'ms'),
   goal('peer-failover-max', '#12', 'peer mode, kill -9 of the leader to the first fire of its jobs by another node: max over 20 trials', 'max', AT_MOST, 7_000, 'ms'),
+  // "The gap must be positive": at least 1 ms, at the millisecond the runs' commands record.
+  goal('peer-partition-gap', '#12', 'peer mode, 2 of 5 cut off: from the minority\'s last fire of a shard to the majority\'s first (min over shards)', 'gap min', AT_LEAST, 1, 'ms'),
+  // Issue #12 targets the PostgreSQL mode's capacity: #11's 5,000 fires/s.
+  goal('peer-capacity-3', '#12', 'peer mode, 3 nodes, 100,000 jobs stored: highest sustained rate', 'sustained', AT_LEAST, 5_000, 'fires/s'),
+  goal('peer-capacity-5', '#12', 'peer mode, 5 nodes, 100,000 jobs stored: highest sustained rate', 'sustained', AT_LEAST, 5_000, 'fires/s'),
+  goal('peer-capacity-duplicates', '#12', 'peer mode capacity: duplicate fires', 'duplicates', AT_MOST, 0, 'fires'),
   goal('simulation-violations', '#12', 'peer mode simulations (Raft, SWIM, shard and member leases): violations over the seeds explored', 'violations', AT_MOST, 0, 'violations'),
   goal('simulation-seeds', '#12', 'peer mode simulations: seeds explored in the benchmark run', 'seeds', AT_LEAST, 100_000, 'seeds'),
 ];

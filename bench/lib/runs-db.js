@@ -24,3 +24,19 @@ export function readRunsSince(databasePath, fromMs) {
     db.close();
   }
 }
+
+/** The jobs `every <intervalMs>` in a daemon's database, read-only: `{ id, anchorMs }` each. */
+export function readEveryJobs(databasePath, intervalMs) {
+  const db = new Database(databasePath, { readonly: true, fileMustExist: true });
+  try {
+    return db
+      .prepare(
+        `SELECT id, json_extract(definition, '$.schedule.anchorMs') AS anchorMs FROM jobs
+          WHERE json_extract(definition, '$.schedule.kind') = 'every'
+            AND json_extract(definition, '$.schedule.intervalMs') = ? AND deleted_at IS NULL`,
+      )
+      .all(intervalMs);
+  } finally {
+    db.close();
+  }
+}

@@ -1,0 +1,201 @@
+// 18. Peer mode capacity (issue #12: "fires/s sustained by 3 and 5 nodes with 100,000 jobs (target the
+//     PostgreSQL mode's)"). For each node count, a fresh cluster on loopback (lib/peer-cluster.js) stores
+//     BENCH_PEER_CAP_STORED jobs `every 24h` (added through the leader's socket, 4 connections × 64 in flight: they go
+//     through the log like any write, and none fires in a window), then is raised step by step: each step
+//     adds jobs `every 1s` calling a loopback HTTP endpoint in this process (as federation-capacity.js's
+//     do) up to N of them, N fires/s asked, waits BENCH_PEER_CAP_WARMUP_S and measures a window. Runs are
+//     read from every node's database (live, read-only; one set by run id) and matched against the
+//     instants due as federation-capacity.js matches them (lib/federation-window.js): fires/s achieved vs
+//     asked, lateness (run.createdAt − scheduledFor) p50/p99/max, missed and duplicate instants. The ramp
+//     stops after the first step whose p99 passes BENCH_PEER_CAP_P99_MS, or that missed an instant or
+//     fired one twice; the highest sustained rate is the last step before it. Unlike the PostgreSQL
+//     benchmark the steps share one cluster (filling 100,000 jobs through the log per step would dominate
+//     the run), so each later step fires over a larger runs table.
+// Knobs: BENCH_PEER_CAP_NODES (3,5), BENCH_PEER_CAP_STEPS (fires/s per step: 500,1000,2000,3000,5000;
+//        quick 200,500), BENCH_PEER_CAP_STORED (100,000; quick 10,000), BENCH_PEER_CAP_WINDOW_S (20; quick
+//        10), BENCH_PEER_CAP_WARMUP_S (5), BENCH_PEER_CAP_P99_MS (1000).
+import { setTimeout as sleep } from 'node:timers/promises';
+import { QUICK, knob } from './lib/config.js';
+import { analyzeWindow } from './lib/federation-window.js';
+import { goalById } from './lib/goals.js';
+import { startHttpTarget } from './lib/http-target.js';
+import { startPeerCluster, untilSettled } from './lib/peer-cluster.js';
+import { pipelined } from './lib/pipeline.js';
+import { emitResult, progress } from './lib/report.js';
+import { readEveryJobs, readRunsSince } from './lib/runs-db.js';
+
+const NODE_COUNTS = listKnob('PEER_CAP_NODES', '3,5', '3,5');
+const STEPS = listKnob('PEER_CAP_STEPS', '500,1000,2000,3000,5000', '200,500');
+const STORED = knob('PEER_CAP_STORED', 100_000, 10_000);
+const WINDOW_MS = knob('PEER_CAP_WINDOW_S', 20, 10) * 1000;
+const WARMUP_MS = knob('PEER_CAP_WARMUP_S', 5) * 1000;
+const P99_LIMIT_MS = knob('PEER_CAP_P99_MS', 1000);
+const SETTLE_MS = 3_000;
+const FILL_CONNECTIONS = 4;
+/** The PostgreSQL mode's target (issue #11), which issue #12 sets for peer mode too. */
+const TARGET = goalById('federation-capacity').target;
+
+function listKnob(name, full, quick) {
+  const raw = process.env[`BENCH_${name}`] || (QUICK ? quick : full);
+  const values = raw.split(',').map(Number);
+  if (!values.every((value) => Number.isInteger(value) && value > 0))
+    throw new Error(`BENCH_${name} must be a comma list of whole numbers, got "${raw}"`);
+  return values;
+}
+
+const count = (value) => value.toLocaleString('en-US');
+
+function shortfalls(fires) {
+  const reasons = [];
+  if (!(fires.latenessMs.p99 <= P99_LIMIT_MS))
+    reasons.push(`p99 ${fires.latenessMs.p99} ms > ${P99_LIMIT_MS} ms`);
+  if (fires.missed > 0) reasons.push(`${count(fires.missed)} missed`);
+  if (fires.duplicates > 0) reasons.push(`${count(fires.duplicates)} duplicates`);
+  return reasons;
+}
+
+/**
+ * Adds `total` jobs through `daemon`'s socket on FILL_CONNECTIONS connections, 64 in flight on each (more
+ * in flight makes larger batches of the log: 4 × 64 stored about 20 % faster than 1 × 64); returns the
+ * creates per second.
+ */
+async function addJobs(daemon, total, input) {
+  const clients = await Promise.all(Array.from({ length: FILL_CONNECTIONS }, () => daemon.connect()));
+  try {
+    const started = Date.now();
+    let next = 0;
+    await Promise.all(
+      clients.map((client) =>
+        pipelined(Math.ceil(total / clients.length), 64, () => {
+          const index = next++;
+          return index < total ? client.call('job.add', { input: input(index) }) : null;
+        }),
+      ),
+    );
+    return total / ((Date.now() - started) / 1000);
+  } finally {
+    for (const client of clients) client.close();
+  }
+}
+
+async function measureNodes(nodes, target) {
+  const cluster = await startPeerCluster({ count: nodes, label: `peercap-${nodes}` });
+  const steps = [];
+  try {
+    const settled = await untilSettled(cluster);
+    const leader = cluster.daemons[cluster.ids.indexOf(settled.peers.leader)];
+    progress(`${nodes} nodes: storing ${count(STORED)} jobs every 24h through the leader`);
+    const storeRate = await addJobs(leader, STORED, (i) => ({
+      name: `stored-${i}`,
+      every: '24h',
+      argv: ['true'],
+    }));
+    progress(`${nodes} nodes: stored at ${storeRate.toFixed(0)} jobs/s`);
+    let firing = 0;
+    for (const asked of STEPS) {
+      const current = (await untilSettled(cluster)).peers.leader;
+      const adder = cluster.daemons[cluster.ids.indexOf(current)];
+      const from0 = firing;
+      await addJobs(adder, asked - firing, (i) => ({
+        name: `tick-${from0 + i}`,
+        every: '1s',
+        http: target.url,
+      }));
+      firing = asked;
+      const from = Date.now() + WARMUP_MS;
+      const to = from + WINDOW_MS;
+      progress(
+        `${nodes} nodes, ${count(asked)} jobs every 1s: measuring ${WINDOW_MS / 1000} s after ${WARMUP_MS / 1000} s`,
+      );
+      await sleep(to + SETTLE_MS - Date.now());
+      const byId = new Map();
+      for (const daemon of cluster.up())
+        for (const run of readRunsSince(daemon.databasePath, from - 5_000)) byId.set(run.id, run);
+      const jobs = readEveryJobs(cluster.up()[0].databasePath, 1_000);
+      const fires = analyzeWindow(jobs, [...byId.values()], { from, to, intervalMs: 1_000 });
+      const step = { nodes, asked, jobs: jobs.length, fires, shortfalls: shortfalls(fires) };
+      steps.push(step);
+      progress(
+        `${nodes} nodes, ${count(asked)} fires/s asked: ${fires.firesPerSecond.toFixed(0)} fired, p50 ${fires.latenessMs.p50} ms, ` +
+          `p99 ${fires.latenessMs.p99} ms, missed ${fires.missed}, duplicates ${fires.duplicates}; ` +
+          (step.shortfalls.length ? `stops here: ${step.shortfalls.join(', ')}` : 'sustained'),
+      );
+      if (step.shortfalls.length) break;
+    }
+    return { nodes, storeRate, steps };
+  } finally {
+    await cluster.dispose();
+  }
+}
+
+const results = [];
+let failed = null;
+let target = null;
+try {
+  target = await startHttpTarget();
+  for (const nodes of NODE_COUNTS) results.push(await measureNodes(nodes, target));
+} catch (error) {
+  failed = error;
+} finally {
+  await target?.close();
+}
+
+const rows = [];
+for (const { nodes, storeRate, steps } of results) {
+  for (const step of steps) {
+    const { fires } = step;
+    rows.push({
+      benchmark: 'peer-capacity',
+      scenario: `${nodes} nodes, ${count(STORED)} stored, ${count(step.asked)} jobs every 1 s`,
+      n: fires.fired,
+      rate: fires.firesPerSecond,
+      rateUnit: 'fires/s',
+      p50: fires.latenessMs.p50,
+      p99: fires.latenessMs.p99,
+      max: fires.latenessMs.max,
+      notes:
+        `asked ${count(step.asked)} fires/s; fired ${count(fires.fired)}/${count(fires.expected)} expected, missed ${count(fires.missed)}, ` +
+        `duplicates ${fires.duplicates}, early ${fires.early}, per node ${fires.perNode.map((node) => count(node.runsInWindow)).join('/')}; ` +
+        (step.shortfalls.length ? `NOT sustained: ${step.shortfalls.join(', ')}` : 'sustained'),
+      goals: { 'peer-capacity-duplicates': fires.duplicates },
+    });
+  }
+  const sustained = steps.filter((step) => step.shortfalls.length === 0).at(-1);
+  const limitReached = steps.length > 0 && steps.at(-1).shortfalls.length > 0;
+  const highest = sustained?.asked ?? 0;
+  rows.push({
+    benchmark: 'peer-capacity',
+    scenario: `${nodes} nodes: highest sustained`,
+    n: sustained?.fires.fired,
+    rate: sustained?.fires.firesPerSecond,
+    rateUnit: 'fires/s',
+    notes:
+      `${sustained ? `the ${count(highest)} fires/s step` : 'none sustained'}; ` +
+      (limitReached
+        ? `the ${count(steps.at(-1).asked)} fires/s step was not`
+        : 'every step was sustained (raise BENCH_PEER_CAP_STEPS)') +
+      `; ${count(STORED)} jobs stored at ${storeRate.toFixed(0)} creates/s through the leader; target ${count(TARGET)} fires/s (the PostgreSQL mode's)`,
+    goals: limitReached || highest >= TARGET ? { [`peer-capacity-${nodes}`]: highest } : undefined,
+  });
+}
+if (results.length) {
+  emitResult({
+    benchmark: `peer mode capacity: ${NODE_COUNTS.join(' and ')} nodes, ${count(STORED)} jobs stored, jobs every 1 s raised until lateness p99 > ${P99_LIMIT_MS} ms, missed or duplicate fires`,
+    rows,
+    figures: {
+      stored: STORED,
+      windowMs: WINDOW_MS,
+      warmupMs: WARMUP_MS,
+      p99LimitMs: P99_LIMIT_MS,
+      steps: STEPS,
+      results: results.map((one) => ({
+        ...one,
+        steps: one.steps.map((step) => ({ ...step, fires: { ...step.fires, slices: undefined } })),
+      })),
+    },
+  });
+}
+if (failed) {
+  console.error(failed);
+  process.exitCode = 1;
+}
