@@ -1,6 +1,6 @@
 /**
  * Every goal the benchmarks are held to, in one place: issue #17's goal table, issue #11's federation
- * goals, issue #13's cost of security and issue #14's API throughput. A benchmark row says which goals it measures and its figure for each (`row.goals`, e.g.
+ * goals, issue #12's peer mode goals, issue #13's cost of security and issue #14's API throughput. A benchmark row says which goals it measures and its figure for each (`row.goals`, e.g.
  * `{ 'firing-p99': 11.2 }`); the report puts the goal and a mark beside the row. A goal no row measured
  * in a run counts as not measured: some have no benchmark yet, and BENCH_ONLY leaves others out.
  * A miss never fails the run (the exit code is about crashes).
