@@ -16,13 +16,13 @@
 //        10), BENCH_PEER_CAP_WARMUP_S (5), BENCH_PEER_CAP_P99_MS (1000).
 import { setTimeout as sleep } from 'node:timers/promises';
 import { QUICK, knob } from './lib/config.js';
-import { analyzeWindow } from './lib/federation-window.js';
+import { analyzeWindow, windowShortfalls } from './lib/federation-window.js';
 import { goalById } from './lib/goals.js';
 import { startHttpTarget } from './lib/http-target.js';
-import { startPeerCluster, untilSettled } from './lib/peer-cluster.js';
+import { reportFailure, runsSince, untilSettled, withPeerCluster } from './lib/peer-cluster.js';
 import { pipelined } from './lib/pipeline.js';
 import { emitResult, progress } from './lib/report.js';
-import { readEveryJobs, readRunsSince } from './lib/runs-db.js';
+import { readEveryJobs } from './lib/runs-db.js';
 
 const NODE_COUNTS = listKnob('PEER_CAP_NODES', '3,5', '3,5');
 const STEPS = listKnob('PEER_CAP_STEPS', '500,1000,2000,3000,5000', '200,500');
@@ -45,14 +45,7 @@ function listKnob(name, full, quick) {
 
 const count = (value) => value.toLocaleString('en-US');
 
-function shortfalls(fires) {
-  const reasons = [];
-  if (!(fires.latenessMs.p99 <= P99_LIMIT_MS))
-    reasons.push(`p99 ${fires.latenessMs.p99} ms > ${P99_LIMIT_MS} ms`);
-  if (fires.missed > 0) reasons.push(`${count(fires.missed)} missed`);
-  if (fires.duplicates > 0) reasons.push(`${count(fires.duplicates)} duplicates`);
-  return reasons;
-}
+const shortfalls = (fires) => windowShortfalls(fires, P99_LIMIT_MS);
 
 /**
  * Adds `total` jobs through `daemon`'s socket on FILL_CONNECTIONS connections, 64 in flight on each (more
@@ -78,10 +71,9 @@ async function addJobs(daemon, total, input) {
   }
 }
 
-async function measureNodes(nodes, target) {
-  const cluster = await startPeerCluster({ count: nodes, label: `peercap-${nodes}` });
-  const steps = [];
-  try {
+function measureNodes(nodes, target) {
+  return withPeerCluster({ count: nodes, label: `peercap-${nodes}` }, async (cluster) => {
+    const steps = [];
     const settled = await untilSettled(cluster);
     const leader = cluster.daemons[cluster.ids.indexOf(settled.peers.leader)];
     progress(`${nodes} nodes: storing ${count(STORED)} jobs every 24h through the leader`);
@@ -108,11 +100,8 @@ async function measureNodes(nodes, target) {
         `${nodes} nodes, ${count(asked)} jobs every 1s: measuring ${WINDOW_MS / 1000} s after ${WARMUP_MS / 1000} s`,
       );
       await sleep(to + SETTLE_MS - Date.now());
-      const byId = new Map();
-      for (const daemon of cluster.up())
-        for (const run of readRunsSince(daemon.databasePath, from - 5_000)) byId.set(run.id, run);
       const jobs = readEveryJobs(cluster.up()[0].databasePath, 1_000);
-      const fires = analyzeWindow(jobs, [...byId.values()], { from, to, intervalMs: 1_000 });
+      const fires = analyzeWindow(jobs, runsSince(cluster, from - 5_000), { from, to, intervalMs: 1_000 });
       const step = { nodes, asked, jobs: jobs.length, fires, shortfalls: shortfalls(fires) };
       steps.push(step);
       progress(
@@ -123,9 +112,7 @@ async function measureNodes(nodes, target) {
       if (step.shortfalls.length) break;
     }
     return { nodes, storeRate, steps };
-  } finally {
-    await cluster.dispose();
-  }
+  });
 }
 
 const results = [];
@@ -195,7 +182,4 @@ if (results.length) {
     },
   });
 }
-if (failed) {
-  console.error(failed);
-  process.exitCode = 1;
-}
+if (failed) reportFailure(failed);

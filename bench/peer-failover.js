@@ -15,10 +15,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { PEER_MEMBER_LEASE } from '../dist/daemon/cluster/peer-membership.js';
 import { knob } from './lib/config.js';
 import { goalById } from './lib/goals.js';
-import { startPeerCluster, statusOf, untilSettled } from './lib/peer-cluster.js';
+import { reportFailure, runsSince, statusOf, untilSettled, withPeerCluster } from './lib/peer-cluster.js';
 import { pipelined } from './lib/pipeline.js';
 import { emitResult, progress } from './lib/report.js';
-import { readRunsSince } from './lib/runs-db.js';
 import { summarize } from './lib/stats.js';
 
 const TRIALS = knob('PEER_FAILOVER_TRIALS', 20, 3);
@@ -27,14 +26,6 @@ const WAIT_MS = knob('PEER_FAILOVER_WAIT_S', 30) * 1000;
 /** Firing before the kill, so the leader holds shards and has fired from them. */
 const FIRING_BEFORE_KILL_MS = 3_000;
 const LEASE_PLUS_2S = PEER_MEMBER_LEASE.durationMs + 2_000;
-
-/** The runs every running node has recorded since `fromMs`, one per id. */
-function runsSince(cluster, fromMs) {
-  const byId = new Map();
-  for (const daemon of cluster.up())
-    for (const run of readRunsSince(daemon.databasePath, fromMs)) byId.set(run.id, run);
-  return [...byId.values()];
-}
 
 async function trial(cluster, number) {
   const settled = await untilSettled(cluster, 120_000);
@@ -85,11 +76,7 @@ async function trial(cluster, number) {
   return outcome;
 }
 
-let cluster = null;
-let failed = null;
-const trials = [];
-try {
-  cluster = await startPeerCluster({ count: 3, label: 'failover' });
+const trials = await withPeerCluster({ count: 3, label: 'failover' }, async (cluster) => {
   progress(`three daemons on ${cluster.ids.join(', ')}; lease ${PEER_MEMBER_LEASE.durationMs} ms`);
   await untilSettled(cluster);
   const client = await cluster.daemons[0].connect();
@@ -97,16 +84,11 @@ try {
     client.call('job.add', { input: { name: `tick-${i}`, every: '1s', argv: ['true'] } }),
   );
   client.close();
-  for (let number = 1; number <= TRIALS; number += 1) trials.push(await trial(cluster, number));
-} catch (error) {
-  failed = error;
-} finally {
-  await cluster?.dispose();
-}
-if (failed) {
-  console.error(failed);
-  process.exitCode = 1;
-} else {
+  const done = [];
+  for (let number = 1; number <= TRIALS; number += 1) done.push(await trial(cluster, number));
+  return done;
+}).catch(reportFailure);
+if (trials) {
   const firstFire = summarize(trials.map((one) => one.firstFireMs).filter(Number.isFinite));
   const allResumed = summarize(trials.map((one) => one.allResumedMs).filter(Number.isFinite));
   const newLeader = summarize(trials.map((one) => one.newLeaderMs).filter(Number.isFinite));

@@ -14,7 +14,7 @@
 //        watched after the kill, 20).
 import { setTimeout as sleep } from 'node:timers/promises';
 import { knob } from './lib/config.js';
-import { startPeerCluster, statusOf, until, untilSettled } from './lib/peer-cluster.js';
+import { reportFailure, statusOf, until, untilSettled, withPeerCluster } from './lib/peer-cluster.js';
 import { pipelined } from './lib/pipeline.js';
 import { emitResult, progress } from './lib/report.js';
 import { readRuns } from './lib/runs-db.js';
@@ -26,12 +26,9 @@ const AFTER_MS = knob('PEER_AFTER_S', 20) * 1000;
 
 const round = (value) => (Number.isFinite(value) ? Math.round(value * 10) / 10 : value);
 
-let cluster = null;
-let failed = null;
 const rows = [];
 const figures = {};
-try {
-  cluster = await startPeerCluster({ count: 3 });
+const ran = await withPeerCluster({ count: 3 }, async (cluster) => {
   const { ids, daemons } = cluster;
   progress(`peer mode: three daemons on ${ids.join(', ')}`);
   const agreed = await untilSettled(cluster);
@@ -129,15 +126,9 @@ try {
     resumed,
     killedJobs: killedJobs.size,
   });
-} catch (error) {
-  failed = error;
-} finally {
-  await cluster?.dispose();
-}
-if (failed) {
-  console.error(failed);
-  process.exitCode = 1;
-} else {
+  return true;
+}).catch(reportFailure);
+if (ran) {
   emitResult({
     benchmark: 'peer mode: three daemons on loopback, one Raft log, no database server',
     rows,

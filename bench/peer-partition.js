@@ -15,7 +15,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { shardOf } from '../dist/core/cluster/shard.js';
 import { knob } from './lib/config.js';
-import { startPeerCluster, untilSettled } from './lib/peer-cluster.js';
+import { reportFailure, startPeerCluster, untilSettled } from './lib/peer-cluster.js';
 import { pipelined } from './lib/pipeline.js';
 import { emitResult, progress } from './lib/report.js';
 import { summarize } from './lib/stats.js';
@@ -126,10 +126,8 @@ if (process.getuid() !== 0) {
     lab?.destroy();
     bundle.remove();
   }
-  if (failed) {
-    console.error(failed);
-    process.exitCode = 1;
-  } else {
+  if (failed) reportFailure(failed);
+  else {
     const rows = [true, false].map((leaderInMinority) => {
       const gaps = trials
         .filter((one) => one.leaderInMinority === leaderInMinority)

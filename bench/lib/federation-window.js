@@ -240,6 +240,19 @@ export async function measureFederationWindow(
   }
 }
 
+/**
+ * Why a window's fires are not sustained: [] when their lateness p99 is within `p99LimitMs` and every
+ * instant fired exactly once.
+ */
+export function windowShortfalls(fires, p99LimitMs) {
+  const reasons = [];
+  if (!(fires.latenessMs.p99 <= p99LimitMs))
+    reasons.push(`p99 ${fires.latenessMs.p99} ms > ${p99LimitMs} ms`);
+  if (fires.missed > 0) reasons.push(`${count(fires.missed)} missed`);
+  if (fires.duplicates > 0) reasons.push(`${count(fires.duplicates)} duplicates`);
+  return reasons;
+}
+
 const pct = (value) => `${Math.round(value)}%`;
 const count = (value) => value.toLocaleString('en-US');
 

@@ -11,6 +11,7 @@ import { startDaemon } from './daemon.js';
 import { freePort } from './free-port.js';
 import { SCHED_BIN } from './paths.js';
 import { makeTempDir, removeTempDir } from './processes.js';
+import { readRunsSince } from './runs-db.js';
 
 /** Polls `probe` every 100 ms until it returns something, for at most `timeoutMs`. */
 export async function until(what, probe, timeoutMs = 60_000) {
@@ -93,6 +94,34 @@ export async function startPeerCluster({ count, ids: givenIds, prefixOf = () => 
     throw failed.reason;
   }
   return cluster;
+}
+
+/**
+ * The runs every running node of `cluster` has recorded since `fromMs` (createdAt), one per run id: read
+ * live and read-only, so a run one node has not applied yet still counts if another has.
+ */
+export function runsSince(cluster, fromMs) {
+  const byId = new Map();
+  for (const daemon of cluster.up())
+    for (const run of readRunsSince(daemon.databasePath, fromMs)) byId.set(run.id, run);
+  return [...byId.values()];
+}
+
+/** Runs `body` on a peer cluster started with `options`, and disposes of the cluster however it ends. */
+export async function withPeerCluster(options, body) {
+  const cluster = await startPeerCluster(options);
+  try {
+    return await body(cluster);
+  } finally {
+    await cluster.dispose();
+  }
+}
+
+/** A benchmark's failure: printed, and the exit code says so (run-all counts it). */
+export function reportFailure(error) {
+  console.error(error);
+  process.exitCode = 1;
+  return null;
 }
 
 /**
