@@ -137,7 +137,5 @@ if (trials) {
     },
   });
   if (goalById('peer-failover-max').target !== LEASE_PLUS_2S)
-    console.error(
-      `  ! lib/goals.js's failover target is not the lease (${LEASE_MS} ms) plus 2 s`,
-    );
+    console.error(`  ! lib/goals.js's failover target is not the lease (${LEASE_MS} ms) plus 2 s`);
 }
