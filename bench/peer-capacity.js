@@ -1,16 +1,16 @@
 // 18. Peer mode capacity (issue #12: "fires/s sustained by 3 and 5 nodes with 100,000 jobs (target the
 //     PostgreSQL mode's)"). For each node count, a fresh cluster on loopback (lib/peer-cluster.js) stores
-//     BENCH_PEER_CAP_STORED jobs `every 24h` (added through the leader's socket, 2 connections × 64 in flight: they go
-//     through the log like any write, and none fires in a window), then is raised step by step: each step
-//     adds jobs `every 1s` calling a loopback HTTP endpoint in this process (as federation-capacity.js's
-//     do) up to N of them, N fires/s asked, waits BENCH_PEER_CAP_WARMUP_S and measures a window. Runs are
-//     read from every node's database (live, read-only; one set by run id) and matched against the
-//     instants due as federation-capacity.js matches them (lib/federation-window.js): fires/s achieved vs
-//     asked, lateness (run.createdAt − scheduledFor) p50/p99/max, missed and duplicate instants. The ramp
-//     stops after the first step whose p99 passes BENCH_PEER_CAP_P99_MS, or that missed an instant or
-//     fired one twice; the highest sustained rate is the last step before it. Unlike the PostgreSQL
-//     benchmark the steps share one cluster (filling 100,000 jobs through the log per step would dominate
-//     the run), so each later step fires over a larger runs table.
+//     BENCH_PEER_CAP_STORED jobs `every 24h` (added through the leader's socket, 2 connections × 64 in
+//     flight: they go through the log like any write, and none fires in a window), then is raised step by
+//     step: each step adds jobs `every 1s` calling a loopback HTTP endpoint in this process (as
+//     federation-capacity.js's do) up to N of them, N fires/s asked, waits BENCH_PEER_CAP_WARMUP_S and
+//     measures a window. Runs are read from every node's database (live, read-only; one set by run id) and
+//     matched against the instants due as federation-capacity.js matches them (lib/federation-window.js):
+//     fires/s achieved vs asked, lateness (run.createdAt − scheduledFor) p50/p99/max, missed and duplicate
+//     instants. The ramp stops after the first step whose p99 passes BENCH_PEER_CAP_P99_MS, or that missed
+//     an instant or fired one twice; the highest sustained rate is the last step before it. Unlike the
+//     PostgreSQL benchmark the steps share one cluster (filling 100,000 jobs through the log per step
+//     would dominate the run), so each later step fires over a larger runs table.
 // Knobs: BENCH_PEER_CAP_NODES (3,5), BENCH_PEER_CAP_STEPS (fires/s per step: 500,1000,2000,3000,5000;
 //        quick 200,500), BENCH_PEER_CAP_STORED (100,000; quick 10,000), BENCH_PEER_CAP_WINDOW_S (20; quick
 //        10), BENCH_PEER_CAP_WARMUP_S (5), BENCH_PEER_CAP_P99_MS (1000).
