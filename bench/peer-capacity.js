@@ -113,7 +113,7 @@ function measureNodes(nodes, target) {
     );
     let firing = 0;
     for (const asked of STEPS) {
-      const current = (await untilSettled(cluster)).peers.leader;
+      const current = (await untilSettled(cluster, 180_000)).peers.leader;
       const adder = cluster.daemons[cluster.ids.indexOf(current)];
       const from0 = firing;
       const added = await addJobs(adder, asked - firing, (i) => ({

@@ -128,22 +128,36 @@ export function reportFailure(error) {
  * Waits until every running node names the same leader and term, and one map gives shards to all of them
  * (none unassigned). Returns the first node's status.
  */
-export function untilSettled(cluster, timeoutMs = 60_000) {
-  return until(
-    `a leader and a map over all ${cluster.up().length} running nodes`,
-    async () => {
-      const all = await Promise.all(cluster.up().map(statusOf));
-      const first = all[0];
-      const same = all.every(
-        (one) =>
-          one.term > 0 &&
-          one.term === first.term &&
-          one.peers.leader !== null &&
-          one.peers.leader === first.peers.leader &&
-          one.unassignedShards === 0,
-      );
-      return same && first.nodes.filter((node) => node.shards > 0).length === all.length ? first : null;
-    },
-    timeoutMs,
-  );
+export async function untilSettled(cluster, timeoutMs = 60_000) {
+  let last = [];
+  try {
+    return await until(
+      `a leader and a map over all ${cluster.up().length} running nodes`,
+      async () => {
+        const all = await Promise.all(cluster.up().map((daemon) => statusOf(daemon).catch((error) => error)));
+        last = all;
+        if (all.some((one) => one instanceof Error)) return null;
+        const first = all[0];
+        const same = all.every(
+          (one) =>
+            one.term > 0 &&
+            one.term === first.term &&
+            one.peers.leader !== null &&
+            one.peers.leader === first.peers.leader &&
+            one.unassignedShards === 0,
+        );
+        return same && first.nodes.filter((node) => node.shards > 0).length === all.length ? first : null;
+      },
+      timeoutMs,
+    );
+  } catch (error) {
+    // What each node said last, so a cluster that never settles says why.
+    const said = last.map((one) =>
+      one instanceof Error
+        ? one.message
+        : `term ${one.term}, leader ${one.peers.leader}, unassigned ${one.unassignedShards}, shards ` +
+          one.nodes.map((node) => `${node.id}=${node.shards}`).join(' '),
+    );
+    throw new Error(`${error.message}; last seen: ${said.join(' | ')}`);
+  }
 }
