@@ -19,7 +19,14 @@ import { QUICK, knob } from './lib/config.js';
 import { analyzeWindow, windowShortfalls } from './lib/federation-window.js';
 import { goalById } from './lib/goals.js';
 import { startHttpTarget } from './lib/http-target.js';
-import { reportFailure, runsSince, untilSettled, withPeerCluster } from './lib/peer-cluster.js';
+import {
+  reportFailure,
+  runsSince,
+  statusOf,
+  until,
+  untilSettled,
+  withPeerCluster,
+} from './lib/peer-cluster.js';
 import { pipelined } from './lib/pipeline.js';
 import { emitResult, progress } from './lib/report.js';
 import { readEveryJobs } from './lib/runs-db.js';
@@ -113,7 +120,20 @@ function measureNodes(nodes, target) {
     );
     let firing = 0;
     for (const asked of STEPS) {
-      const current = (await untilSettled(cluster, 180_000)).peers.leader;
+      // The leader's word, not every node's: a follower may lag far behind after 100,000 creates (a full run
+      // saw one stuck at 52,954 jobs for minutes while the others had all), and the step measures anyway.
+      const current = await until(
+        'a leader with every shard assigned',
+        async () => {
+          const status = await statusOf(cluster.up()[0]);
+          const leader = cluster.daemons[cluster.ids.indexOf(status.peers.leader)];
+          const its = leader ? await statusOf(leader) : null;
+          return its?.peers.leader === status.peers.leader && its.unassignedShards === 0
+            ? its.peers.leader
+            : null;
+        },
+        180_000,
+      );
       const adder = cluster.daemons[cluster.ids.indexOf(current)];
       const from0 = firing;
       const added = await addJobs(adder, asked - firing, (i) => ({
