@@ -150,7 +150,14 @@ function measureNodes(nodes, target) {
         `${nodes} nodes, ${count(asked)} jobs every 1s: measuring ${WINDOW_MS / 1000} s after ${WARMUP_MS / 1000} s`,
       );
       await sleep(to + SETTLE_MS - Date.now());
-      const jobs = readEveryJobs(cluster.up()[0].databasePath, 1_000);
+      // Every node's jobs, one set by id: a lagging node's database may lack the newest.
+      const jobs = [
+        ...new Map(
+          cluster
+            .up()
+            .flatMap((daemon) => readEveryJobs(daemon.databasePath, 1_000).map((job) => [job.id, job])),
+        ).values(),
+      ];
       const fires = analyzeWindow(jobs, runsSince(cluster, from - 5_000), { from, to, intervalMs: 1_000 });
       const step = { nodes, asked, jobs: jobs.length, fires, shortfalls: shortfalls(fires) };
       steps.push(step);
