@@ -20,7 +20,12 @@
 //        HTTP requests, cold, can take a second or two, which is start-up, not the rate it sustains),
 //        BENCH_FEDCAP_P99_MS (the lateness p99 a sustained step stays within, 1000).
 import { QUICK, knob } from './lib/config.js';
-import { measureFederationWindow, printLatenessBreakdown, windowNotes } from './lib/federation-window.js';
+import {
+  measureFederationWindow,
+  printLatenessBreakdown,
+  windowNotes,
+  windowShortfalls,
+} from './lib/federation-window.js';
 import { startHttpTarget } from './lib/http-target.js';
 import { goalById } from './lib/goals.js';
 import { startPostgres } from './lib/postgres-server.js';
@@ -47,15 +52,7 @@ function stepsKnob() {
 
 const count = (value) => value.toLocaleString('en-US');
 
-/** Why a step is not sustained: [] when its p99 is within the limit and every instant fired exactly once. */
-function shortfalls(fires) {
-  const reasons = [];
-  if (!(fires.latenessMs.p99 <= P99_LIMIT_MS))
-    reasons.push(`p99 ${fires.latenessMs.p99} ms > ${P99_LIMIT_MS} ms`);
-  if (fires.missed > 0) reasons.push(`${count(fires.missed)} missed`);
-  if (fires.duplicates > 0) reasons.push(`${count(fires.duplicates)} duplicates`);
-  return reasons;
-}
+const shortfalls = (fires) => windowShortfalls(fires, P99_LIMIT_MS);
 
 function stepNotes(step) {
   return [

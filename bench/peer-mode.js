@@ -12,17 +12,10 @@
 //       instant was fired by another node (the instants between are recorded missed per `--misfire`).
 // Knobs: BENCH_PEER_JOBS (100; quick 30), BENCH_PEER_WINDOW_S (20; quick 8), BENCH_PEER_AFTER_S (seconds
 //        watched after the kill, 20).
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
-import path from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { knob } from './lib/config.js';
-import { startDaemon } from './lib/daemon.js';
-import { freePort } from './lib/free-port.js';
-import { SCHED_BIN } from './lib/paths.js';
+import { reportFailure, statusOf, until, untilSettled, withPeerCluster } from './lib/peer-cluster.js';
 import { pipelined } from './lib/pipeline.js';
-import { makeTempDir, removeTempDir } from './lib/processes.js';
 import { emitResult, progress } from './lib/report.js';
 import { readRuns } from './lib/runs-db.js';
 import { summarize } from './lib/stats.js';
@@ -33,65 +26,12 @@ const AFTER_MS = knob('PEER_AFTER_S', 20) * 1000;
 
 const round = (value) => (Number.isFinite(value) ? Math.round(value * 10) / 10 : value);
 
-/** Polls `probe` every 100 ms until it returns something, for at most `timeoutMs`. */
-async function until(what, probe, timeoutMs = 60_000) {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => null);
-    if (value) return value;
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
-
-async function statusOf(daemon) {
-  const client = await daemon.connect();
-  try {
-    return await client.call('cluster.status', {});
-  } finally {
-    client.close();
-  }
-}
-
-const daemons = [];
-const homes = [];
-let failed = null;
 const rows = [];
 const figures = {};
-try {
-  const keyDir = makeTempDir('peer-keys');
-  homes.push(keyDir);
-  const keyFile = path.join(keyDir, 'cluster.key');
-  fs.writeFileSync(keyFile, execFileSync(process.execPath, [SCHED_BIN, 'cluster', 'keygen']), {
-    mode: 0o600,
-  });
-  const seed = await startDaemon({ label: 'peer-seed' });
-  await seed.stop();
-  const secretKey = path.join(seed.home, 'secret.key');
-  const ids = [];
-  for (let index = 0; index < 3; index += 1) ids.push(`127.0.0.1:${await freePort()}`);
-  progress(`peer mode: starting three daemons on ${ids.join(', ')}`);
-  const started = await Promise.all(
-    ids.map((id, index) => {
-      const home = makeTempDir(`peer-${index}`);
-      fs.copyFileSync(secretKey, path.join(home, 'secret.key'));
-      return startDaemon({
-        label: `peer-${index}`,
-        home,
-        args: ['--peers', ids.join(','), '--bind', id, '--cluster-key-file', keyFile],
-      });
-    }),
-  );
-  await seed.dispose();
-  daemons.push(...started);
-  const agreed = await until('a leader and a map over all three', async () => {
-    const all = await Promise.all(daemons.map(statusOf));
-    const first = all[0];
-    const same = all.every(
-      (one) => one.term > 0 && one.term === first.term && one.coordinator === first.coordinator,
-    );
-    return same && first.nodes.filter((node) => node.shards > 0).length === 3 ? first : null;
-  });
+const ran = await withPeerCluster({ count: 3 }, async (cluster) => {
+  const { ids, daemons } = cluster;
+  progress(`peer mode: three daemons on ${ids.join(', ')}`);
+  const agreed = await untilSettled(cluster);
   const leaderIndex = ids.indexOf(agreed.peers.leader);
   const followerIndex = (leaderIndex + 1) % 3;
   progress(
@@ -122,10 +62,8 @@ try {
   await sleep(windowTo - Date.now() + 1_500);
 
   const killAt = Date.now();
-  const leader = daemons[leaderIndex];
   progress(`killing the leader ${ids[leaderIndex]} (-9)`);
-  process.kill(leader.pid, 'SIGKILL');
-  await leader.exited;
+  await cluster.kill(leaderIndex);
   const survivor = daemons[followerIndex];
   const failover = await until(
     'a new leader and a map without the killed daemon',
@@ -138,7 +76,7 @@ try {
   );
   const mapAfterMs = Date.now() - killAt;
   await sleep(Math.max(0, AFTER_MS - mapAfterMs));
-  for (const daemon of daemons) if (daemon !== leader) await daemon.stop();
+  await cluster.stop();
 
   const runs = readRuns(survivor.databasePath);
   const inWindow = runs.filter((run) => run.scheduledFor >= windowFrom && run.scheduledFor < windowTo);
@@ -188,16 +126,9 @@ try {
     resumed,
     killedJobs: killedJobs.size,
   });
-} catch (error) {
-  failed = error;
-} finally {
-  for (const daemon of daemons) await daemon.dispose().catch(() => undefined);
-  for (const home of homes) removeTempDir(home);
-}
-if (failed) {
-  console.error(failed);
-  process.exitCode = 1;
-} else {
+  return true;
+}).catch(reportFailure);
+if (ran) {
   emitResult({
     benchmark: 'peer mode: three daemons on loopback, one Raft log, no database server',
     rows,

@@ -28,8 +28,12 @@ const BENCHMARKS = [
   'event-relay',
   'api-throughput',
   'peer-mode',
+  'peer-failover',
+  'peer-partition',
+  'peer-capacity',
   'crash-cycles',
   'million-jobs',
+  'simulation',
 ];
 const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim());
 const selected = only ? BENCHMARKS.filter((name) => only.includes(name)) : BENCHMARKS;
@@ -89,7 +93,7 @@ const goals = tallyGoals(allRows);
 console.log(`\n=== sched benchmark summary (${totalSeconds.toFixed(0)} s; latencies in ms) ===`);
 console.log(renderTable(SUMMARY_COLUMNS, allRows));
 console.log(
-  'goal: from issue #17 (and #11 for federation), lib/goals.js; load avg: the 1-minute load average when ' +
+  'goal: from issue #17 (#11 for federation, #12 for peer mode), lib/goals.js; load avg: the 1-minute load average when ' +
     'the benchmark started; others %: of both cores, taken by processes the benchmark did not start',
 );
 for (const { name, seconds, machineLoad } of results) {

@@ -37,10 +37,12 @@ export async function startDaemon({
   args = [],
   /** More environment, e.g. SCHED_KEY_FILE for daemons sharing a store. */
   env = {},
+  /** An argv the daemon runs under, e.g. `ip netns exec NS` (which execs it: the pid is the daemon's). */
+  prefix = [],
 }) {
   const home = givenHome ?? makeTempDir(label);
   const started = performance.now();
-  const child = spawnDaemonProcess({ home, quiet, grace, args, env });
+  const child = spawnDaemonProcess({ home, quiet, grace, args, env, prefix });
   const daemon = {
     pid: child.pid,
     home,
@@ -113,11 +115,20 @@ export async function startDaemon({
  * Only the process of a `startDaemon`, with nothing waited for: for killing a daemon while it starts.
  * Its output is piped and read (so it never blocks on a full pipe) by whoever holds the child.
  */
-export function spawnDaemonProcess({ home, quiet = !DAEMON_LOG, grace = '2s', args = [], env = {} }) {
+export function spawnDaemonProcess({
+  home,
+  quiet = !DAEMON_LOG,
+  grace = '2s',
+  args = [],
+  env = {},
+  prefix = [],
+}) {
+  const [command, ...argv] = [...prefix, process.execPath];
   return trackChild(
     spawn(
-      process.execPath,
+      command,
       [
+        ...argv,
         ...DAEMON_NODE_ARGS,
         SCHED_BIN,
         'daemon',

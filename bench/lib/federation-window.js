@@ -77,9 +77,10 @@ async function waitForCluster(daemons) {
 
 /**
  * Matches the runs against every instant due in [from, to). Lateness is of the expected instants that
- * fired; fires/s counts every run created in the window, whatever instant it was for.
+ * fired; fires/s counts every run created in the window, whatever instant it was for. `jobs` are
+ * `{ id, anchorMs }`; runs as lib/runs-db.js reads them. Also used by peer-capacity.js.
  */
-function analyze(jobs, runs, { from, to, intervalMs }) {
+export function analyzeWindow(jobs, runs, { from, to, intervalMs }) {
   const expected = new Map();
   for (const job of jobs) {
     let at = job.anchorMs + Math.ceil((from - job.anchorMs) / intervalMs) * intervalMs;
@@ -202,7 +203,7 @@ export async function measureFederationWindow(
     const observed = observer ? await observer.stop() : null;
     await Promise.all(daemons.map((daemon) => daemon.stop()));
     const runs = await readFiredRuns(url);
-    const fires = analyze(fill.jobs, runs, { from, to, intervalMs });
+    const fires = analyzeWindow(fill.jobs, runs, { from, to, intervalMs });
     fires.ledger = await countOccurrenceOutcomes(url, { from, to });
     if (statements) {
       progress(
@@ -237,6 +238,19 @@ export async function measureFederationWindow(
   } finally {
     await Promise.all(daemons.map((daemon) => daemon.dispose()));
   }
+}
+
+/**
+ * Why a window's fires are not sustained: [] when their lateness p99 is within `p99LimitMs` and every
+ * instant fired exactly once.
+ */
+export function windowShortfalls(fires, p99LimitMs) {
+  const reasons = [];
+  if (!(fires.latenessMs.p99 <= p99LimitMs))
+    reasons.push(`p99 ${fires.latenessMs.p99} ms > ${p99LimitMs} ms`);
+  if (fires.missed > 0) reasons.push(`${count(fires.missed)} missed`);
+  if (fires.duplicates > 0) reasons.push(`${count(fires.duplicates)} duplicates`);
+  return reasons;
 }
 
 const pct = (value) => `${Math.round(value)}%`;
