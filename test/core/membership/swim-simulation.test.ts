@@ -48,6 +48,14 @@ describe('SWIM under simulated faults', () => {
     expect(outcome.falseDeaths).toBe(0);
   }, 300_000);
 
+  it('given a node restarted after another crashed (seed 5017: m5 starts 280 ticks after m8 went down), it holds the crashed one dead within the bound counted from its own start, having taken what the others told it as a suspicion of its own', () => {
+    const run = simulateSwim({ seed: 5017, nodes: 8 });
+
+    expect(run.violations).toEqual([]);
+    // Detected everywhere later than the bound counts from the crash: the late starter waited out its suspicion.
+    expect(Math.max(...run.detectionTicks)).toBeGreaterThan(660);
+  });
+
   it('given a seed, replays the same run exactly', () => {
     expect(simulateSwim({ seed: 77 })).toEqual(simulateSwim({ seed: 77 }));
   });
