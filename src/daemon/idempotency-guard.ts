@@ -35,8 +35,10 @@ export class IdempotencyGuard {
         expiredBefore: now - IDEMPOTENCY_WINDOW_MS,
       });
     } catch (error) {
-      // Two requests with one key raced; the other one won, so answer as a replay of it.
-      if (error instanceof SchedError && error.details.keyTaken) {
+      // Two requests with one key raced and the other one won: answer as a replay of it. It may have won on
+      // the key, or earlier in the same change (its job took the name first: NAME_TAKEN), as a retry sent while
+      // the first was still being made does, e.g. through a peer cluster's log after a timed-out commit.
+      if (error instanceof SchedError) {
         const raced = await this.lookup(method, key, fingerprint);
         if (raced.found) return raced.response as T;
       }
