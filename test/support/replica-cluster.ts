@@ -112,10 +112,12 @@ export class ReplicaCluster {
     );
   }
 
-  /** A member that does not lead (a write through it is forwarded). */
+  /**
+   * A member that does not lead (a write through it is forwarded). Not merely one other than leader(): while a
+   * deposed leader has not heard of its successor two members say they lead, and leader() may name the stale one.
+   */
   follower(): ReplicaMember {
-    const leader = this.leader();
-    const other = [...this.members.values()].find((member) => member !== leader);
+    const other = [...this.members.values()].find((member) => member.host.role !== 'leader');
     if (!other) throw new Error('no follower is running');
     return other;
   }
