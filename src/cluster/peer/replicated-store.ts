@@ -119,14 +119,19 @@ export class Replication implements StoreMachineListener {
     });
     this.refusals.add(refuse);
     const watching: Watching = { place: { index: 0, term: 0 }, lost: () => undefined };
+    let answered = false;
     try {
       for (;;) {
-        const place = await Promise.race([this.submitUntilTaken(command, deadline), timedOut]);
+        const place = await Promise.race([
+          this.submitUntilTaken(command, deadline, () => answered),
+          timedOut,
+        ]);
         const lost = this.lossOf(place, () => appliedHere, watching);
         const outcome = await Promise.race([applied, lost, timedOut]);
         if (outcome !== LOST) return outcome;
       }
     } finally {
+      answered = true;
       this.watched.delete(watching);
       cancel();
       this.refusals.delete(refuse);
@@ -228,9 +233,15 @@ export class Replication implements StoreMachineListener {
    * Offers the command until the leader takes it: a refusal means it is in no log (no leader known yet, or
    * the one asked had just lost its place), so offering it again cannot apply it twice.
    */
-  private async submitUntilTaken(command: StoreCommand, deadline: number): Promise<LogPlace | undefined> {
+  private async submitUntilTaken(
+    command: StoreCommand,
+    deadline: number,
+    answered: () => boolean,
+  ): Promise<LogPlace | undefined> {
     const { clock } = this.options;
     for (;;) {
+      // Answered already (timed out, or the quorum lost): offering it now would make a write it was told failed.
+      if (answered()) throw this.noQuorum('timed-out');
       const submitted = await this.options.submit(command);
       if (submitted.accepted) return submitted.at;
       const wait = this.options.resubmitAfterMs ?? 100;
