@@ -113,11 +113,12 @@ export class ReplicaCluster {
   }
 
   /**
-   * A member that does not lead (a write through it is forwarded). Not merely one other than leader(): while a
-   * deposed leader has not heard of its successor two members say they lead, and leader() may name the stale one.
+   * A member that follows (a write through it is forwarded). Not merely one other than leader(): while a deposed
+   * leader has not heard of its successor two members say they lead; nor a candidate, which may hold a winning
+   * vote its host has taken in but not yet stepped on, and lead a moment later, after a test cut it off.
    */
   follower(): ReplicaMember {
-    const other = [...this.members.values()].find((member) => member.host.role !== 'leader');
+    const other = [...this.members.values()].find((member) => member.host.role === 'follower');
     if (!other) throw new Error('no follower is running');
     return other;
   }

@@ -36,7 +36,13 @@ describe('The replicated store: every write through the log, applied to each mem
   ): Promise<ReplicaCluster> {
     cluster = new ReplicaCluster(dir, IDS, tuning);
     cluster.startAll();
-    await waitFor(async () => cluster.leader() !== undefined, 10_000, 10);
+    await waitFor(
+      async () =>
+        cluster.leader() !== undefined &&
+        [...cluster.members.values()].some((member) => member.host.role === 'follower'),
+      10_000,
+      10,
+    );
     return cluster;
   }
 
