@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { RaftDisk } from '../../src/cluster/peer/raft-disk.js';
+import { submissionOf } from '../../src/cluster/peer/command-forwarding.js';
 import { RaftHost, type RaftChannel } from '../../src/cluster/peer/raft-host.js';
 import { Replication, replicatedStore, type Submission } from '../../src/cluster/peer/replicated-store.js';
 import {
@@ -135,8 +136,7 @@ export class ReplicaCluster {
     if (!leader) return { accepted: false, leader: null, reason: 'no leader known' };
     // Across the wire, as a forwarded command would go.
     const decoded = storeCommandSchema.parse(JSON.parse(JSON.stringify(command)));
-    const offer = leader.host.offer(decoded);
-    return offer.accepted ? { accepted: true, at: { index: offer.index, term: offer.term } } : offer;
+    return submissionOf(leader.host.offer(decoded));
   }
 
   private channel(id: string): RaftChannel<StoreCommand, ReplicaRows> {

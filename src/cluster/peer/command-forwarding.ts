@@ -59,7 +59,7 @@ export class CommandForwarding {
 
   submit(command: StoreCommand): Promise<Submission> {
     const { raft, self, clock } = this.options;
-    if (raft.role === 'leader') return Promise.resolve(submission(raft.offer(command)));
+    if (raft.role === 'leader') return Promise.resolve(submissionOf(raft.offer(command)));
     const leader = raft.leader === null || raft.leader === self ? null : tryParsePeerAddress(raft.leader);
     if (leader === null) return Promise.resolve({ accepted: false, leader: null, reason: 'no leader known' });
     this.requests += 1;
@@ -115,7 +115,8 @@ export class CommandForwarding {
   }
 }
 
-function submission(offer: Offer): Submission {
+/** What a leader's offer tells the member that asked: taken at a place, or refused and why. */
+export function submissionOf(offer: Offer): Submission {
   return offer.accepted
     ? { accepted: true, at: { index: offer.index, term: offer.term } }
     : { accepted: false, leader: offer.leader, reason: offer.reason };
