@@ -4,18 +4,14 @@ import { RaftDisk } from '../../src/cluster/peer/raft-disk.js';
 import { submissionOf } from '../../src/cluster/peer/command-forwarding.js';
 import { RaftHost, type RaftChannel } from '../../src/cluster/peer/raft-host.js';
 import { Replication, replicatedStore, type Submission } from '../../src/cluster/peer/replicated-store.js';
-import {
-  replicaRowsSchema,
-  storeCommandSchema,
-  type StoreCommand,
-} from '../../src/cluster/peer/store-commands.js';
-import { raftWire } from '../../src/core/consensus/raft-wire.js';
+import { storeRaftWire as wire } from '../../src/cluster/peer/peer-replica.js';
+import { storeCommandSchema, type StoreCommand } from '../../src/cluster/peer/store-commands.js';
 import { systemClock } from '../../src/daemon/clock.js';
-import type { ReplicaRows } from '../../src/store/sqlite/sqlite-replica.js';
+import type { ReplicaState } from '../../src/store/sqlite/sqlite-replica.js';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
 
-type Host = RaftHost<StoreCommand, ReplicaRows>;
+type Host = RaftHost<StoreCommand, ReplicaState>;
 
 export interface ReplicaMember {
   id: string;
@@ -23,10 +19,8 @@ export interface ReplicaMember {
   local: SqliteStore;
   host: Host;
   replication: Replication;
-  disk: RaftDisk<StoreCommand, ReplicaRows>;
+  disk: RaftDisk<StoreCommand, ReplicaState>;
 }
-
-const wire = raftWire(storeCommandSchema.nullable(), replicaRowsSchema);
 
 /**
  * Members of one process over a loopback network whose messages cross as the peer streams carry them
@@ -40,7 +34,7 @@ export class ReplicaCluster {
   readonly mute = new Set<string>();
   private readonly handlers = new Map<
     string,
-    (message: Parameters<RaftChannel<StoreCommand, ReplicaRows>['send']>[0]) => void
+    (message: Parameters<RaftChannel<StoreCommand, ReplicaState>['send']>[0]) => void
   >();
   failures: Error[] = [];
 
@@ -58,7 +52,7 @@ export class ReplicaCluster {
 
   start(id: string): ReplicaMember {
     const local = openSqliteStore(path.join(this.dir, `${id}.db`));
-    const disk = RaftDisk.open<StoreCommand, ReplicaRows>(path.join(this.dir, `${id}.raft`));
+    const disk = RaftDisk.open<StoreCommand, ReplicaState>(path.join(this.dir, `${id}.raft`));
     const replication = new Replication({
       nodeId: id,
       local,
@@ -139,7 +133,7 @@ export class ReplicaCluster {
     return submissionOf(leader.host.offer(decoded));
   }
 
-  private channel(id: string): RaftChannel<StoreCommand, ReplicaRows> {
+  private channel(id: string): RaftChannel<StoreCommand, ReplicaState> {
     return {
       send: (message) => {
         const bytes = wire.encode(message);

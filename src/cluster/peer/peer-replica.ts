@@ -1,6 +1,7 @@
 import type { Clock } from '../../core/clock.js';
 import { raftWire } from '../../core/consensus/raft-wire.js';
-import type { ReplicaRows } from '../../store/sqlite/sqlite-replica.js';
+import type { ReplicaRows, ReplicaState } from '../../store/sqlite/sqlite-replica.js';
+import type { RaftMessage } from '../../core/consensus/raft-messages.js';
 import type { SqliteStore } from '../../store/sqlite/sqlite-store.js';
 import type { Store } from '../../store/store.js';
 import { CommandForwarding } from './command-forwarding.js';
@@ -8,7 +9,7 @@ import { LearnerRequests } from './learner-requests.js';
 import type { PeerStreams } from './peer-streams.js';
 import { RaftDisk, type ForcedRecovery } from './raft-disk.js';
 import { RaftHost } from './raft-host.js';
-import { raftStreamChannel } from './raft-stream-channel.js';
+import { raftStreamChannel, type RaftWireFormat } from './raft-stream-channel.js';
 import { Replication, replicatedStore } from './replicated-store.js';
 import { QUORUM_LOST_AFTER_MS } from './quorum-watch.js';
 import { replicaRowsSchema, storeCommandSchema, type StoreCommand } from './store-commands.js';
@@ -40,7 +41,20 @@ export interface PeerReplicaOptions {
   onDrop?(reason: string, detail: string): void;
 }
 
-const wire = raftWire(storeCommandSchema.nullable(), replicaRowsSchema);
+const rowsWire = raftWire(storeCommandSchema.nullable(), replicaRowsSchema);
+
+/**
+ * A snapshot travels as rows only: the host reads a replica kept in place whole before sending it
+ * (StoreMachine.shipped), and one that arrives as anything else is not taken.
+ */
+export const storeRaftWire: RaftWireFormat<StoreCommand, ReplicaState> = {
+  encode(message) {
+    if (message.type === 'snapshot' && !('tables' in message.snapshot.state))
+      throw new Error('a snapshot kept in place cannot be sent: it must be shipped as rows');
+    return rowsWire.encode(message as RaftMessage<StoreCommand | null, ReplicaRows>);
+  },
+  decode: (bytes) => rowsWire.decode(bytes),
+};
 
 /**
  * One member of peer mode's replicated store: its Raft log on disk, Raft over the sealed peer streams,
@@ -48,18 +62,18 @@ const wire = raftWire(storeCommandSchema.nullable(), replicaRowsSchema);
  */
 export class PeerReplica {
   readonly store: Store;
-  readonly raft: RaftHost<StoreCommand, ReplicaRows>;
+  readonly raft: RaftHost<StoreCommand, ReplicaState>;
   readonly replication: Replication;
   /** `sched cluster join|leave`: one voter added or removed, through the leader. */
   readonly voterChanges: VoterChanges;
   private readonly learnerRequests: LearnerRequests;
-  private readonly disk: RaftDisk<StoreCommand, ReplicaRows>;
+  private readonly disk: RaftDisk<StoreCommand, ReplicaState>;
 
   constructor(private readonly options: PeerReplicaOptions) {
     const { self, voters, streams, local, clock } = options;
     const timing = options.timing ?? PEER_RAFT_TIMING;
     const drop = options.onDrop ?? (() => undefined);
-    this.disk = RaftDisk.open<StoreCommand, ReplicaRows>(options.raftFile);
+    this.disk = RaftDisk.open<StoreCommand, ReplicaState>(options.raftFile);
     try {
       this.disk.claimNode(self);
     } catch (error) {
@@ -85,7 +99,7 @@ export class PeerReplica {
       id: self,
       voters,
       disk: this.disk,
-      channel: raftStreamChannel(streams, wire, drop),
+      channel: raftStreamChannel(streams, storeRaftWire, drop),
       machine: replication.machine,
       clock,
       ...timing,

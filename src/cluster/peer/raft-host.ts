@@ -20,6 +20,12 @@ export interface RaftStateMachine<Data, State> {
   restore(state: State): void;
   /** The state as of the last entry applied, for a snapshot. */
   snapshot(): State;
+  /**
+   * What a snapshot's state is sent as (by default, itself): a machine that keeps its state durable itself
+   * may snapshot a mere mark and read its state whole only to send it. Sent state may be of a later entry
+   * than the snapshot's only if the machine skips the entries it already applied.
+   */
+  shipped?(state: State): State;
 }
 
 /** Where a host keeps what must survive a restart: a RaftDisk, or memory in a simulation. */
@@ -363,13 +369,19 @@ export class RaftHost<Data, State> {
     const node = this.node;
     if (node === null) return;
     const ready = node.takeReady();
-    this.options.disk.persist(ready);
-    for (const message of ready.messages) this.options.channel.send(this.stamped(message));
-    if (ready.snapshot) {
-      this.options.machine.restore(ready.snapshot.state);
-      this.appliedIndex = ready.snapshot.index;
-      this.settleUpTo(ready.snapshot.index, null);
+    const { machine } = this.options;
+    const installed = ready.snapshot;
+    if (installed) {
+      // Restored before the snapshot is kept, which is then what the machine keeps of it (see shipped): a
+      // crash between the two leaves a machine ahead of the log, which skips what it applied.
+      machine.restore(installed.state);
+      this.appliedIndex = installed.index;
+      this.settleUpTo(installed.index, null);
+      this.options.disk.persist({ ...ready, snapshot: { ...installed, state: machine.snapshot() } });
+    } else {
+      this.options.disk.persist(ready);
     }
+    for (const message of ready.messages) this.options.channel.send(this.stamped(this.shippedOut(message)));
     for (const entry of ready.committed) {
       this.options.machine.apply(entry);
       this.appliedIndex = entry.index;
@@ -378,6 +390,12 @@ export class RaftHost<Data, State> {
     if (this.appliedIndex - node.snapshotIndex >= this.options.compactEvery) {
       this.options.disk.saveSnapshot(node.compact(this.appliedIndex, this.options.machine.snapshot()));
     }
+  }
+
+  private shippedOut(message: RaftMessage<Data | null, State>): RaftMessage<Data | null, State> {
+    const { machine } = this.options;
+    if (message.type !== 'snapshot' || machine.shipped === undefined) return message;
+    return { ...message, snapshot: { ...message.snapshot, state: machine.shipped(message.snapshot.state) } };
   }
 
   /** An entry's size as the wire carries it (JSON), counted once per entry. */

@@ -1,5 +1,6 @@
 import type { LogEntry } from '../../core/consensus/raft-messages.js';
-import type { ReplicaRows } from '../../store/sqlite/sqlite-replica.js';
+import type { ReplicaState } from '../../store/sqlite/sqlite-replica.js';
+import { SchedError } from '../../core/errors.js';
 import type { SqliteStore } from '../../store/sqlite/sqlite-store.js';
 import type { RaftStateMachine } from './raft-host.js';
 import type { ShardMap } from '../../core/cluster/shard-map.js';
@@ -36,7 +37,7 @@ export interface StoreMachineListener {
  * index and skips what it had applied. A command the store refuses (a name taken) is refused alike on every
  * member, and the refusal is the proposer's answer.
  */
-export class StoreMachine implements RaftStateMachine<StoreCommand, ReplicaRows> {
+export class StoreMachine implements RaftStateMachine<StoreCommand, ReplicaState> {
   private applied: number;
   private map: ShardMap | null;
   private members: MemberRecord[];
@@ -72,11 +73,12 @@ export class StoreMachine implements RaftStateMachine<StoreCommand, ReplicaRows>
     this.listener.reached(entry.index, entry.term);
   }
 
-  restore(rows: ReplicaRows): void {
+  restore(state: ReplicaState): void {
     // A restart hands back the last snapshot, which this copy has usually gone past.
-    if (rows.appliedIndex <= this.applied) return;
-    this.store.replica.replaceWith(rows);
-    this.applied = rows.appliedIndex;
+    if (state.appliedIndex <= this.applied) return;
+    if (!('tables' in state)) throw behindItsSnapshot(state.appliedIndex, this.applied);
+    this.store.replica.replaceWith(state);
+    this.applied = state.appliedIndex;
     const previous = this.map;
     this.map = this.store.replica.value<ShardMap>('replicated_shard_map');
     this.members = this.store.replica.value<MemberRecord[]>('replicated_members') ?? [];
@@ -85,8 +87,21 @@ export class StoreMachine implements RaftStateMachine<StoreCommand, ReplicaRows>
       this.listener.mapChanged(this.map, previous);
   }
 
-  snapshot(): ReplicaRows {
-    return this.store.replica.copy();
+  /**
+   * The copy itself, on disk through the entries applied: compacting the log copies no rows (a copy of
+   * every row, taken every few thousand entries, held up every member for seconds once jobs were many).
+   */
+  snapshot(): ReplicaState {
+    return this.store.replica.keepInPlace();
+  }
+
+  /**
+   * A snapshot as sent to a member that needs what it covers: the rows as of now, which may be past the
+   * snapshot's index; the receiver applies the entries after that index again, and skips those its rows
+   * hold (see apply).
+   */
+  shipped(state: ReplicaState): ReplicaState {
+    return 'tables' in state ? state : this.store.replica.copy();
   }
 
   private carryOut(command: StoreCommand): void {
@@ -154,4 +169,15 @@ export class StoreMachine implements RaftStateMachine<StoreCommand, ReplicaRows>
     }
     return null;
   }
+}
+
+function behindItsSnapshot(snapshotIndex: number, applied: number): SchedError {
+  return new SchedError(
+    'VALIDATION_FAILED',
+    `This node's copy of the store is behind its consensus log: the log was compacted through entry ${snapshotIndex}, the copy holds entries through ${applied} only.`,
+    {
+      hint: 'The database file was replaced or rolled back. Remove this node from the cluster (`sched cluster leave NODE` on another member), move its sched.db and raft log aside, and join it again with --join.',
+      details: { snapshotIndex, applied },
+    },
+  );
 }

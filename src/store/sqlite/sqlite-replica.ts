@@ -15,6 +15,18 @@ export interface ReplicaRows {
 }
 
 /**
+ * A snapshot that is this replica itself: its rows were on disk through `appliedIndex` when it was taken,
+ * so the log before that index may go without a copy of them being written anywhere else.
+ */
+export interface ReplicaInPlace {
+  appliedIndex: number;
+  inPlace: true;
+}
+
+/** What a snapshot of the replicated log holds: the rows whole (sent, or kept by an older version), or this replica. */
+export type ReplicaState = ReplicaRows | ReplicaInPlace;
+
+/**
  * A SQLite store as one replica of a replicated log: how far the log has been applied to it (written in
  * the group commit of the writes it applied, so a restart applies nothing twice), and its rows whole, to
  * send to a replica that fell behind or to start over from.
@@ -80,6 +92,24 @@ export class SqliteReplica {
     this.dialect.flushWrites();
     replaceTableRows(this.sqlite, rows.tables, isLocalRow);
     this.writeMeta.run(APPLIED_INDEX_KEY, String(rows.appliedIndex));
+  }
+
+  /**
+   * Puts every write committed so far on disk, however the connection syncs its commits (a replica may
+   * commit without syncing: the log it applies is synced), and says through which index: a snapshot that
+   * is this replica itself. One synced commit is enough: the write-ahead log is written in order, and what
+   * a checkpoint took from it was synced in the database file.
+   */
+  keepInPlace(): ReplicaInPlace {
+    const appliedIndex = this.appliedIndex();
+    const synchronous = this.sqlite.pragma('synchronous', { simple: true }) as number;
+    this.sqlite.pragma('synchronous = FULL');
+    try {
+      this.sqlite.transaction(() => this.writeMeta.run(APPLIED_INDEX_KEY, String(appliedIndex)))();
+    } finally {
+      this.sqlite.pragma(`synchronous = ${synchronous}`);
+    }
+    return { appliedIndex, inPlace: true };
   }
 }
 

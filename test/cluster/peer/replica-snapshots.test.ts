@@ -1,0 +1,116 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { RaftDisk } from '../../../src/cluster/peer/raft-disk.js';
+import type { StoreCommand } from '../../../src/cluster/peer/store-commands.js';
+import type { ReplicaState } from '../../../src/store/sqlite/sqlite-replica.js';
+import { createJob } from '../../store/conformance/fixtures.js';
+import { ReplicaCluster } from '../../support/replica-cluster.js';
+import { waitFor } from '../../support/sched-harness.js';
+
+const IDS = ['n1', 'n2', 'n3'];
+
+describe('Snapshots of the replicated store: the copy itself, on disk, read whole only to be sent', () => {
+  let dir: string;
+  let cluster: ReplicaCluster;
+
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sched-replica-snapshots-'));
+  });
+  afterEach(async () => {
+    await cluster?.stopAll();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function started(): Promise<ReplicaCluster> {
+    cluster = new ReplicaCluster(dir, IDS, { compactEvery: 5 });
+    cluster.startAll();
+    await waitFor(
+      async () =>
+        cluster.leader() !== undefined &&
+        [...cluster.members.values()].some((member) => member.host.role === 'follower'),
+      10_000,
+      10,
+    );
+    return cluster;
+  }
+
+  async function allApplied(): Promise<void> {
+    await waitFor(
+      async () =>
+        new Set([...cluster.members.values()].map((member) => member.replication.machine.appliedIndex))
+          .size === 1,
+      10_000,
+      10,
+    );
+  }
+
+  /** The snapshot a stopped member's log file holds. */
+  function keptSnapshot(id: string) {
+    const disk = RaftDisk.open<StoreCommand, ReplicaState>(path.join(dir, `${id}.raft`));
+    try {
+      return disk.load().snapshot;
+    } finally {
+      disk.close();
+    }
+  }
+
+  it('Given members that compacted their logs, when a log is read, then its snapshot holds no rows, and the member restarted from it has every job', async () => {
+    await started();
+    const leader = cluster.leader()!;
+    for (let index = 0; index < 12; index += 1) await createJob(leader.store, `job-${index}`);
+    await allApplied();
+    const follower = cluster.follower().id;
+    await cluster.stop(follower);
+
+    const snapshot = keptSnapshot(follower)!;
+    expect(snapshot.index).toBeGreaterThanOrEqual(5);
+    expect(snapshot.state).toEqual({ inPlace: true, appliedIndex: expect.any(Number) });
+    expect(snapshot.state.appliedIndex).toBeGreaterThanOrEqual(snapshot.index);
+
+    const restarted = cluster.start(follower);
+    expect(await restarted.store.countJobs('active')).toBe(12);
+    await createJob(cluster.leader()!.store, 'after-restart');
+    await allApplied();
+    expect(await cluster.member(follower).store.findJob('after-restart')).not.toBeNull();
+    expect(cluster.failures).toEqual([]);
+  });
+
+  it('Given a member sent a snapshot as rows, when it has taken them in, then its log keeps the copy in place, and it restarts from it with the same jobs', async () => {
+    await started();
+    const behind = cluster.follower().id;
+    await cluster.stop(behind);
+    const leader = cluster.leader()!;
+    for (let index = 0; index < 12; index += 1) await createJob(leader.store, `job-${index}`);
+
+    cluster.start(behind);
+    await allApplied();
+    expect(await cluster.member(behind).store.countJobs('active')).toBe(12);
+    await cluster.stop(behind);
+    expect(keptSnapshot(behind)!.state).toMatchObject({ inPlace: true });
+
+    const again = cluster.start(behind);
+    expect(await again.store.countJobs('active')).toBe(12);
+    expect(cluster.failures).toEqual([]);
+  });
+
+  it('Given a member whose database was rolled back behind its log’s snapshot, when it starts, then it refuses, saying how to recover', async () => {
+    await started();
+    const leader = cluster.leader()!;
+    await createJob(leader.store, 'early');
+    await allApplied();
+    const rolledBack = cluster.follower().id;
+    await cluster.stop(rolledBack);
+    const database = path.join(dir, `${rolledBack}.db`);
+    fs.copyFileSync(database, `${database}.old`);
+    cluster.start(rolledBack);
+    for (let index = 0; index < 12; index += 1) await createJob(cluster.leader()!.store, `job-${index}`);
+    await allApplied();
+    await cluster.stop(rolledBack);
+    expect(keptSnapshot(rolledBack)!.index).toBeGreaterThan(2);
+    fs.copyFileSync(`${database}.old`, database);
+
+    expect(() => cluster.start(rolledBack)).toThrow(/behind its consensus log/);
+  });
+});
