@@ -201,7 +201,10 @@ export class Daemon {
     const target = storeTarget(this.options.storeUrl, locations.databasePath, this.options.postgresTls);
     const leaseTtlMs = this.options.cluster?.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
     // A node stalled past its lease has lost its shards: its open transaction must not hold up theirs.
-    const opened = (await stack.start(new StoreService(target, this.options.durability, leaseTtlMs))).store;
+    // A peer's SQLite is a copy of the replicated log, which is synced before anything is acknowledged:
+    // a copy that loses its last commits to a power cut applies them again from the log (or its snapshot).
+    const durability = this.options.peers ? 'relaxed' : this.options.durability;
+    const opened = (await stack.start(new StoreService(target, durability, leaseTtlMs))).store;
     const labels = this.options.cluster?.labels ?? {};
     const reachability = new StoreReachability(clock, events, this.options.peers ? 'quorum' : 'store');
     const peers = this.options.peers
