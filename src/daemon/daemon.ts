@@ -276,6 +276,7 @@ export class Daemon {
             clock,
             events,
             mayRun: (job) => cluster.matches(job),
+            copiesDefinitions: peers === null,
           }),
         )
       : null;
@@ -508,7 +509,7 @@ export class Daemon {
         limits: new RequestLimits({ limits: this.options.limits ?? DEFAULT_RATE_LIMITS, clock, events }),
       }),
       replies,
-      autonomy ? new LocalReads(autonomy, clock) : null,
+      autonomy && peers === null ? new LocalReads(autonomy, clock) : null,
       () => reachability.staleReadNotice(),
     );
     const answer = answerSocketRequests(this.seams.route?.(router.route) ?? router.route, events);

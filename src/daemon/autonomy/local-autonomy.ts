@@ -23,6 +23,11 @@ export interface LocalAutonomyOptions {
   events: DaemonEvents;
   /** Whether this node may run the job (its labels match the job's `--on`). */
   mayRun: (job: Job) => boolean;
+  /**
+   * Whether to keep a copy of the job definitions (default true). A peer's store is its own copy of the
+   * replicated log, read without reaching anyone: only the journal of runs is needed.
+   */
+  copiesDefinitions?: boolean;
 }
 
 /** How often the store is tried while it cannot be reached, and the journal replayed while it holds runs. */
@@ -126,7 +131,7 @@ export class LocalAutonomy implements Service {
    * read whole again from the store at start and every five minutes anyway.
    */
   jobChanged(job: Job): void {
-    if (this.copy === null) return;
+    if (this.copy === null || !this.copiesDefinitions) return;
     this.changedJobs.set(job.id, job);
     if (this.writeDeferred) return;
     this.writeDeferred = true;
@@ -153,6 +158,10 @@ export class LocalAutonomy implements Service {
   resync(): void {
     this.nextRefreshAt = 0;
     void this.tick();
+  }
+
+  private get copiesDefinitions(): boolean {
+    return this.options.copiesDefinitions ?? true;
   }
 
   private readonly followChange = (job: Job): void => this.jobChanged(job);
@@ -191,7 +200,7 @@ export class LocalAutonomy implements Service {
     } else if (!reachability.reachable) {
       await store.latestEventId();
     }
-    if (reachability.reachable && clock.now() >= this.nextRefreshAt) {
+    if (this.copiesDefinitions && reachability.reachable && clock.now() >= this.nextRefreshAt) {
       await this.refresh();
       this.nextRefreshAt = clock.now() + REFRESH_INTERVAL_MS;
     }
@@ -215,7 +224,9 @@ export class LocalAutonomy implements Service {
     this.timer = null;
     if (this.stopped) return;
     const busy = !this.options.reachability.reachable || this.local.hasPending();
-    const untilRefresh = this.nextRefreshAt - this.options.clock.now();
+    const untilRefresh = this.copiesDefinitions
+      ? this.nextRefreshAt - this.options.clock.now()
+      : REFRESH_INTERVAL_MS;
     const delay = busy ? PROBE_INTERVAL_MS : Math.max(PROBE_INTERVAL_MS, untilRefresh);
     this.timer = this.options.clock.setTimer(delay, this.tickNow);
   }
