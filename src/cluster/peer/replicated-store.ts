@@ -109,6 +109,8 @@ export class Replication implements StoreMachineListener {
     let appliedHere = false;
     const applied = new Promise<unknown>((resolve) =>
       this.waiting.set(command.id, (result) => {
+        // Settled once: a copy, or a snapshot, after the first application finds no waiter.
+        this.waiting.delete(command.id);
         appliedHere = true;
         resolve(result);
       }),

@@ -6,7 +6,6 @@ import { StoreMachine, type StoreMachineListener } from '../../../src/cluster/pe
 import { commandOf, type StoreCommand } from '../../../src/cluster/peer/store-commands.js';
 import { SESSION_IDLE_ENTRIES } from '../../../src/core/peer/proposer-session.js';
 import { openSqliteStore, type SqliteStore } from '../../../src/store/sqlite/sqlite-store.js';
-import { stamp } from '../../store/conformance/fixtures.js';
 
 /** The results of the writes applied, to wait for their group commit before reading. */
 const results: Promise<unknown>[] = [];
@@ -29,11 +28,10 @@ function hearing() {
   return { heard, failures, listener };
 }
 
-/** A note in the audit log: a write that, applied twice, leaves two rows. */
+/** A batch of a run's output: a write that, applied twice, stores two events. */
 function note(id: string, at: number | null = 1_000): StoreCommand {
-  const command = commandOf(id, 'n1', 'appendAudit', [
-    { ...stamp(`note ${id}`), jobId: null, before: null, after: null },
-  ]);
+  const batch = { runId: 'r1', jobId: 'j1', stream: 'stdout', data: `note ${id}`, seq: 1, at: 5 };
+  const command = commandOf(id, 'n1', 'appendRunOutput', [batch]);
   return at === null ? command : { ...command, at };
 }
 
@@ -56,8 +54,8 @@ describe('The store machine: each command applied once, by its id', () => {
 
   async function notes(store: SqliteStore): Promise<string[]> {
     await Promise.all(results.splice(0));
-    const page = await store.listAudit({ limit: 100 });
-    return page.items.map((entry) => entry.action).sort();
+    const events = await store.readRunOutput('r1');
+    return events.map((event) => (event.data as { data: string }).data).sort();
   }
 
   it('Given a command applied, when a copy of it comes in a later entry, then the store is changed once and the copy is heard as repeated', async () => {
