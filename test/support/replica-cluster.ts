@@ -32,6 +32,12 @@ export class ReplicaCluster {
   readonly cutOff = new Set<string>();
   /** Members whose messages are lost on the way out, while they still hear the others (a one-way cut). */
   readonly mute = new Set<string>();
+  /**
+   * Leaders that take a write forwarded to them and never answer: the writer hears nothing for the forwarding's
+   * answer timeout (shortened). `answer-lost`: the first offer's answer is lost, and the leader's appends held
+   * until the writer offers it again, which is answered; `cut-off`: the leader is cut off as it takes it.
+   */
+  readonly unanswering = new Map<string, 'answer-lost' | 'cut-off'>();
   private readonly handlers = new Map<
     string,
     (message: Parameters<RaftChannel<StoreCommand, ReplicaState>['send']>[0]) => void
@@ -130,7 +136,15 @@ export class ReplicaCluster {
     if (!leader) return { accepted: false, leader: null, reason: 'no leader known' };
     // Across the wire, as a forwarded command would go.
     const decoded = storeCommandSchema.parse(JSON.parse(JSON.stringify(command)));
-    return submissionOf(leader.host.offer(decoded));
+    const fault = leader.id === from ? undefined : this.unanswering.get(leader.id);
+    if (fault === undefined) return submissionOf(leader.host.offer(decoded));
+    const offer = leader.host.offer(decoded);
+    if (fault === 'answer-lost' && this.mute.delete(leader.id)) return submissionOf(offer);
+    // Lost: the leader's appends wait (a mute while the writer offers it again), so both copies commit.
+    if (fault === 'answer-lost') this.mute.add(leader.id);
+    if (fault === 'cut-off') this.cutOff.add(leader.id);
+    await new Promise((resolve) => setTimeout(resolve, fault === 'cut-off' ? 200 : 0));
+    return { accepted: false, leader: leader.id, reason: 'the leader did not answer' };
   }
 
   private channel(id: string): RaftChannel<StoreCommand, ReplicaState> {

@@ -5,7 +5,7 @@ import { decodeWire, MAX_STREAM_FRAME, wireCount, wireId } from '../../core/peer
 import type { Offer } from './raft-host.js';
 import type { PeerStreams } from './peer-streams.js';
 import type { Submission } from './replicated-store.js';
-import { OFFERED_AGAIN_WHEN_UNANSWERED, storeCommandSchema, type StoreCommand } from './store-commands.js';
+import { storeCommandSchema, type StoreCommand } from './store-commands.js';
 
 /** What forwarding needs of this member's Raft: whether it leads, who does, and a way to append. */
 export interface LeaderView {
@@ -41,9 +41,9 @@ const utf8 = new TextEncoder();
 /**
  * A write made on a member that does not lead goes to the leader, which appends it and says so; the member
  * then waits to apply it itself (read your own write). A leader that cannot take it says why, and the
- * write is offered again once a leader is known. An answer that never comes leaves the write possibly in
- * the log: it counts as taken, and waiting for it to be applied decides; unless it may be applied twice
- * (a fire), which is offered again.
+ * write is offered again once a leader is known. An answer that never comes (the leader died) leaves the
+ * write possibly in the log, and it is offered again all the same: a copy applied after the first is
+ * skipped by its id (see ProposerSessions), so the writer need not wait out its commit timeout.
  */
 export class CommandForwarding {
   private requests = 0;
@@ -74,11 +74,7 @@ export class CommandForwarding {
     return new Promise<Submission>((resolve) => {
       const cancel = clock.setTimer(this.options.answerWithinMs ?? 2_000, () => {
         this.waiting.delete(request);
-        resolve(
-          OFFERED_AGAIN_WHEN_UNANSWERED.has(command.op)
-            ? { accepted: false, leader: raft.leader, reason: 'the leader did not answer' }
-            : { accepted: true },
-        );
+        resolve({ accepted: false, leader: raft.leader, reason: 'the leader did not answer' });
       });
       this.waiting.set(request, (answer) => {
         cancel();

@@ -22,17 +22,21 @@ import {
 } from './store-commands.js';
 
 /**
- * Whether the leader took a command into its log, and where when it said so (an answer that never came
- * counts as taken, at no known place), or why not (no leader known, not the leader any more).
+ * Whether the leader took a command into its log, and where, or why not (no leader known, not the leader any
+ * more, no answer): a command not taken is offered again, which its id makes safe (a copy that reaches the
+ * log after the first is skipped where it is applied, see ProposerSessions).
  */
 export type Submission =
   { accepted: true; at?: LogPlace } | { accepted: false; leader: string | null; reason: string };
 
-/** A write's entry was overwritten by another leader's: it will never apply, and may be offered again. */
+/** A write's entry was overwritten by another leader's, or held another command: it is offered again. */
 const LOST = Symbol('lost');
+/** A write was applied (or refused where applied) while it was being offered. */
+const SETTLED = Symbol('settled');
 
 /** A write waiting on the entry it was taken at. */
 interface Watching {
+  id: string;
   place: LogPlace;
   lost: () => void;
 }
@@ -74,8 +78,6 @@ export class Replication implements StoreMachineListener {
   private readonly watched = new Set<Watching>();
   /** The latest entry applied here. */
   private reachedPlace: LogPlace = { index: 0, term: 0 };
-  /** The index the latest snapshot brought this copy to. */
-  private restoredThrough = 0;
   /** How to answer each write waiting on the log at once, when this member loses the majority. */
   private readonly refusals = new Set<(error: SchedError) => void>();
   private readonly changeListeners = new Set<(change: StoreChange) => void>();
@@ -100,16 +102,26 @@ export class Replication implements StoreMachineListener {
     if (silentMs >= (this.options.refuseAfterSilentMs ?? timeoutMs))
       throw this.noQuorum(`no leader heard for ${Math.round(silentMs / 1_000)} s`);
     this.proposals += 1;
-    const command = commandOf(`${this.proposer}${this.proposals}`, this.eventNode, op, args);
+    const command: StoreCommand = {
+      ...commandOf(`${this.proposer}${this.proposals}`, this.eventNode, op, args),
+      at: Math.floor(clock.monotonic()),
+    };
     let appliedHere = false;
     const applied = new Promise<unknown>((resolve) =>
       this.waiting.set(command.id, (result) => {
+        // Settled once: a copy, or a snapshot, after the first application finds no waiter.
+        this.waiting.delete(command.id);
         appliedHere = true;
         resolve(result);
       }),
     );
     // Applied before its submission is answered (a leader alone commits at once), a refusal waits unheard.
     applied.catch(() => undefined);
+    // A copy offered earlier may be applied while the write is offered again: that settles it.
+    const settled = applied.then(
+      (): typeof SETTLED => SETTLED,
+      (): typeof SETTLED => SETTLED,
+    );
     const deadline = clock.monotonic() + timeoutMs;
     let cancel = (): void => undefined;
     let refuse = (_error: SchedError): void => undefined;
@@ -118,14 +130,16 @@ export class Replication implements StoreMachineListener {
       refuse = reject;
     });
     this.refusals.add(refuse);
-    const watching: Watching = { place: { index: 0, term: 0 }, lost: () => undefined };
+    const watching: Watching = { id: command.id, place: { index: 0, term: 0 }, lost: () => undefined };
     let answered = false;
     try {
       for (;;) {
         const place = await Promise.race([
           this.submitUntilTaken(command, deadline, () => answered),
+          settled,
           timedOut,
         ]);
+        if (place === SETTLED) return await applied;
         const lost = this.lossOf(place, () => appliedHere, watching);
         const outcome = await Promise.race([applied, lost, timedOut]);
         if (outcome !== LOST) return outcome;
@@ -141,8 +155,9 @@ export class Replication implements StoreMachineListener {
 
   /**
    * Settles LOST once the entry at `place` can no longer commit (see placeOverwritten): the leader that took
-   * it died or was deposed before a majority had it, so the write is in no log that can commit, and is
-   * offered again at once instead of waiting out its timeout. Never settles for a place not known.
+   * it died or was deposed before a majority had it, so the write is offered again at once instead of waiting
+   * out its timeout. Offering it again is safe even were a copy of it still to commit: the later one of the
+   * two is skipped. Never settles for a place not known.
    */
   private lossOf(
     place: LogPlace | undefined,
@@ -150,9 +165,10 @@ export class Replication implements StoreMachineListener {
     watching: Watching,
   ): Promise<typeof LOST> {
     const never = new Promise<never>(() => undefined);
-    // Whether a write's entry is in a snapshot cannot be told from it: such a write waits out its timeout.
-    if (place === undefined || place.index <= this.restoredThrough) return never;
-    if (this.machine.appliedIndex >= place.index) return appliedHere() ? never : Promise.resolve(LOST);
+    if (place === undefined) return never;
+    if (this.machine.appliedIndex >= place.index)
+      // Applied, or in a snapshot that says whether it was (see restored): else the place held another command.
+      return appliedHere() || this.machine.hasApplied(watching.id) ? never : Promise.resolve(LOST);
     if (placeOverwritten(place, this.reachedPlace)) return Promise.resolve(LOST);
     return new Promise((settle) => {
       watching.place = place;
@@ -209,6 +225,11 @@ export class Replication implements StoreMachineListener {
     if (!command.id.startsWith(this.proposer)) void this.announce(command, result);
   }
 
+  /** A copy of a write applied before: its writer was answered by the first, unless that came in a snapshot. */
+  repeated(command: StoreCommand): void {
+    this.waiting.get(command.id)?.(Promise.reject(this.answerInSnapshot()));
+  }
+
   reached(index: number, term: number): void {
     this.reachedPlace = { index, term };
     for (const watcher of this.watched)
@@ -218,10 +239,18 @@ export class Replication implements StoreMachineListener {
       }
   }
 
+  /**
+   * The copy was replaced by a snapshot: a write it holds was applied with no answer to give here; a write
+   * whose place it covers and does not hold was not, and is offered again.
+   */
   restored(): void {
-    this.restoredThrough = this.machine.appliedIndex;
+    for (const [id, settle] of this.waiting)
+      if (this.machine.hasApplied(id)) settle(Promise.reject(this.answerInSnapshot()));
     for (const watcher of this.watched)
-      if (watcher.place.index <= this.machine.appliedIndex) this.watched.delete(watcher);
+      if (watcher.place.index <= this.machine.appliedIndex) {
+        this.watched.delete(watcher);
+        if (!this.machine.hasApplied(watcher.id)) watcher.lost();
+      }
     this.emit({ kind: 'missed' });
   }
 
@@ -230,8 +259,8 @@ export class Replication implements StoreMachineListener {
   }
 
   /**
-   * Offers the command until the leader takes it: a refusal means it is in no log (no leader known yet, or
-   * the one asked had just lost its place), so offering it again cannot apply it twice.
+   * Offers the command until the leader takes it. A refusal may leave it in a log (a leader that took it and
+   * did not answer): a copy of it offered again is then skipped where it is applied, after the first.
    */
   private async submitUntilTaken(
     command: StoreCommand,
@@ -277,6 +306,18 @@ export class Replication implements StoreMachineListener {
 
   private emit(change: StoreChange): void {
     for (const listener of this.changeListeners) listener(change);
+  }
+
+  /** The answer of a write that this member took in applied, with a snapshot, which holds no answers. */
+  private answerInSnapshot(): SchedError {
+    return new SchedError(
+      'NO_QUORUM',
+      'The write was made, but this node learned so from a snapshot of the others’ copy, which does not say what it gave.',
+      {
+        hint: 'Read it back (`sched ls`, `sched history`); a write sent with --idempotency-key is safe to retry.',
+        details: { reason: 'applied-in-snapshot' },
+      },
+    );
   }
 
   private noQuorum(reason: string): SchedError {

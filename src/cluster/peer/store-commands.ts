@@ -113,17 +113,6 @@ export const REGISTER_MEMBER = 'registerMember';
 
 export type CommandOp = ReplicatedWrite | typeof RELAYED_KILL | typeof PUBLISH_MAP | typeof REGISTER_MEMBER;
 
-/**
- * Writes that may be offered again when whether the leader took them is not known: a fire applied a second
- * time finds its job's next instant moved on (the compare-and-set every fire makes) and changes nothing, on
- * every member alike. The scheduler waits on its fires, so a leader's death must not hold them a whole
- * commit timeout.
- */
-export const OFFERED_AGAIN_WHEN_UNANSWERED: ReadonlySet<CommandOp> = new Set<CommandOp>([
-  'recordFire',
-  'recordFires',
-]);
-
 export interface MemberRecord {
   id: string;
   hostname: string;
@@ -133,8 +122,13 @@ export interface MemberRecord {
 }
 
 export interface StoreCommand {
-  /** The proposer's id for it (its node id and a counter), by which it finds its own entry applied. */
+  /**
+   * The proposer's id for it, `${node}/${boot}/${counter}`: it finds its own entry applied by it, and a copy
+   * offered again is known by it and skipped (see ProposerSessions).
+   */
   id: string;
+  /** When the proposer made it, on its own monotonic clock (ms): how long its id is remembered is measured on it. */
+  at?: number;
   /** The node whose write it is: its events and claimed runs are marked with it. */
   node: string;
   op: CommandOp;
@@ -149,6 +143,7 @@ const MAX_ARGS = 8;
 /** What a log entry must be to be applied; the members are authenticated, but a bad entry must not stop one. */
 export const storeCommandSchema: z.ZodType<StoreCommand> = z.object({
   id: z.string().min(1).max(200),
+  at: z.int().min(0).optional(),
   node: z.string().max(300),
   op: z.enum([...REPLICATED_WRITES, RELAYED_KILL, PUBLISH_MAP, REGISTER_MEMBER]),
   args: z.array(z.unknown()).max(MAX_ARGS),

@@ -2,6 +2,7 @@ import type { LogEntry } from '../../core/consensus/raft-messages.js';
 import type { ReplicaState } from '../../store/sqlite/sqlite-replica.js';
 import { SchedError } from '../../core/errors.js';
 import type { SqliteStore } from '../../store/sqlite/sqlite-store.js';
+import { ProposerSessions } from './proposer-sessions.js';
 import type { RaftStateMachine } from './raft-host.js';
 import type { ShardMap } from '../../core/cluster/shard-map.js';
 import { mapReplaced } from '../../store/store-errors.js';
@@ -20,6 +21,8 @@ import {
 export interface StoreMachineListener {
   /** A command was applied here: `result` is what the store gave (a rejection is its answer too). */
   applied(command: StoreCommand, result: Promise<unknown>): void;
+  /** A copy of a command applied before (its id) came again, and was skipped: it changed nothing. */
+  repeated(command: StoreCommand): void;
   /** The entry at `index` of `term` was applied here (a leader's empty entry too), after its command if any. */
   reached(index: number, term: number): void;
   /** The copy was replaced by a snapshot: anything read from it before may be stale. */
@@ -35,18 +38,21 @@ export interface StoreMachineListener {
  * proposer's arguments. The writes of one Raft step are asked for in log order in one turn of the event
  * loop, so they commit in order in one group commit, with the index of the last one; a restart finds that
  * index and skips what it had applied. A command the store refuses (a name taken) is refused alike on every
- * member, and the refusal is the proposer's answer.
+ * member, and the refusal is the proposer's answer. A command whose id was applied before is a copy of it,
+ * offered again (see ProposerSessions), and is skipped.
  */
 export class StoreMachine implements RaftStateMachine<StoreCommand, ReplicaState> {
   private applied: number;
   private map: ShardMap | null;
   private members: MemberRecord[];
+  private readonly sessions: ProposerSessions;
 
   constructor(
     private readonly store: SqliteStore,
     private readonly listener: StoreMachineListener,
   ) {
     this.applied = store.replica.appliedIndex();
+    this.sessions = new ProposerSessions(store.replica, (error) => listener.failed(error));
     this.map = store.replica.value<ShardMap>('replicated_shard_map');
     this.members = store.replica.value<MemberRecord[]>('replicated_members') ?? [];
   }
@@ -65,10 +71,17 @@ export class StoreMachine implements RaftStateMachine<StoreCommand, ReplicaState
     return this.map;
   }
 
+  /** Whether the command of this id was applied here already. */
+  hasApplied(id: string): boolean {
+    return this.sessions.has(id);
+  }
+
   apply(entry: LogEntry<StoreCommand | null>): void {
     if (entry.index <= this.applied) return;
     this.applied = entry.index;
-    if (entry.data !== null) this.carryOut(entry.data);
+    const command = entry.data;
+    if (command !== null && this.sessions.firstApplication(command, entry.index)) this.carryOut(command);
+    else if (command !== null) this.listener.repeated(command);
     this.store.replica.recordApplied(entry.index).catch((error: Error) => this.listener.failed(error));
     this.listener.reached(entry.index, entry.term);
   }
@@ -82,6 +95,7 @@ export class StoreMachine implements RaftStateMachine<StoreCommand, ReplicaState
     const previous = this.map;
     this.map = this.store.replica.value<ShardMap>('replicated_shard_map');
     this.members = this.store.replica.value<MemberRecord[]>('replicated_members') ?? [];
+    this.sessions.reload();
     this.listener.restored();
     if (this.map !== null && this.map.publishedAt !== previous?.publishedAt)
       this.listener.mapChanged(this.map, previous);

@@ -206,6 +206,19 @@ export const meta = sqliteTable('meta', {
 });
 
 /**
+ * Peer mode: which commands of each proposer the replicated log applied, so a command offered again is applied
+ * once (see core/peer/proposer-session.ts). Replicated as the other tables are: a snapshot carries it.
+ */
+export const proposerSessions = sqliteTable('proposer_sessions', {
+  proposer: text('proposer').primaryKey(),
+  through: integer('through').notNull(),
+  /** JSON: the runs of counters applied beyond `through`, `[from, to, atOfFrom]`. */
+  beyond: text('beyond').notNull(),
+  latestAt: integer('latest_at').notNull(),
+  lastIndex: integer('last_index').notNull(),
+});
+
+/**
  * Notifications, one row per message to one target, written before it is sent (in the transaction of the
  * outcome that causes it) and settled after: a restart finds what is still pending.
  */

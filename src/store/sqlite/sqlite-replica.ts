@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import type { ProposerSession } from '../../core/peer/proposer-session.js';
 import type { SqliteDialect } from './sqlite-dialect.js';
 import { readTableRows, replaceTableRows, type TableRows } from './table-rows.js';
 
@@ -34,6 +35,7 @@ export type ReplicaState = ReplicaRows | ReplicaInPlace;
 export class SqliteReplica {
   private readonly writeMeta: Database.Statement<[string, string]>;
   private readonly readMeta: Database.Statement<[string], { value: string }>;
+  private readonly writeSession: Database.Statement<[string, number, string, number, number]>;
 
   constructor(
     private readonly sqlite: Database.Database,
@@ -43,6 +45,9 @@ export class SqliteReplica {
       'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
     );
     this.readMeta = sqlite.prepare('SELECT value FROM meta WHERE key = ?');
+    this.writeSession = sqlite.prepare(
+      'INSERT OR REPLACE INTO proposer_sessions (proposer, through, beyond, latest_at, last_index) VALUES (?, ?, ?, ?, ?)',
+    );
   }
 
   /** Writes asked for and not yet committed: a replicated write must be asked for at once, in log order. */
@@ -77,6 +82,42 @@ export class SqliteReplica {
   recordValue(key: ReplicatedValueKey, value: unknown): Promise<void> {
     return this.dialect.write(() => {
       this.writeMeta.run(key, JSON.stringify(value));
+    });
+  }
+
+  /** The proposers' sessions, as of the entries applied. */
+  sessions(): ProposerSession[] {
+    this.dialect.flushWrites();
+    const rows = this.sqlite
+      .prepare('SELECT proposer, through, beyond, latest_at, last_index FROM proposer_sessions')
+      .all() as Array<{
+      proposer: string;
+      through: number;
+      beyond: string;
+      latest_at: number;
+      last_index: number;
+    }>;
+    return rows.map((row) => ({
+      proposer: row.proposer,
+      through: row.through,
+      beyond: JSON.parse(row.beyond) as ProposerSession['beyond'],
+      latestAt: row.latest_at,
+      lastIndex: row.last_index,
+    }));
+  }
+
+  /** Records a proposer's session, in the group commit of the entry that changed it. */
+  recordSession(session: ProposerSession): Promise<void> {
+    return this.dialect.write(() => {
+      const { proposer, through, beyond, latestAt, lastIndex } = session;
+      this.writeSession.run(proposer, through, JSON.stringify(beyond), latestAt, lastIndex);
+    });
+  }
+
+  /** Forgets the sessions of the proposers none of whose commands was applied after `index`. */
+  forgetSessionsIdleSince(index: number): Promise<void> {
+    return this.dialect.write(() => {
+      this.sqlite.prepare('DELETE FROM proposer_sessions WHERE last_index < ?').run(index);
     });
   }
 

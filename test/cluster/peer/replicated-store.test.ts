@@ -299,6 +299,44 @@ describe('The replicated store: every write through the log, applied to each mem
       ]);
   });
 
+  it('Given a follower’s write whose leader took it and never answered, when it is offered again until applied, then it is applied once on every member', async () => {
+    await started({ commitTimeoutMs: 60_000 });
+    const leader = cluster.leader()!;
+    const follower = cluster.follower();
+
+    const job = await createJob(leader.store, 'talkative');
+    const run = await leader.store.insertRun(newRun(job.id, { state: 'running' }));
+    cluster.unanswering.set(leader.id, 'answer-lost');
+    const batch = { runId: run.id, jobId: job.id, stream: 'stdout', data: 'once\n', seq: 1, at: T0 } as const;
+
+    await follower.store.appendRunOutput(batch);
+
+    cluster.unanswering.clear();
+    await createJob(leader.store, 'after-the-copies');
+    await convergedRows();
+    for (const member of cluster.members.values())
+      expect((await member.store.readRunOutput(run.id)).map((event) => event.data)).toEqual([
+        { runId: run.id, stream: 'stdout', data: 'once\n', seq: 1 },
+      ]);
+  });
+
+  it('Given a follower’s write whose leader took it and was cut off before answering, when another leader is elected, then the write is offered again and applied once, long before its timeout', async () => {
+    await started({ commitTimeoutMs: 60_000 });
+    const leader = cluster.leader()!;
+    const follower = cluster.follower();
+    cluster.unanswering.set(leader.id, 'cut-off');
+    const asked = Date.now();
+
+    const job = await createJob(follower.store, 'unanswered');
+
+    expect(Date.now() - asked).toBeLessThan(30_000);
+    cluster.unanswering.clear();
+    cluster.cutOff.delete(leader.id);
+    await convergedRows();
+    for (const member of cluster.members.values())
+      expect((await member.store.listJobs({ limit: 100 })).items.map(({ id }) => id)).toEqual([job.id]);
+  });
+
   it('Given shard maps published through a follower, when fires carry fences, then a fire from a replaced map is FENCED on every member and one from the map in force fires', async () => {
     await started();
     const follower = cluster.follower();
