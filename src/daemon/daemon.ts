@@ -203,7 +203,7 @@ export class Daemon {
     // A node stalled past its lease has lost its shards: its open transaction must not hold up theirs.
     // A peer's SQLite is a copy of the replicated log, which is synced before anything is acknowledged:
     // a copy that loses its last commits to a power cut applies them again from the log (or its snapshot).
-    const durability = this.options.peers ? 'relaxed' : this.options.durability;
+    const durability = this.options.peers ? 'replica' : this.options.durability;
     const opened = (await stack.start(new StoreService(target, durability, leaseTtlMs))).store;
     const labels = this.options.cluster?.labels ?? {};
     const reachability = new StoreReachability(clock, events, this.options.peers ? 'quorum' : 'store');

@@ -72,9 +72,18 @@ export function describeStoreTarget(target: StoreTarget): string {
 }
 
 /**
+ * How a SQLite store commits: `full` syncs every commit, `relaxed` trades the last moments before a power
+ * cut for speed, `replica` is relaxed and copies its write-ahead log into the database ten times more
+ * rarely: a peer's copy of the replicated log, written at the log's pace (hundreds of commits a second
+ * rewriting the same index pages), copied each page back once per checkpoint, and each checkpoint syncs.
+ */
+export type StoreDurability = 'full' | 'relaxed' | 'replica';
+
+const REPLICA_CHECKPOINT_PAGES = 10_000;
+
+/**
  * The store the daemon keeps its jobs in, open while the daemon runs. A SQLite database is locked to this
- * daemon first and created private (0600); `relaxed` durability trades the last moments before a power
- * cut for speed (SQLite). On PostgreSQL a session stalled in a transaction longer than
+ * daemon first and created private (0600), and commits as its durability says. On PostgreSQL a session stalled in a transaction longer than
  * `stalledTransactionTimeoutMs` is ended by the server, so its locks cannot hold up the other nodes.
  */
 export class StoreService implements Service {
@@ -84,7 +93,7 @@ export class StoreService implements Service {
 
   constructor(
     private readonly target: StoreTarget,
-    private readonly durability: 'full' | 'relaxed',
+    private readonly durability: StoreDurability,
     private readonly stalledTransactionTimeoutMs: number,
   ) {}
 
@@ -108,7 +117,8 @@ export class StoreService implements Service {
     try {
       createPrivateFile(target.path);
       const synchronous = this.durability === 'full' ? 'FULL' : 'NORMAL';
-      this.opened = await openSqliteStore(target.path, { synchronous });
+      const checkpointEveryPages = this.durability === 'replica' ? REPLICA_CHECKPOINT_PAGES : undefined;
+      this.opened = await openSqliteStore(target.path, { synchronous, checkpointEveryPages });
     } catch (error) {
       this.databaseLock.release();
       throw error;

@@ -44,7 +44,7 @@ describe('SQLite store on disk', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  function connect(options?: { synchronous?: 'FULL' | 'NORMAL' }): Database.Database {
+  function connect(options?: Parameters<typeof openSqliteConnection>[1]): Database.Database {
     const connection = openSqliteConnection(file, options);
     opened.push(connection);
     return connection;
@@ -71,6 +71,18 @@ describe('SQLite store on disk', () => {
     const connection = connect({ synchronous: 'NORMAL' });
 
     expect(connection.pragma('synchronous', { simple: true })).toBe(1);
+  });
+
+  it('Given a checkpoint every 10,000 pages asked for, when more than SQLite’s default 1,000 pages are written, then the write-ahead log holds them all before it is copied back', () => {
+    const connection = connect({ synchronous: 'NORMAL', checkpointEveryPages: 10_000 });
+    expect(connection.pragma('wal_autocheckpoint', { simple: true })).toBe(10_000);
+    connection.exec('CREATE TABLE filler (value TEXT)');
+    const insert = connection.prepare('INSERT INTO filler (value) VALUES (?)');
+    for (let row = 0; row < 3_000; row += 1) insert.run('x'.repeat(2_000));
+
+    const pageSize = connection.pragma('page_size', { simple: true }) as number;
+    expect(fs.statSync(`${file}-wal`).size).toBeGreaterThan(1_500 * pageSize);
+    expect(connect().pragma('wal_autocheckpoint', { simple: true })).toBe(1_000);
   });
 
   it('Given the due-jobs query, when SQLite plans it, then it searches the partial due index without scanning or sorting jobs', () => {

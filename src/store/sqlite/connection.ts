@@ -10,6 +10,8 @@ export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../../drizzle/sqlite'
 export interface SqliteConnectionOptions {
   /** FULL (the default) survives power loss; NORMAL may lose the last commits but never corrupts. */
   synchronous?: 'FULL' | 'NORMAL';
+  /** Pages the write-ahead log grows to before a commit copies it into the database (SQLite's default: 1,000). */
+  checkpointEveryPages?: number;
 }
 
 /** Opens the file with the settings the store relies on and brings its schema up to date. */
@@ -22,6 +24,8 @@ export function openSqliteConnection(file: string, options: SqliteConnectionOpti
     sqlite.pragma('busy_timeout = 5000');
     // 64 MiB: index pages of a large jobs table stay cached (about +30% inserts at 1M rows).
     sqlite.pragma('cache_size = -65536');
+    if (options.checkpointEveryPages !== undefined)
+      sqlite.pragma(`wal_autocheckpoint = ${Math.max(1, Math.floor(options.checkpointEveryPages))}`);
     copyBeforeMigrating(sqlite, MIGRATIONS_FOLDER);
     migrate(drizzle({ client: sqlite }), { migrationsFolder: MIGRATIONS_FOLDER });
     return sqlite;
