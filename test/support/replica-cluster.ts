@@ -10,6 +10,7 @@ import { systemClock } from '../../src/daemon/clock.js';
 import type { ReplicaState } from '../../src/store/sqlite/sqlite-replica.js';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
+import { waitFor } from './sched-harness.js';
 
 type Host = RaftHost<StoreCommand, ReplicaState>;
 
@@ -99,6 +100,28 @@ export class ReplicaCluster {
 
   async stopAll(): Promise<void> {
     for (const id of [...this.members.keys()]) await this.stop(id);
+  }
+
+  /** Until one member leads and another follows (a write through that one is forwarded). */
+  async untilSettled(): Promise<void> {
+    await waitFor(
+      async () =>
+        this.leader() !== undefined &&
+        [...this.members.values()].some((member) => member.host.role === 'follower'),
+      10_000,
+      10,
+    );
+  }
+
+  /** Until every running member has applied the log as far as the others. */
+  async untilAllApplied(): Promise<void> {
+    await waitFor(
+      async () =>
+        new Set([...this.members.values()].map((member) => member.replication.machine.appliedIndex)).size ===
+        1,
+      10_000,
+      10,
+    );
   }
 
   member(id: string): ReplicaMember {

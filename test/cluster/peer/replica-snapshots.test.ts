@@ -7,7 +7,6 @@ import type { StoreCommand } from '../../../src/cluster/peer/store-commands.js';
 import type { ReplicaState } from '../../../src/store/sqlite/sqlite-replica.js';
 import { createJob } from '../../store/conformance/fixtures.js';
 import { ReplicaCluster } from '../../support/replica-cluster.js';
-import { waitFor } from '../../support/sched-harness.js';
 
 const IDS = ['n1', 'n2', 'n3'];
 
@@ -26,25 +25,11 @@ describe('Snapshots of the replicated store: the copy itself, on disk, read whol
   async function started(): Promise<ReplicaCluster> {
     cluster = new ReplicaCluster(dir, IDS, { compactEvery: 5 });
     cluster.startAll();
-    await waitFor(
-      async () =>
-        cluster.leader() !== undefined &&
-        [...cluster.members.values()].some((member) => member.host.role === 'follower'),
-      10_000,
-      10,
-    );
+    await cluster.untilSettled();
     return cluster;
   }
 
-  async function allApplied(): Promise<void> {
-    await waitFor(
-      async () =>
-        new Set([...cluster.members.values()].map((member) => member.replication.machine.appliedIndex))
-          .size === 1,
-      10_000,
-      10,
-    );
-  }
+  const allApplied = (): Promise<void> => cluster.untilAllApplied();
 
   /** The snapshot a stopped member's log file holds. */
   function keptSnapshot(id: string) {

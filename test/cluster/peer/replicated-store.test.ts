@@ -36,28 +36,13 @@ describe('The replicated store: every write through the log, applied to each mem
   ): Promise<ReplicaCluster> {
     cluster = new ReplicaCluster(dir, IDS, tuning);
     cluster.startAll();
-    await waitFor(
-      async () =>
-        cluster.leader() !== undefined &&
-        [...cluster.members.values()].some((member) => member.host.role === 'follower'),
-      10_000,
-      10,
-    );
+    await cluster.untilSettled();
     return cluster;
   }
 
   /** Every member's rows, once each has applied as far as the leader. */
   async function convergedRows(): Promise<unknown[]> {
-    await waitFor(
-      async () => {
-        const applied = [...cluster.members.values()].map(
-          (member) => member.replication.machine.appliedIndex,
-        );
-        return new Set(applied).size === 1;
-      },
-      10_000,
-      10,
-    );
+    await cluster.untilAllApplied();
     return [...cluster.members.values()].map((member) => member.local.replica.copy().tables);
   }
 
