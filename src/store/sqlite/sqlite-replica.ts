@@ -7,7 +7,9 @@ import { readTableRows, replaceTableRows, type TableRows } from './table-rows.js
 const APPLIED_INDEX_KEY = 'replicated_log_applied';
 /** What the log keeps beside the tables, as meta rows (replicated, so a snapshot carries them). */
 export type ReplicatedValueKey = 'replicated_shard_map' | 'replicated_members';
-const LOCAL_META_KEYS = new Set(['fence_epoch', APPLIED_INDEX_KEY]);
+/** How many times this copy was kept in place: a value that changes, so keeping it is a commit that syncs. */
+const KEPT_KEY = 'replica_kept';
+const LOCAL_META_KEYS = new Set(['fence_epoch', APPLIED_INDEX_KEY, KEPT_KEY]);
 
 /** The rows a replica copies from another, and the log index they are as of. */
 export interface ReplicaRows {
@@ -131,22 +133,27 @@ export class SqliteReplica {
   /** Becomes `rows` as of their index, in one transaction; this replica's own rows stay. */
   replaceWith(rows: ReplicaRows): void {
     this.dialect.flushWrites();
-    replaceTableRows(this.sqlite, rows.tables, isLocalRow);
-    this.writeMeta.run(APPLIED_INDEX_KEY, String(rows.appliedIndex));
+    // One transaction: rows of one index with the applied index of another would apply entries twice.
+    this.sqlite.transaction(() => {
+      replaceTableRows(this.sqlite, rows.tables, isLocalRow);
+      this.writeMeta.run(APPLIED_INDEX_KEY, String(rows.appliedIndex));
+    })();
   }
 
   /**
    * Puts every write committed so far on disk, however the connection syncs its commits (a replica may
    * commit without syncing: the log it applies is synced), and says through which index: a snapshot that
    * is this replica itself. One synced commit is enough: the write-ahead log is written in order, and what
-   * a checkpoint took from it was synced in the database file.
+   * a checkpoint took from it was synced in the database file. The commit must change a page: one that
+   * writes a value already there writes nothing, and syncs nothing.
    */
   keepInPlace(): ReplicaInPlace {
     const appliedIndex = this.appliedIndex();
     const synchronous = this.sqlite.pragma('synchronous', { simple: true }) as number;
     this.sqlite.pragma('synchronous = FULL');
     try {
-      this.sqlite.transaction(() => this.writeMeta.run(APPLIED_INDEX_KEY, String(appliedIndex)))();
+      const kept = Number(this.readMeta.get(KEPT_KEY)?.value ?? 0);
+      this.sqlite.transaction(() => this.writeMeta.run(KEPT_KEY, String(kept + 1)))();
     } finally {
       this.sqlite.pragma(`synchronous = ${synchronous}`);
     }
