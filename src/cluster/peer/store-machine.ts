@@ -46,6 +46,8 @@ export class StoreMachine implements RaftStateMachine<StoreCommand, ReplicaState
   private map: ShardMap | null;
   private members: MemberRecord[];
   private readonly sessions: ProposerSessions;
+  /** The rows last sent for a snapshot kept in place, until the log is compacted again. */
+  private shippedRows: { mark: ReplicaState; rows: ReplicaState } | null = null;
 
   constructor(
     private readonly store: SqliteStore,
@@ -115,7 +117,10 @@ export class StoreMachine implements RaftStateMachine<StoreCommand, ReplicaState
    * hold (see apply).
    */
   shipped(state: ReplicaState): ReplicaState {
-    return 'tables' in state ? state : this.store.replica.copy();
+    if ('tables' in state) return state;
+    // Read once per snapshot: a leader sends it again to a member slow to answer, and to each that needs it.
+    if (this.shippedRows?.mark !== state) this.shippedRows = { mark: state, rows: this.store.replica.copy() };
+    return this.shippedRows.rows;
   }
 
   private carryOut(command: StoreCommand): void {

@@ -126,6 +126,25 @@ describe('The store machine: each command applied once, by its id', () => {
     ]);
   });
 
+  it('Given a snapshot kept in place, when it is shipped, then its rows are read once for it (a resend reuses them) and afresh for the next snapshot, and a member restored from them has every write', async () => {
+    const store = opened('leader');
+    const machine = new StoreMachine(store, hearing().listener);
+    machine.apply({ index: 1, term: 1, data: note('n1/a/1') });
+    const kept = machine.snapshot();
+    expect(kept).toEqual({ appliedIndex: 1, inPlace: true });
+
+    const shipped = machine.shipped(kept);
+    expect(machine.shipped(kept)).toBe(shipped);
+    machine.apply({ index: 2, term: 1, data: note('n1/a/2') });
+    const next = machine.shipped(machine.snapshot());
+    expect(next).not.toBe(shipped);
+    expect(next.appliedIndex).toBe(2);
+
+    const other = opened('other');
+    new StoreMachine(other, hearing().listener).restore(next);
+    expect(await notes(other)).toEqual(['note n1/a/1', 'note n1/a/2']);
+  });
+
   it('Given a command that carries no time, or an id of no proposer, then it is applied each time it comes (as a log written before sessions was)', async () => {
     const store = opened('older');
     const { heard, listener } = hearing();
