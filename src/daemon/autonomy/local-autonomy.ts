@@ -52,6 +52,8 @@ export class LocalAutonomy implements Service {
   readonly name = 'local autonomy';
   private copy: LocalCopy | null = null;
   private timer: CancelTimer | null = null;
+  /** When (monotonic) the armed timer is due. */
+  private timerDueAt = Infinity;
   private nextRefreshAt = 0;
   private ticking: Promise<void> | null = null;
   /** Asked for while a round ran: the store came back during it, so the journal is replayed at once. */
@@ -105,10 +107,23 @@ export class LocalAutonomy implements Service {
     storeUnreachable: () => !this.options.reachability.reachable,
     journal: (run, job) => {
       this.local.runs.add(run, job.name);
+      this.replaySoon();
       return this.local.runs.read(run.id)!;
     },
-    journalOccurrence: (entry) => this.local.occurrences.add(entry),
+    journalOccurrence: (entry) => {
+      this.local.occurrences.add(entry);
+      this.replaySoon();
+    },
   };
+
+  /**
+   * Something was journaled, maybe with the store reachable (it was slow to answer): the replay comes within
+   * a probe interval, not at the next refresh. A round under way arms by what the journal holds when it ends.
+   */
+  private replaySoon(): void {
+    if (this.stopped || this.ticking !== null) return;
+    if (this.timerDueAt > this.options.clock.monotonic() + PROBE_INTERVAL_MS) this.arm();
+  }
 
   /**
    * The copy of the job definitions (their secret values masked: the copy serves `ls` and `show` only, and
@@ -228,6 +243,7 @@ export class LocalAutonomy implements Service {
       ? this.nextRefreshAt - this.options.clock.now()
       : REFRESH_INTERVAL_MS;
     const delay = busy ? PROBE_INTERVAL_MS : Math.max(PROBE_INTERVAL_MS, untilRefresh);
+    this.timerDueAt = this.options.clock.monotonic() + delay;
     this.timer = this.options.clock.setTimer(delay, this.tickNow);
   }
 }

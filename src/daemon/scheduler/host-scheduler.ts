@@ -43,6 +43,15 @@ interface HostEntry {
 }
 
 const PAGE = 1_000;
+/**
+ * How long an every-host fire waits for the store to take its run, when it can journal it instead, before
+ * it does and starts the run. Such a job needs no other node, and a store slow to answer would hold up its
+ * instants until the store is known lost: a peer whose side kept the leader but not the majority waits out
+ * the leader's step-down and then its own silence, about 5 s, and the instants after it were passed over.
+ */
+export const JOURNAL_AFTER_MS = 1_000;
+/** A write that outlasted JOURNAL_AFTER_MS did not answer in time. */
+const SLOW = Symbol('slow');
 const JOB_CHANGES = ['job:created', 'job:updated', 'job:cancelled'] as const;
 
 /**
@@ -54,6 +63,8 @@ const JOB_CHANGES = ['job:created', 'job:updated', 'job:cancelled'] as const;
 export class HostScheduler {
   private readonly entries = new Map<string, HostEntry>();
   private readonly window: DueWindow<HostEntry>;
+  /** A write to the store that outlasted JOURNAL_AFTER_MS and has not settled: until it has, fires journal. */
+  private slowWrite: Promise<void> | null = null;
 
   constructor(private readonly options: HostSchedulerOptions) {
     this.window = new DueWindow<HostEntry>({
@@ -217,27 +228,64 @@ export class HostScheduler {
    */
   private async recordSkipped(entry: NewOccurrence): Promise<void> {
     const { store, offline } = this.options;
-    if (offline?.storeUnreachable()) return offline.journalOccurrence(entry);
-    try {
-      await store.recordOccurrences([entry]);
-    } catch (error) {
-      if (!offline || !isStoreUnreachable(error)) throw error;
-      offline.journalOccurrence(entry);
-    }
+    if (!offline) return store.recordOccurrences([entry]);
+    await this.storeOrJournal(
+      offline,
+      () => store.recordOccurrences([entry]),
+      () => offline.journalOccurrence(entry),
+    );
   }
 
   /**
    * Writes the run to the store, or to the journal when the store cannot be reached. A write that failed
    * so may have committed all the same: the replay goes by the run's id, so the run is stored once.
    */
-  private async store(run: NewRun, job: Job): Promise<Run> {
+  private store(run: NewRun, job: Job): Promise<Run> {
     const { store, offline } = this.options;
-    if (offline?.storeUnreachable()) return offline.journal(run, job);
+    if (!offline) return store.insertRun(run);
+    return this.storeOrJournal(
+      offline,
+      () => store.insertRun(run),
+      () => offline.journal(run, job),
+    );
+  }
+
+  /**
+   * The write, when the store answers within JOURNAL_AFTER_MS; else, and while it is known unreachable or a
+   * write before it is still unanswered, the journal. The write left unanswered goes on: landing later, it
+   * is what the replay finds under the same key, so nothing is stored twice.
+   */
+  private async storeOrJournal<T>(
+    offline: OfflineFiring,
+    write: () => Promise<T>,
+    journal: () => T,
+  ): Promise<T> {
+    if (offline.storeUnreachable() || this.slowWrite !== null) return journal();
+    const writing = write();
+    let written: T | typeof SLOW;
     try {
-      return await store.insertRun(run);
+      written = await this.within(writing, JOURNAL_AFTER_MS);
     } catch (error) {
-      if (!offline || !isStoreUnreachable(error)) throw error;
-      return offline.journal(run, job);
+      if (!isStoreUnreachable(error)) throw error;
+      return journal();
     }
+    if (written !== SLOW) return written;
+    const settled = writing.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.slowWrite = settled;
+    void settled.then(() => {
+      if (this.slowWrite === settled) this.slowWrite = null;
+    });
+    return journal();
+  }
+
+  private within<T>(writing: Promise<T>, ms: number): Promise<T | typeof SLOW> {
+    let cancel = (): void => undefined;
+    const late = new Promise<typeof SLOW>((resolve) => {
+      cancel = this.options.clock.setTimer(ms, () => resolve(SLOW));
+    });
+    return Promise.race([writing, late]).finally(cancel);
   }
 }
