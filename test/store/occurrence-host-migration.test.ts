@@ -17,6 +17,7 @@ import { usePostgres } from '../support/postgres.js';
 import type { TestDatabase } from '../support/postgres.js';
 import { T0 } from './conformance/fixtures.js';
 import { insertSql, migrationsUpTo, oldRows } from './migration-fixtures.js';
+import type { OldRows } from './migration-fixtures.js';
 
 const postgres = usePostgres();
 
@@ -36,6 +37,14 @@ function oldOccurrences(jobId: string) {
     decided_at: T0 + MINUTE + 5,
   };
   return [row, { ...row, wall: '2030-01-01T00:00:30', outcome: 'dst-skipped', reason: 'clocks' }];
+}
+
+/** The rows to write, in order: a job, then its ledger rows. */
+function oldTableRows(rows: OldRows): Array<[string, Record<string, unknown>]> {
+  return [
+    ['jobs', rows.job],
+    ...oldOccurrences(rows.job.id).map((row): [string, Record<string, unknown>] => ['occurrences', row]),
+  ];
 }
 
 /** The old rows read back as entries decided once, and a second node's entry of their instant kept beside them. */
@@ -85,10 +94,7 @@ describe('Upgrade to ledger entries keyed by host', () => {
     old.pragma('foreign_keys = ON');
     migrateSqlite(sqliteDrizzle({ client: old }), { migrationsFolder: folder });
     const rows = oldRows('nightly');
-    for (const [table, row] of [
-      ['jobs', rows.job],
-      ...oldOccurrences(rows.job.id).map((o) => ['occurrences', o]),
-    ] as const) {
+    for (const [table, row] of oldTableRows(rows)) {
       const { text, values } = insertSql(table, row, () => '?');
       old.prepare(text).run(...values);
     }
@@ -126,10 +132,7 @@ describe('Upgrade to ledger entries keyed by host', () => {
     cleanup.push(() => client.end());
     await migratePg(pgDrizzle({ client }), { migrationsFolder: folder, ...MIGRATIONS_TABLE });
     const rows = oldRows('nightly');
-    for (const [table, row] of [
-      ['jobs', rows.job],
-      ...oldOccurrences(rows.job.id).map((o) => ['occurrences', o]),
-    ] as const) {
+    for (const [table, row] of oldTableRows(rows)) {
       const { text, values } = insertSql(table, row, (index) => `$${index + 1}`);
       await client.query(text, values);
     }
