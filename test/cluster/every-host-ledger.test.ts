@@ -67,10 +67,25 @@ describe('peer mode: an every-host job’s ledger keeps each node’s entry of a
       instant ||= [...shared.keys()][0]!;
     }
 
-    const why = await sched(homes[1]!, ['why', 'slow', '--at', new Date(instant).toISOString(), '--json']);
-    expect(why.code, why.stderr).toBe(0);
-    const told = (why.json.entries as LedgerRow[]).filter((entry) => entry.outcome === 'skipped-overlap');
-    expect(new Set(told.map((entry) => entry.host)).size).toBeGreaterThan(1);
+    // Another node may apply the instant's last entries a moment later.
+    const why = await waitFor(
+      async () => {
+        const asked = await sched(homes[1]!, [
+          'why',
+          'slow',
+          '--at',
+          new Date(instant).toISOString(),
+          '--json',
+        ]);
+        expect(asked.code, asked.stderr).toBe(0);
+        const told = (asked.json.entries as LedgerRow[]).filter(
+          (entry) => entry.outcome === 'skipped-overlap',
+        );
+        return new Set(told.map((entry) => entry.host)).size > 1 ? asked : null;
+      },
+      10_000,
+      500,
+    );
     expect(why.json.sentence).toMatch(
       /^slow was due at .*: (.*; )?on node \S+ it was skipped because .*; on node \S+ it was skipped because /,
     );
