@@ -4,7 +4,7 @@ import type { WhyAnswer } from '../ipc/protocol.js';
 
 export default class Why extends SchedCommand {
   static override summary = 'Say in one sentence what happened to an instant of a job, and why.';
-  static override description = `Without --at, the job's latest recorded instant; with it, the one nearest that time (within a minute). Each instant a job was due is recorded whether it ran or not: skipped because the previous run was still running, missed while the daemon was down or the job paused, passed over by a clock change. --json prints the answer with the ledger entry it explains.`;
+  static override description = `Without --at, the job's latest recorded instant; with it, the one nearest that time (within a minute). Each instant a job was due is recorded whether it ran or not: skipped because the previous run was still running, missed while the daemon was down or the job paused, passed over by a clock change. --json prints the answer with the ledger entry it explains (\`entries\`: every entry of the instant, one a node for an every-host job whose nodes each decided it).`;
 
   static override examples = [
     {

@@ -32,6 +32,11 @@ export interface OccurrenceServiceDeps {
 const MAX_ATTEMPTS = 101;
 /** How many recorded instants on each side of `--at` are enough to name the nearest ones. */
 const NEIGHBOURS = 3;
+/**
+ * The most entries one instant has: one a node for an every-host instant (a peer cluster has at most 1,000
+ * members), beside a skipped wall time's and a run's.
+ */
+const ENTRIES_PER_INSTANT = 1_010;
 
 /** The occurrence ledger's use cases: `sched why`, `sched history --all-occurrences` and `sched backfill`. */
 export class OccurrenceService {
@@ -47,18 +52,38 @@ export class OccurrenceService {
             ...(await this.slice(job.id, { to: at, order: 'desc' }, NEIGHBOURS)),
             ...(await this.slice(job.id, { from: at + 1, order: 'asc' }, NEIGHBOURS)),
           ];
-    const runs = await this.runsOf(entries);
-    const sentence = explainWhy(entries, at ?? null, job.timezone, now, { runs });
-    return { job, sentence, entry: chosenEntry(entries, at ?? null) };
+    const chosen = chosenEntry(entries, at ?? null);
+    // The neighbours may hold only some of the nodes' entries of the instant explained: it is read whole.
+    const told =
+      chosen === null
+        ? entries
+        : [
+            ...entries.filter((entry) => entry.scheduledFor !== chosen.scheduledFor),
+            ...(await this.instant(job.id, chosen.scheduledFor)),
+          ];
+    const runs = await this.runsOf(told);
+    const sentence = explainWhy(told, at ?? null, job.timezone, now, { runs });
+    const ofInstant = told.filter((entry) => entry.scheduledFor === chosen?.scheduledFor);
+    return { job, sentence, entry: ofInstant[0] ?? null, entries: ofInstant };
   }
 
+  /**
+   * A page of the ledger, newest first. The cursor is an instant: a page ends between instants, so an
+   * instant's entries (one a node for an every-host instant) are never split across pages; a page that one
+   * instant would overfill holds that instant whole.
+   */
   async list({ ref, limit, cursor }: ParsedParams<'job.occurrences'>): Promise<Page<LedgerEntry>> {
     const lastShown = instantCursor(cursor);
     const job = await this.deps.lookup.find(ref);
     const before = lastShown === undefined ? undefined : lastShown - 1;
     const items = await this.slice(job.id, { to: before, order: 'desc' }, limit + 1);
-    const page = items.slice(0, limit);
-    return { items: page, nextCursor: items.length > limit ? String(page.at(-1)!.scheduledFor) : null };
+    if (items.length <= limit) return { items, nextCursor: null };
+    const cut = items[limit]!.scheduledFor;
+    const whole = items.slice(0, limit).filter((entry) => entry.scheduledFor !== cut);
+    if (whole.length > 0) return { items: whole, nextCursor: String(whole.at(-1)!.scheduledFor) };
+    const instant = await this.instant(job.id, cut);
+    const older = await this.slice(job.id, { to: cut - 1, order: 'desc' }, 1);
+    return { items: instant, nextCursor: older.length > 0 ? String(cut) : null };
   }
 
   async backfill(params: ParsedParams<'job.backfill'>): Promise<BackfillResult> {
@@ -168,6 +193,11 @@ export class OccurrenceService {
       if (complete.length > 0) merged = complete;
     }
     return merged.slice(0, count);
+  }
+
+  /** Every entry of one instant, in the order a page lists them. */
+  private async instant(jobId: string, scheduledFor: number): Promise<LedgerEntry[]> {
+    return this.slice(jobId, { from: scheduledFor, to: scheduledFor, order: 'desc' }, ENTRIES_PER_INSTANT);
   }
 
   private async runsOf(entries: readonly LedgerEntry[]): Promise<RunSummary[]> {

@@ -326,8 +326,14 @@ export interface WhyAnswer {
   job: Job;
   /** One sentence: what happened to the instant and why. */
   sentence: string;
-  /** The ledger entry explained; null when nothing was recorded near the time asked about. */
+  /** The ledger entry explained (the first of `entries`); null when nothing was recorded near the time asked about. */
   entry: LedgerEntry | null;
+  /**
+   * Every entry of the instant explained: more than one when the nodes of an every-host job each decided it
+   * (one entry a node, with its `host`), or when a skipped wall time shares it with a run; empty when `entry`
+   * is null.
+   */
+  entries: LedgerEntry[];
 }
 
 /** One instant of a backfill range, and what the backfill does (or would do) with it. */

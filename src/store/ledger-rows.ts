@@ -12,6 +12,7 @@ export type StoredOccurrence = {
   outcome: NewOccurrence['outcome'];
   reason: string;
   node: string;
+  host: string;
   decidedAt: number;
 };
 
@@ -24,8 +25,8 @@ export function dependencyRows(job: Job): { jobId: string; upstreamId: string; o
 }
 
 /**
- * No wall time is stored as '': the column is part of the key, and NULLs never collide in a key. The
- * reason is free text from the daemon.
+ * No wall time and no host are stored as '': the columns are part of the key, and NULLs never collide in a
+ * key. The reason is free text from the daemon.
  */
 export function occurrenceToRow(entry: NewOccurrence, encoding: RowEncoding): StoredOccurrence {
   return {
@@ -35,6 +36,7 @@ export function occurrenceToRow(entry: NewOccurrence, encoding: RowEncoding): St
     outcome: entry.outcome,
     reason: encoding.text(entry.reason),
     node: entry.node,
+    host: entry.host ?? '',
     decidedAt: entry.decidedAt,
   };
 }
@@ -52,5 +54,6 @@ export function rowToLedgerEntry(row: StoredOccurrence & { jobName: string }): L
     runIds: [],
     finalState: null,
     wall: row.wall === '' ? null : row.wall,
+    ...(row.host === '' ? {} : { host: row.host }),
   };
 }

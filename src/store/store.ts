@@ -185,7 +185,10 @@ export type NewApiToken = Omit<ApiToken, 'lastUsedAt' | 'revokedAt'> & { hash: s
 /** Who did it and when; the store adds the job and its before/after images. */
 export type AuditStamp = Pick<AuditEntry, 'id' | 'at' | 'actor' | 'action'>;
 
-/** A ledger record of an instant that did not simply run: written once per (job, instant, wall time). */
+/**
+ * A ledger record of an instant that did not simply run: written once per (job, instant, wall time, host),
+ * `host` being set only by an every-host job's node for its own decision.
+ */
 export type NewOccurrence = Omit<LedgerEntry, 'runIds' | 'finalState' | 'jobName'>;
 
 export interface OccurrenceQuery {
@@ -434,8 +437,8 @@ export interface Store {
   purgeCancelledJobs(before: number, limit: number): Promise<number>;
   /**
    * Writes ledger records for instants that did not simply run (skipped, missed, deduplicated, or ran with a
-   * reason worth telling, such as a catch-up). A record for the same (job, scheduledFor, wall) is kept as first
-   * written: the first decision about an instant stands.
+   * reason worth telling, such as a catch-up). A record for the same (job, scheduledFor, wall, host) is kept as
+   * first written: the first decision about an instant stands (an every-host job's, the first on each node).
    */
   recordOccurrences(entries: NewOccurrence[]): Promise<void>;
   /** Ledger records of one job (those written with recordOccurrences), by instant; jobName is filled in. */

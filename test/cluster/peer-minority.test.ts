@@ -184,7 +184,7 @@ describe('peer mode: a node cut off from the majority', () => {
   it('journals the instants an every-host job skips for --concurrency forbid while cut off, and they reach every node’s ledger when the partition heals, with their reason and node', async () => {
     const { homes, ids, daemons } = await startPeerDaemons(3, home, start);
     await leaderAgreed(homes);
-    // Only node 0 runs it: the ledger keeps one entry an instant, so the instants are node 0's alone.
+    // Only node 0 runs it, so the ledger's entries are node 0's alone (every-host-ledger has several nodes').
     const added = await sched(homes[1]!, [
       ...['add', 'slow', '--every', '1s', '--placement', 'every-host', '--on', 'index=0'],
       ...['--shell', 'sleep 3'],

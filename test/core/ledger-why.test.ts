@@ -107,6 +107,24 @@ describe('explainWhy for each outcome', () => {
     );
   });
 
+  it('given an every-host instant that two nodes skipped and a third ran, tells the instant once and what each node did', () => {
+    const skippedOn = (node: string, run: string) =>
+      entry({
+        outcome: 'skipped-overlap',
+        node,
+        host: node,
+        reason: `on node ${node}: run ${run} was still running (--concurrency forbid)`,
+      });
+    const ran = entry({ node: 'c', runIds: ['r3'], finalState: 'succeeded' });
+
+    expect(explainWhy([skippedOn('b', '02bb'), ran, skippedOn('a', '01aa')], null, NY, now)).toBe(
+      'nightly was due at 2026-03-09 03:00 America/New_York: ' +
+        'it ran as run r3, which ended succeeded (decided by node c); ' +
+        'on node a it was skipped because run 01aa was still running (--concurrency forbid); ' +
+        'on node b it was skipped because run 02bb was still running (--concurrency forbid).',
+    );
+  });
+
   it('given an instant skipped for overlap, says which run was still running', () => {
     const skipped = entry({
       outcome: 'skipped-overlap',

@@ -14,7 +14,10 @@ export const OCCURRENCE_OUTCOMES = [
 ] as const;
 export type OccurrenceOutcome = (typeof OCCURRENCE_OUTCOMES)[number];
 
-/** The ledger's record of one instant a job was due: one per instant, whether or not it ran. */
+/**
+ * The ledger's record of one instant a job was due: one per instant, whether or not it ran; one per node
+ * for an every-host job's instant that a node decided for itself (`host`).
+ */
 export interface LedgerEntry {
   jobId: string;
   jobName: string;
@@ -24,6 +27,12 @@ export interface LedgerEntry {
   reason: string;
   /** The node that decided. */
   node: string;
+  /**
+   * The node a `--placement every-host` entry belongs to: each node decides such an instant for itself (a
+   * skip for an overlap on that node), so the node is part of the entry's key. Absent for an instant decided
+   * once for the cluster.
+   */
+  host?: string;
   decidedAt: number;
   runIds: string[];
   /** The state the instant's last run ended in, or null while it runs or waits (or when nothing ran). */

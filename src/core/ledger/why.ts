@@ -53,9 +53,13 @@ export function explainWhy(
   options: WhyOptions = {},
 ): string {
   assertTimezone(timezone);
-  // At one instant (a skipped wall time and the real one at the jump), the earlier wall time reads first.
+  // At one instant (a skipped wall time and the real one at the jump), the earlier wall time reads first;
+  // every-host nodes' entries of it by node.
   const sorted = [...entries].sort(
-    (a, b) => a.scheduledFor - b.scheduledFor || compareText(wallOf(a, timezone), wallOf(b, timezone)),
+    (a, b) =>
+      a.scheduledFor - b.scheduledFor ||
+      compareText(wallOf(a, timezone), wallOf(b, timezone)) ||
+      compareText(a.host ?? '', b.host ?? ''),
   );
   const latest = sorted.at(-1);
   if (latest === undefined) {
@@ -74,6 +78,9 @@ export function explainWhy(
     target = nearest.scheduledFor;
   }
   const chosen = sorted.filter((entry) => entry.scheduledFor === target);
+  if (chosen.length > 1 && chosen.some((entry) => entry.host !== undefined)) {
+    return perNode(chosen, timezone, now, options.runs ?? []);
+  }
   const nodes = new Set(chosen.map((entry) => entry.node));
   const clauses = chosen.map(
     (entry) =>
@@ -82,6 +89,28 @@ export function explainWhy(
   );
   const decidedBy = nodes.size === 1 ? `; decided by node ${chosen[0]?.node ?? ''}` : '';
   return `${clauses.join('; ')}${decidedBy}.`;
+}
+
+/**
+ * An every-host instant that nodes decided each for itself: the instant once, then what each node did
+ * (`on node a it was skipped because …; on node b it was skipped because …`).
+ */
+function perNode(
+  chosen: readonly LedgerEntry[],
+  timezone: string,
+  now: number,
+  runs: readonly RunSummary[],
+): string {
+  const first = chosen[0]!;
+  const clauses = chosen.map((entry) => {
+    if (entry.host === undefined)
+      return `it ${body(entry, timezone, now, runs)} (decided by node ${entry.node})`;
+    // The node's entry names its node in its reason already, for the listings.
+    const prefix = `on node ${entry.host}: `;
+    const reason = entry.reason.startsWith(prefix) ? entry.reason.slice(prefix.length) : entry.reason;
+    return `on node ${entry.host} it ${body({ ...entry, reason }, timezone, now, runs)}`;
+  });
+  return `${first.jobName} was due at ${dueText(first, timezone)}: ${clauses.join('; ')}.`;
 }
 
 function nothingNear(sorted: readonly LedgerEntry[], at: number, timezone: string, now: number): string {

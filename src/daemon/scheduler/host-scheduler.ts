@@ -190,6 +190,7 @@ export class HostScheduler {
         outcome: 'skipped-overlap',
         reason: `on node ${node}: ${reason}`,
         node,
+        host: node,
         decidedAt: now,
       });
       return;
@@ -224,7 +225,8 @@ export class HostScheduler {
   /**
    * Records an instant skipped for an overlap, or journals it when the store cannot be reached: waiting on
    * a store that cannot answer would hold up the instants after it. A write that failed so may have
-   * committed all the same: the store keeps an instant's first entry, so the replay does not double it.
+   * committed all the same: the store keeps this node's first entry of an instant, so the replay does not
+   * double it, and another node's entry of the same instant is kept beside it.
    */
   private async recordSkipped(entry: NewOccurrence): Promise<void> {
     const { store, offline } = this.options;

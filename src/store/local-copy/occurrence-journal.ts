@@ -13,7 +13,7 @@ type EntryKey = Pick<NewOccurrence, 'jobId' | 'scheduledFor' | 'wall' | 'node'>;
  * The ledger entries a node decided while the store was unreachable (an every-host instant skipped for an
  * overlap), kept until the store holds them: without them, an instant that neither ran nor is in the
  * ledger would say nothing of why. One entry per (job, instant, wall time, node), as journaled first; the
- * store keeps the first entry of an instant too, so a replay cut short and done again writes nothing twice.
+ * store keeps a node's first entry of an instant too, so a replay cut short and done again writes nothing twice.
  */
 export class OccurrenceJournal {
   private readonly statement: (sql: string) => Database.Statement;
@@ -36,12 +36,18 @@ export class OccurrenceJournal {
     ).run(...keyValues(entry));
   }
 
-  /** The entries the store does not hold yet, oldest decision first. */
+  /**
+   * The entries the store does not hold yet, oldest decision first. Only an every-host node journals an
+   * entry, its own: one journaled before entries named their host is the node's that decided it.
+   */
   pending(): NewOccurrence[] {
     const rows = this.statement(
       'SELECT entry FROM journaled_occurrences ORDER BY scheduled_for, job_id, node',
     ).all() as JournalRow[];
-    return rows.map((row) => JSON.parse(row.entry) as NewOccurrence);
+    return rows.map((row) => {
+      const entry = JSON.parse(row.entry) as NewOccurrence;
+      return { ...entry, host: entry.host ?? entry.node };
+    });
   }
 
   hasPending(): boolean {

@@ -38,10 +38,10 @@ async function pruneOccurrencesBefore(db: Db, before: number, limit: number): Pr
   return deleted(
     db,
     sql`WITH batch AS MATERIALIZED (
-      SELECT job_id, scheduled_for, wall FROM ${occurrences} WHERE decided_at < ${before}
+      SELECT job_id, scheduled_for, wall, host FROM ${occurrences} WHERE decided_at < ${before}
       LIMIT ${limit} FOR UPDATE SKIP LOCKED
     )
-    DELETE FROM ${occurrences} WHERE (job_id, scheduled_for, wall) IN (SELECT * FROM batch)`,
+    DELETE FROM ${occurrences} WHERE (job_id, scheduled_for, wall, host) IN (SELECT * FROM batch)`,
   );
 }
 

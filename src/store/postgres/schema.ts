@@ -193,10 +193,15 @@ export const occurrences = pgTable(
     outcome: text('outcome', { enum: OCCURRENCE_OUTCOME_VALUES }).notNull(),
     reason: text('reason').notNull(),
     node: text('node').notNull(),
+    /**
+     * The node an every-host entry belongs to (each node decides such an instant for itself), '' for an
+     * instant decided once for the cluster: part of the key, so never NULL.
+     */
+    host: binaryText('host').notNull().default(''),
     decidedAt: instant('decided_at').notNull(),
   },
   (t) => [
-    primaryKey({ name: 'occurrences_pk', columns: [t.jobId, t.scheduledFor, t.wall] }),
+    primaryKey({ name: 'occurrences_pk', columns: [t.jobId, t.scheduledFor, t.wall, t.host] }),
     // Retention deletes records oldest first.
     index('occurrences_decided_idx').on(t.decidedAt),
     check('occurrences_outcome_check', sql`outcome IN (${inList(OCCURRENCE_OUTCOME_VALUES)})`),

@@ -100,6 +100,7 @@ export function occurrenceColumns({ occurrences, jobs }: StoreTables) {
     outcome: occurrences.outcome,
     reason: occurrences.reason,
     node: occurrences.node,
+    host: occurrences.host,
     decidedAt: occurrences.decidedAt,
   };
 }

@@ -18,7 +18,7 @@ function inRange(jobId: Column, scheduledFor: Column, query: OccurrenceQuery) {
   );
 }
 
-/** A job's ledger records in [from, to] by instant (then wall time), newest first unless asked otherwise. */
+/** A job's ledger records in [from, to] by instant (then wall time, then host), newest first unless asked otherwise. */
 export async function listOccurrences(dialect: StoreDialect, query: OccurrenceQuery): Promise<LedgerEntry[]> {
   const { occurrences, jobs } = dialect.tables;
   const direction = query.order === 'asc' ? asc : desc;
@@ -28,7 +28,7 @@ export async function listOccurrences(dialect: StoreDialect, query: OccurrenceQu
       .from(occurrences)
       .innerJoin(jobs, eq(jobs.id, occurrences.jobId))
       .where(inRange(occurrences.jobId, occurrences.scheduledFor, query))
-      .orderBy(direction(occurrences.scheduledFor), direction(occurrences.wall))
+      .orderBy(direction(occurrences.scheduledFor), direction(occurrences.wall), direction(occurrences.host))
       .limit(query.limit),
   );
   return rows.map(rowToLedgerEntry);

@@ -65,6 +65,7 @@ export const OCCURRENCE_COLUMNS = [
   'outcome',
   'reason',
   'node',
+  'host',
   'decidedAt',
 ] as const;
 export const DEPENDENCY_COLUMNS = ['jobId', 'upstreamId', 'on'] as const;

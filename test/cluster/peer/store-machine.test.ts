@@ -6,6 +6,7 @@ import { StoreMachine, type StoreMachineListener } from '../../../src/cluster/pe
 import { commandOf, type StoreCommand } from '../../../src/cluster/peer/store-commands.js';
 import { SESSION_IDLE_ENTRIES } from '../../../src/core/peer/proposer-session.js';
 import { openSqliteStore, type SqliteStore } from '../../../src/store/sqlite/sqlite-store.js';
+import { createJob, T0 } from '../../store/conformance/fixtures.js';
 
 /** The results of the writes applied, to wait for their group commit before reading. */
 const results: Promise<unknown>[] = [];
@@ -156,6 +157,34 @@ describe('The store machine: each command applied once, by its id', () => {
     machine.apply({ index: 4, term: 1, data: note('no-counter') });
 
     expect(heard).toEqual(['applied n1/a/1', 'applied n1/a/1', 'applied no-counter', 'applied no-counter']);
+  });
+
+  it('Given a ledger entry in a command written before entries named their host, when it is applied beside every-host entries of its instant, then it is read as decided once and each node’s entry is kept', async () => {
+    const store = opened('hosts');
+    const machine = new StoreMachine(store, hearing().listener);
+    const job = await createJob(store, 'everywhere');
+    const entry = (node: string, host?: string) => ({
+      jobId: job.id,
+      scheduledFor: T0 + 60_000,
+      outcome: 'skipped-overlap',
+      reason: `on node ${node}`,
+      node,
+      decidedAt: T0 + 60_001,
+      ...(host === undefined ? {} : { host }),
+    });
+    const recorded = (id: string, entries: unknown[]) => commandOf(id, 'n1', 'recordOccurrences', [entries]);
+
+    machine.apply({ index: 1, term: 1, data: recorded('n1/a/1', [entry('n1')]) });
+    machine.apply({ index: 2, term: 1, data: recorded('n1/a/2', [entry('n1', 'n1'), entry('n2', 'n2')]) });
+    machine.apply({ index: 3, term: 1, data: recorded('n1/a/3', [entry('n3'), entry('n2', 'n2')]) });
+    await Promise.all(results.splice(0));
+
+    const entries = await store.listOccurrences({ jobId: job.id, order: 'asc', limit: 10 });
+    expect(entries.map((listed) => [listed.node, listed.host])).toEqual([
+      ['n1', undefined],
+      ['n1', 'n1'],
+      ['n2', 'n2'],
+    ]);
   });
 
   it('Given a proposer idle for the session horizon, when a new proposer’s first command is applied, then the idle one is forgotten on every member alike', async () => {

@@ -126,6 +126,74 @@ export function describeLedgerCases(store: CurrentStore): void {
     });
   });
 
+  describe('every-host entries (one per node)', () => {
+    it('Given two nodes that skip one instant of an every-host job, when both are recorded, then both are kept, each with its host', async () => {
+      const job = await createJob(store(), 'everywhere');
+      await store().recordOccurrences([
+        occurrence(job.id, { node: 'node-a', host: 'node-a', reason: 'on a' }),
+      ]);
+      await store().recordOccurrences([
+        occurrence(job.id, { node: 'node-b', host: 'node-b', reason: 'on b' }),
+      ]);
+
+      const ascending = await store().listOccurrences({ jobId: job.id, order: 'asc', limit: 10 });
+      const descending = await store().listOccurrences({ jobId: job.id, order: 'desc', limit: 10 });
+
+      expect(ascending.map((entry) => [entry.scheduledFor, entry.host, entry.node, entry.reason])).toEqual([
+        [T0 + MINUTE, 'node-a', 'node-a', 'on a'],
+        [T0 + MINUTE, 'node-b', 'node-b', 'on b'],
+      ]);
+      expect(descending.map((entry) => entry.host)).toEqual(['node-b', 'node-a']);
+    });
+
+    it('Given a node’s entry of an every-host instant, when the same node records the instant again (later and twice in one batch), then its first entry stands', async () => {
+      const job = await createJob(store(), 'everywhere');
+      await store().recordOccurrences([occurrence(job.id, { host: 'node-a', reason: 'first' })]);
+
+      await store().recordOccurrences([
+        occurrence(job.id, { host: 'node-a', reason: 'second' }),
+        occurrence(job.id, { host: 'node-b', node: 'node-b', reason: 'b first' }),
+        occurrence(job.id, { host: 'node-b', node: 'node-b', reason: 'b second' }),
+      ]);
+
+      const entries = await store().listOccurrences({ jobId: job.id, order: 'asc', limit: 10 });
+      expect(entries.map((entry) => [entry.host, entry.reason])).toEqual([
+        ['node-a', 'first'],
+        ['node-b', 'b first'],
+      ]);
+    });
+
+    it('Given an instant decided once for the cluster, when another node records it, then the first entry stands and carries no host', async () => {
+      const job = await createJob(store(), 'nightly');
+      await store().recordOccurrences([occurrence(job.id, { reason: 'first' })]);
+
+      // No host and an explicit '' are the same key: once for the cluster.
+      await store().recordOccurrences([
+        occurrence(job.id, { node: 'node-b', reason: 'second' }),
+        occurrence(job.id, { node: 'node-c', host: '', reason: 'third' }),
+      ]);
+
+      const entries = await store().listOccurrences({ jobId: job.id, limit: 10 });
+      expect(entries).toHaveLength(1);
+      expect(entries[0]).toMatchObject({ node: 'node-a', reason: 'first' });
+      expect(entries[0]).not.toHaveProperty('host');
+    });
+
+    it('Given two nodes’ entries of one old instant, when records before it are pruned, then both go', async () => {
+      const job = await createJob(store(), 'everywhere');
+      await store().recordOccurrences(
+        ['node-a', 'node-b', 'node-c'].map((host) =>
+          occurrence(job.id, { node: host, host, decidedAt: host === 'node-c' ? T0 + 60 * MINUTE : T0 }),
+        ),
+      );
+
+      expect(await store().pruneRunsFinishedBefore(['succeeded'], T0 + MINUTE, 10)).toBe(2);
+
+      const left = await store().listOccurrences({ jobId: job.id, limit: 10 });
+      expect(left.map((entry) => entry.host)).toEqual(['node-c']);
+    });
+  });
+
   describe('listRunsByInstant', () => {
     it('Given runs of three instants, two with retries, when listed by instant, then instants come in the asked order and attempts ascending within each', async () => {
       const job = await createJob(store(), 'nightly');

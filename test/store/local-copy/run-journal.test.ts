@@ -30,6 +30,7 @@ describe('the journal of runs fired, and ledger entries decided, while the store
     outcome: 'skipped-overlap',
     reason: `on node ${node}: run r1 was still running`,
     node,
+    host: node,
     decidedAt: at + 5,
   });
   const ledger = async () =>
@@ -349,14 +350,22 @@ describe('the journal of runs fired, and ledger entries decided, while the store
     expect(copy.hasPending()).toBe(false);
   });
 
-  it('Given one instant skipped on two nodes, when both journals are replayed, then the ledger keeps the first node’s entry (the store keys an instant, not a node)', async () => {
-    copy.occurrences.add(skipped(T0 + 1_000, 'node-a'));
+  it('Given one instant skipped on two nodes, one entry journaled before entries named their host, when the journals are replayed, then the ledger keeps each node’s entry, each with its host', async () => {
+    const { host: _none, ...older } = skipped(T0 + 1_000, 'node-a');
+    copy.occurrences.add(older);
     copy.occurrences.add(skipped(T0 + 1_000, 'node-b'));
-    expect(copy.occurrences.pending().map((entry) => entry.node)).toEqual(['node-a', 'node-b']);
+    expect(copy.occurrences.pending().map((entry) => [entry.node, entry.host])).toEqual([
+      ['node-a', 'node-a'],
+      ['node-b', 'node-b'],
+    ]);
 
     await replay();
 
-    expect((await ledger()).map(([, , , node]) => node)).toEqual(['node-a']);
+    const entries = await store.listOccurrences({ jobId: job.id, order: 'asc', limit: 10 });
+    expect(entries.map((entry) => [entry.node, entry.host])).toEqual([
+      ['node-a', 'node-a'],
+      ['node-b', 'node-b'],
+    ]);
     expect(copy.hasPending()).toBe(false);
   });
 });
