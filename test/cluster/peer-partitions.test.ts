@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -62,6 +63,53 @@ function shuffled(random: () => number, count: number): number[] {
     [order[index], order[other]] = [order[other]!, order[index]!];
   }
   return order;
+}
+
+/** Where a process is: its scheduler state (R running, S sleeping) and the CPU it has used, in clock ticks. */
+function processState(pid: number): string {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return `state ${fields[0]}, cpu ${Number(fields[11]) + Number(fields[12])} ticks`;
+  } catch {
+    return 'gone';
+  }
+}
+
+/**
+ * Why a node did not answer `cluster status`: asked again, each one that still does not answer has its
+ * inspector opened (SIGUSR1) and its JavaScript's stack read from inside its namespace, beside its last
+ * log lines. A daemon that stops answering is a bug to find, and this is what finds it from a CI log.
+ */
+async function unanswered(
+  homes: string[],
+  daemons: Array<RunningDaemon | null>,
+  net: NetnsLab,
+): Promise<string> {
+  const reports: string[] = [];
+  for (const [index, daemon] of daemons.entries()) {
+    if (daemon === null) continue;
+    const before = processState(daemon.pid);
+    const status = await sched(homes[index]!, ['cluster', 'status', '--json'], { timeoutMs: 15_000 });
+    if (status.code === 0) continue;
+    const after = processState(daemon.pid);
+    process.kill(daemon.pid, 'SIGUSR1');
+    const [program, ...args] = net.execIn(index) as [string, ...string[]];
+    const script = path.join(import.meta.dirname, '../support/inspector-stack.mjs');
+    let stack: string;
+    try {
+      stack = execFileSync(program, [...args, process.execPath, script], {
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
+    } catch (error) {
+      stack = `no stack: ${String(error)}`;
+    }
+    const log = daemon.output().split('\n').slice(-60).join('\n');
+    reports.push(
+      `node ${index} (pid ${daemon.pid}) did not answer within 15 s (exit ${status.code}); ${before} -> ${after}\n${stack}\nits last log lines:\n${log}`,
+    );
+  }
+  return reports.join('\n\n') || 'every node answers now';
 }
 
 function jobNames(dir: string): Set<string> {
@@ -181,7 +229,9 @@ describe('peer mode: five daemons in network namespaces of their own, under part
     writing = false;
     await writer;
     net.heal();
-    const converged = await leaderAgreed(homes, 90_000);
+    const converged = await leaderAgreed(homes, 90_000).catch(async (error: Error) => {
+      throw new Error(`${error.message}\n${await unanswered(homes, daemons, net)}`);
+    });
     expect(converged).not.toBeNull();
     await sleep(5_000);
     const lastRunAt = Date.now();
