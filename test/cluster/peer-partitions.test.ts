@@ -112,6 +112,42 @@ async function unanswered(
   return reports.join('\n\n') || 'every node answers now';
 }
 
+/** How far a node's Raft log and its copy of the store have come, read from their files. */
+function logPosition(dir: string): string {
+  const read = <T>(file: string, query: string): T | undefined => {
+    const db = new Database(path.join(dir, file), { readonly: true, fileMustExist: true });
+    try {
+      return db.prepare(query).get() as T | undefined;
+    } finally {
+      db.close();
+    }
+  };
+  try {
+    const applied = read<{ value: string }>(
+      'sched.db',
+      `SELECT value FROM meta WHERE key = 'replicated_log_applied'`,
+    );
+    const log = read<{ last: number | null; term: number | null }>(
+      'raft.db',
+      'SELECT max(log_index) AS last, max(term) AS term FROM log_entries',
+    );
+    const snapshot = read<{ last_index: number }>('raft.db', 'SELECT last_index FROM snapshot');
+    const hard = read<{ term: number }>('raft.db', 'SELECT term FROM hard_state');
+    return `applied ${applied?.value ?? 0}, log to ${log?.last ?? '-'} (term ${log?.term ?? '-'}), snapshot at ${snapshot?.last_index ?? '-'}, term ${hard?.term ?? '-'}`;
+  } catch (error) {
+    return `unreadable: ${String(error)}`;
+  }
+}
+
+/** The lines of a daemon's log that are not about runs and jobs: what its membership and log went through. */
+function peerLogLines(daemon: RunningDaemon | null, count: number): string {
+  return (daemon?.output() ?? '')
+    .split('\n')
+    .filter((line) => line !== '' && !/"event":"(run:|job:|tick:late)/.test(line))
+    .slice(-count)
+    .join('\n');
+}
+
 function jobNames(dir: string): Set<string> {
   const db = new Database(path.join(dir, 'sched.db'), { readonly: true, fileMustExist: true });
   try {
@@ -251,9 +287,14 @@ describe('peer mode: five daemons in network namespaces of their own, under part
       );
     await waitFor(async () => Object.keys(missingAdds()).length === 0, 60_000, 1_000).catch(() => undefined);
     const statuses = await Promise.all(homes.map((dir) => sched(dir, ['cluster', 'status', '--json'])));
+    const lagging = Object.keys(missingAdds()).map(Number);
     expect(
       missingAdds(),
-      JSON.stringify(statuses.map((status) => status.json?.peers ?? status.stderr)),
+      [
+        JSON.stringify(statuses.map((status) => status.json?.peers ?? status.stderr)),
+        ...homes.map((dir, index) => `node ${index}: ${logPosition(dir)}`),
+        ...lagging.map((index) => `node ${index}'s log:\n${peerLogLines(daemons[index] ?? null, 40)}`),
+      ].join('\n'),
     ).toEqual({});
     // One writer, one add at a time, each a CLI start: a run beside 34 other test files (load 18) with four bridge
     // spells made 12 (the refusals above say why, next time); runs alone make 39 to 62.
