@@ -44,11 +44,13 @@ export class ReplicaCluster {
     (message: Parameters<RaftChannel<StoreCommand, ReplicaState>['send']>[0]) => void
   >();
   failures: Error[] = [];
+  /** Snapshots sent, by the member they went to. */
+  readonly snapshotsTo = new Map<string, number>();
 
   constructor(
     readonly dir: string,
     readonly ids: readonly string[],
-    private readonly tuning: { compactEvery?: number; commitTimeoutMs?: number } = {},
+    private readonly tuning: { compactEvery?: number; retainEntries?: number; commitTimeoutMs?: number } = {},
   ) {
     fs.mkdirSync(dir, { recursive: true });
   }
@@ -82,6 +84,7 @@ export class ReplicaCluster {
       electionTicks: 10,
       heartbeatTicks: 2,
       compactEvery: this.tuning.compactEvery ?? 10_000,
+      retainEntries: this.tuning.retainEntries,
     });
     const member = { id, store: replicatedStore(local, replication), local, host, replication, disk };
     this.members.set(id, member);
@@ -179,6 +182,8 @@ export class ReplicaCluster {
   private channel(id: string): RaftChannel<StoreCommand, ReplicaState> {
     return {
       send: (message) => {
+        if (message.type === 'snapshot')
+          this.snapshotsTo.set(message.to, (this.snapshotsTo.get(message.to) ?? 0) + 1);
         const bytes = wire.encode(message);
         setImmediate(() => {
           if (!this.reaches(message.from, message.to)) return;

@@ -16,7 +16,19 @@ import { replicaRowsSchema, storeCommandSchema, type StoreCommand } from './stor
 import { VoterChanges } from './voter-changes.js';
 
 /** Raft's pace: elections after 1 to 2 s without a leader, heartbeats every 100 ms, a snapshot every 10,000 entries. */
-export const PEER_RAFT_TIMING = { tickMs: 100, electionTicks: 10, heartbeatTicks: 1, compactEvery: 10_000 };
+/**
+ * A snapshot every 10,000 entries, with 10,000 more kept behind it: a member restarted, or cut off for a
+ * minute at a few hundred entries a second, catches up by appends. Sending it every row instead (tens of
+ * megabytes with a day of runs) is encoded, sealed and decoded on the event loops of both, and a leader
+ * that did it for several members at once beside a busy machine answered nothing for over a minute.
+ */
+export const PEER_RAFT_TIMING = {
+  tickMs: 100,
+  electionTicks: 10,
+  heartbeatTicks: 1,
+  compactEvery: 10_000,
+  retainEntries: 10_000,
+};
 
 export interface PeerReplicaOptions {
   /** This member's id: the address the others reach its streams at. */
@@ -29,7 +41,7 @@ export interface PeerReplicaOptions {
   /** The file of its Raft log (created 0600 by the caller). */
   raftFile: string;
   clock: Clock;
-  timing?: typeof PEER_RAFT_TIMING;
+  timing?: Omit<typeof PEER_RAFT_TIMING, 'retainEntries'> & { retainEntries?: number };
   commitTimeoutMs?: number;
   /** Whether membership (gossip) sees `member` alive now. */
   isAlive(member: string): boolean;

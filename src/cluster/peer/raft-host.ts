@@ -50,6 +50,14 @@ export interface RaftHostOptions<Data, State> {
   /** A snapshot is taken once this many applied entries follow the last one. */
   compactEvery: number;
   /**
+   * Applied entries left in the log behind a snapshot (default none), so a member briefly gone (restarted,
+   * cut off for seconds) catches up by appends rather than by a snapshot of every row. Only for a machine
+   * whose snapshot says how far it has applied and skips entries at or below that (the store's replica):
+   * the snapshot is labelled with the log index it is taken at minus these, and the entries after that
+   * label are applied to it again.
+   */
+  retainEntries?: number;
+  /**
    * Bytes of entries at most in one append message (default: half the largest frame the peer streams
    * carry, leaving room for the message around them); a proposal larger than this is refused.
    */
@@ -144,6 +152,11 @@ export class RaftHost<Data, State> {
   /** Leading: `member` reached this leader with a write it forwarded (see LeaderContact.heard). */
   heardFrom(member: string): void {
     if (this.wasLeader) this.contact?.heard(member, this.options.clock.monotonic());
+  }
+
+  /** Where this member's log starts: its last snapshot's index (0 before the first). */
+  get snapshotIndex(): number {
+    return this.node?.snapshotIndex ?? 0;
   }
 
   /** How long this member has heard no leader (0 while it leads or hears one): a side without a majority grows it. */
@@ -387,8 +400,9 @@ export class RaftHost<Data, State> {
       this.appliedIndex = entry.index;
       this.settleUpTo(entry.index, entry.term);
     }
-    if (this.appliedIndex - node.snapshotIndex >= this.options.compactEvery) {
-      this.options.disk.saveSnapshot(node.compact(this.appliedIndex, this.options.machine.snapshot()));
+    const compactTo = this.appliedIndex - (this.options.retainEntries ?? 0);
+    if (compactTo - node.snapshotIndex >= this.options.compactEvery) {
+      this.options.disk.saveSnapshot(node.compact(compactTo, this.options.machine.snapshot()));
     }
   }
 
