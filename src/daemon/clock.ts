@@ -27,6 +27,25 @@ export function sleep(clock: Clock, delayMs: number, signal?: AbortSignal): Prom
   });
 }
 
+/** What `settledWithin` gives when the time ran out first. */
+export const TIMED_OUT = Symbol('timed out');
+
+/**
+ * What `promise` gives, or TIMED_OUT once `ms` of monotonic time pass first (the promise goes on; its
+ * rejection after that is its owner's to handle).
+ */
+export function settledWithin<T>(
+  clock: Clock,
+  promise: Promise<T>,
+  ms: number,
+): Promise<T | typeof TIMED_OUT> {
+  let cancel: CancelTimer = () => undefined;
+  const late = new Promise<typeof TIMED_OUT>((resolve) => {
+    cancel = clock.setTimer(ms, () => resolve(TIMED_OUT));
+  });
+  return Promise.race([promise, late]).finally(cancel);
+}
+
 /** Like sleep, but an endless delay waits for the signal alone (no timer is armed for it). */
 export function pauseFor(clock: Clock, delayMs: number, signal: AbortSignal): Promise<void> {
   if (Number.isFinite(delayMs)) return sleep(clock, delayMs, signal);

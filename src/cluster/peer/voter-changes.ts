@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Clock } from '../../core/clock.js';
+import { settledWithin, TIMED_OUT } from '../../daemon/clock.js';
 import { majority } from '../../core/consensus/quorum.js';
 import { SchedError } from '../../core/errors.js';
 import { tryParsePeerAddress } from '../../core/peer/peer-address.js';
@@ -113,8 +114,8 @@ export class VoterChanges {
     const reply = new Promise<z.infer<typeof replySchema>>((resolve) => this.waiting.set(request, resolve));
     this.streams.send(address, 'voters', utf8.encode(JSON.stringify({ request, from: self, change })));
     try {
-      const answer = await this.within(reply, commitWithin + catchUpWithin + 5_000);
-      if (answer === null) throw voterChangeRefusal('leader-silent', { leader });
+      const answer = await settledWithin(this.options.clock, reply, commitWithin + catchUpWithin + 5_000);
+      if (answer === TIMED_OUT) throw voterChangeRefusal('leader-silent', { leader });
       if (!answer.ok) throw SchedError.fromShape(answer.error as never);
       return { voters: answer.voters, leader: answer.leader, index: answer.index };
     } finally {
@@ -206,8 +207,12 @@ export class VoterChanges {
     // A leader just elected may not have committed an entry of its term yet: that takes a heartbeat or two.
     const settleBy = clock.monotonic() + 5_000;
     for (;;) {
-      const outcome = await this.within(raft.changeVoters(next), this.options.commitWithinMs ?? 30_000);
-      if (outcome === null) throw voterChangeRefusal('not-committed', { next });
+      const outcome = await settledWithin(
+        clock,
+        raft.changeVoters(next),
+        this.options.commitWithinMs ?? 30_000,
+      );
+      if (outcome === TIMED_OUT) throw voterChangeRefusal('not-committed', { next });
       if (outcome.applied) return { voters: [...raft.voters], leader: self, index: outcome.index };
       const waitForTerm = outcome.reason === 'no entry of this leader’s term is committed yet';
       if (!waitForTerm || clock.monotonic() >= settleBy)
@@ -226,15 +231,6 @@ export class VoterChanges {
       await this.sleep(POLL_MS);
     }
     return true;
-  }
-
-  /** What `promise` gives, or null when `ms` pass first. */
-  private within<T>(promise: Promise<T>, ms: number): Promise<T | null> {
-    let cancel = (): void => undefined;
-    const timedOut = new Promise<null>(
-      (resolve) => (cancel = this.options.clock.setTimer(ms, () => resolve(null))),
-    );
-    return Promise.race([promise, timedOut]).finally(cancel);
   }
 
   private sleep(ms: number): Promise<void> {

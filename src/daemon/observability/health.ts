@@ -1,4 +1,4 @@
-import type { Clock } from '../clock.js';
+import { settledWithin, TIMED_OUT, type Clock } from '../clock.js';
 
 export type HealthStatus = 'UP' | 'DOWN';
 
@@ -65,10 +65,6 @@ function round(ms: number): number {
   return Math.round(ms * 1000) / 1000;
 }
 
-function withTimeout(clock: Clock, promise: Promise<void>, ms: number, message: string): Promise<void> {
-  let cancel = (): void => undefined;
-  const timeout = new Promise<void>((_, reject) => {
-    cancel = clock.setTimer(ms, () => reject(new Error(message)));
-  });
-  return Promise.race([promise, timeout]).finally(() => cancel());
+async function withTimeout(clock: Clock, promise: Promise<void>, ms: number, message: string): Promise<void> {
+  if ((await settledWithin(clock, promise, ms)) === TIMED_OUT) throw new Error(message);
 }

@@ -5,7 +5,7 @@ import type { Run } from '../../core/run.js';
 import { nextFireAt } from '../../core/schedule/occurrences.js';
 import type { NewOccurrence, NewRun, Store } from '../../store/store.js';
 import { isStoreUnreachable } from '../../store/unreachable.js';
-import type { Clock } from '../clock.js';
+import { settledWithin, TIMED_OUT, type Clock } from '../clock.js';
 import type { DaemonEvents } from '../events.js';
 import type { RunGate } from '../run-gate.js';
 import { DueWindow, failedItems } from './due-window.js';
@@ -50,8 +50,6 @@ const PAGE = 1_000;
  * the leader's step-down and then its own silence, about 5 s, and the instants after it were passed over.
  */
 export const JOURNAL_AFTER_MS = 1_000;
-/** A write that outlasted JOURNAL_AFTER_MS did not answer in time. */
-const SLOW = Symbol('slow');
 const JOB_CHANGES = ['job:created', 'job:updated', 'job:cancelled'] as const;
 
 /**
@@ -264,14 +262,14 @@ export class HostScheduler {
   ): Promise<T> {
     if (offline.storeUnreachable() || this.slowWrite !== null) return journal();
     const writing = write();
-    let written: T | typeof SLOW;
+    let written: T | typeof TIMED_OUT;
     try {
-      written = await this.within(writing, JOURNAL_AFTER_MS);
+      written = await settledWithin(this.options.clock, writing, JOURNAL_AFTER_MS);
     } catch (error) {
       if (!isStoreUnreachable(error)) throw error;
       return journal();
     }
-    if (written !== SLOW) return written;
+    if (written !== TIMED_OUT) return written;
     const settled = writing.then(
       () => undefined,
       () => undefined,
@@ -281,13 +279,5 @@ export class HostScheduler {
       if (this.slowWrite === settled) this.slowWrite = null;
     });
     return journal();
-  }
-
-  private within<T>(writing: Promise<T>, ms: number): Promise<T | typeof SLOW> {
-    let cancel = (): void => undefined;
-    const late = new Promise<typeof SLOW>((resolve) => {
-      cancel = this.options.clock.setTimer(ms, () => resolve(SLOW));
-    });
-    return Promise.race([writing, late]).finally(cancel);
   }
 }

@@ -22,10 +22,10 @@ const REPLAYED_TOGETHER = 64;
  * Writes the journaled runs to the store, oldest first, then the journaled ends of runs it held, then the
  * journaled ledger entries; keyed by run id: a run the store holds already is not inserted again, and an
  * end it holds already is not written again; keyed by instant and node: the store keeps a node's first
- * entry of an instant, so one it holds already is not doubled. A replay cut short (the store gone again, the daemon killed) is
- * simply replayed again. A run still running is left to write its own end to the store. Stops after the
- * writes under way when the store cannot be reached (the rest wait for the next replay); returns how many
- * runs, ends and entries the store took.
+ * entry of an instant, so one it holds already is not doubled. A replay cut short (the store gone again,
+ * the daemon killed) is simply replayed again. A run still running is left to write its own end to the
+ * store. Stops after the writes under way when the store cannot be reached (the rest wait for the next
+ * replay); returns how many runs, ends and entries the store took.
  */
 export async function replayJournal(
   { runs: journal, occurrences }: Journals,
