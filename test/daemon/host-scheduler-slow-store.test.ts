@@ -2,21 +2,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Job } from '../../src/core/job.js';
-import { DEFAULT_TIME_POLICY } from '../../src/core/job-defaults.js';
-import type { Run } from '../../src/core/run.js';
-import { LocalAutonomy } from '../../src/daemon/autonomy/local-autonomy.js';
-import { StoreReachability } from '../../src/daemon/autonomy/store-reachability.js';
 import { DaemonEvents } from '../../src/daemon/events.js';
-import { RunGate } from '../../src/daemon/run-gate.js';
-import { HostScheduler, JOURNAL_AFTER_MS } from '../../src/daemon/scheduler/host-scheduler.js';
+import { JOURNAL_AFTER_MS } from '../../src/daemon/scheduler/host-scheduler.js';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
 import { FakeClock } from '../support/fake-clock.js';
+import { SECOND, startHostSchedulerRig, type HostSchedulerRig } from '../support/host-scheduler-rig.js';
 import { waitFor } from '../support/sched-harness.js';
-import { definition, stamp, T0 } from '../store/conformance/fixtures.js';
-
-const SECOND = 1_000;
+import { T0 } from '../store/conformance/fixtures.js';
 
 /**
  * The real store, whose run inserts can be held up: what a peer's write looks like while its side keeps a
@@ -46,83 +39,28 @@ describe('every-host jobs beside a store slow to answer', () => {
   let dir: string;
   let sqlite: SqliteStore;
   let clock: FakeClock;
-  let events: DaemonEvents;
-  let gate: RunGate;
-  let autonomy: LocalAutonomy;
-  let hosts: HostScheduler;
-  let launched: Run[];
+  let rig: HostSchedulerRig;
   let slow: ReturnType<typeof stallingStore>;
 
   beforeEach(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sched-slow-store-'));
     sqlite = openSqliteStore(path.join(dir, 'sched.db'));
     clock = new FakeClock(T0);
-    events = new DaemonEvents();
-    launched = [];
     slow = stallingStore(sqlite);
   });
 
   afterEach(async () => {
     slow.release();
-    await hosts.stop();
-    await autonomy.stop();
-    gate.close();
-    await gate.settled();
+    await rig.stop();
     await sqlite.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  async function startWith(store: Store): Promise<Job> {
-    const job = await sqlite.createJob(
-      {
-        id: 'job-beat',
-        definition: definition('beat', {
-          schedule: { kind: 'every', intervalMs: SECOND, anchorMs: T0 },
-          placement: { mode: 'every-host', on: {} },
-          // The runs here never end (nothing executes them): each instant's run starts beside the last.
-          policy: { ...DEFAULT_TIME_POLICY, concurrency: 'allow' },
-        }),
-        owner: 'alice',
-        now: T0,
-        nextRunAt: T0 + SECOND,
-      },
-      stamp('job.create'),
-    );
-    gate = new RunGate({
-      store,
-      clock,
-      events,
-      maxConcurrent: null,
-      launch: (run) => void launched.push(run),
-      kill: () => false,
-    });
-    autonomy = new LocalAutonomy({
-      file: path.join(dir, 'local-copy.db'),
-      store,
-      reachability: new StoreReachability(clock, events, 'quorum'),
-      clock,
-      events,
-      mayRun: () => true,
-      copiesDefinitions: false,
-    });
-    await autonomy.start();
-    let ids = 0;
-    hosts = new HostScheduler({
-      store,
-      clock,
-      events,
-      node: 'node-a',
-      runFence: () => 1,
-      newId: () => `run-${(ids += 1)}`,
-      gate,
-      matches: () => true,
-      offline: autonomy.offline,
-    });
-    await hosts.start();
-    return job;
+  async function startWith(store: Store): Promise<void> {
+    rig = await startHostSchedulerRig({ dir, sqlite, store, clock, events: new DaemonEvents() });
   }
 
-  const instantsLaunched = () => launched.map((run) => (run.scheduledFor - T0) / SECOND);
+  const instantsLaunched = () => rig.launched.map((run) => (run.scheduledFor - T0) / SECOND);
 
   it('given a run insert the store does not answer, starts the run after JOURNAL_AFTER_MS from the journal, journals the instants after it at once, and the store takes them all once it answers', async () => {
     await startWith(slow.store);

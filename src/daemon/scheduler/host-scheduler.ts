@@ -1,8 +1,15 @@
 import type { Job } from '../../core/job.js';
 import { overlapReason } from '../../core/ledger/reasons.js';
+import {
+  MISFIRE_THRESHOLD_MS,
+  passedRecord,
+  planMissedInstants,
+  type MissedRecord,
+} from '../../core/policy/missed-instants.js';
 import { plannedStart } from '../../core/policy/spread.js';
 import type { Run } from '../../core/run.js';
-import { nextFireAt } from '../../core/schedule/occurrences.js';
+import { nextFireAt, nextOccurrence } from '../../core/schedule/occurrences.js';
+import type { RunTrigger } from '../../core/run.js';
 import type { NewOccurrence, NewRun, Store } from '../../store/store.js';
 import { isStoreUnreachable } from '../../store/unreachable.js';
 import { settledWithin, TIMED_OUT, type Clock } from '../clock.js';
@@ -167,30 +174,63 @@ export class HostScheduler {
 
   private async fire(entry: HostEntry): Promise<void> {
     const { job, nextAt: instant } = entry;
-    const { clock, gate, events, node } = this.options;
-    const now = clock.now();
-    // Advance first, so a failing write never makes this node fire the instant twice.
-    const next = this.nextAfter(job, Math.max(instant, now - 1));
-    if (next === null) this.entries.delete(job.id);
+    const now = this.options.clock.now();
+    const { planned, records, nextAt } = this.plan(job, instant, now);
+    // Advance first, so a failing write never makes this node fire an instant twice.
+    if (nextAt === null) this.entries.delete(job.id);
     else {
-      const advanced = { job, nextAt: next };
+      const advanced = { job, nextAt };
       this.entries.set(job.id, advanced);
       this.window.upsert(advanced);
     }
+    const { node } = this.options;
+    const entries = records.map(({ at, outcome, reason, wall }) =>
+      this.occurrence(job, at, now, { outcome, reason: `on node ${node}: ${reason}`, wall }),
+    );
+    // Settled into a value at once: a rejection left unhandled while the runs are written would end the process.
+    const recorded = (entries.length > 0 ? this.recordOccurrences(entries) : Promise.resolve()).then(
+      () => null,
+      (error: unknown) => ({ error }),
+    );
+    // One after another: each caught-up instant meets the job's overlap rule with the run before it.
+    for (const { at, trigger } of planned) await this.fireInstant(job, at, trigger, now);
+    const failed = await recorded;
+    if (failed !== null) throw failed.error;
+  }
+
+  /**
+   * The instants this node runs for the one due, what the ledger records of those it does not, and the
+   * next. Late past MISFIRE_THRESHOLD_MS (the process was held up), the instants passed meanwhile go by
+   * the job's misfire policy, as a job that fires on one node does; else the instant runs, and the next
+   * is the one after it (a fire a second late is followed at once by the instant it ran into).
+   */
+  private plan(
+    job: Job,
+    instant: number,
+    now: number,
+  ): { planned: Array<{ at: number; trigger: RunTrigger }>; records: MissedRecord[]; nextAt: number | null } {
+    if (now - plannedStart(job, instant) > MISFIRE_THRESHOLD_MS) {
+      const missed = planMissedInstants(job, instant, now, 'down');
+      const planned = missed.run.map(({ at }) => ({ at, trigger: 'catchup' as const }));
+      return { planned, records: missed.records, nextAt: missed.nextRunAt };
+    }
+    const { fire: next, passed } = nextOccurrence(job.schedule, instant, job.timezone, job.policy.dst);
+    const records = passed.flatMap((occurrence) => passedRecord(job, occurrence) ?? []);
+    return { planned: [{ at: instant, trigger: 'schedule' }], records, nextAt: next?.at ?? null };
+  }
+
+  private async fireInstant(job: Job, instant: number, trigger: RunTrigger, now: number): Promise<void> {
+    const { gate, events, node } = this.options;
     const { decision, state } = gate.overlap(job);
     if (decision.action === 'skip') {
       const reason =
         overlapReason(job.policy.concurrency, decision, state) ?? 'an earlier run was still running';
-      await this.recordSkipped({
-        jobId: job.id,
-        scheduledFor: instant,
-        wall: null,
-        outcome: 'skipped-overlap',
-        reason: `on node ${node}: ${reason}`,
-        node,
-        host: node,
-        decidedAt: now,
-      });
+      await this.recordOccurrences([
+        this.occurrence(job, instant, now, {
+          outcome: 'skipped-overlap',
+          reason: `on node ${node}: ${reason}`,
+        }),
+      ]);
       return;
     }
     if (decision.action === 'replace') for (const id of decision.cancel) gate.replace(id, job, instant);
@@ -200,7 +240,7 @@ export class HostScheduler {
       jobId: job.id,
       scheduledFor: instant,
       attempt: 1,
-      trigger: 'schedule',
+      trigger,
       node,
       fence: this.options.runFence(),
       now,
@@ -220,19 +260,32 @@ export class HostScheduler {
     else gate.hold(run, job);
   }
 
+  /** This node's ledger entry for an instant of the job. */
+  private occurrence(
+    job: Job,
+    instant: number,
+    now: number,
+    what: { outcome: NewOccurrence['outcome']; reason: string; wall?: string | null },
+  ): NewOccurrence {
+    const { node } = this.options;
+    const { outcome, reason, wall = null } = what;
+    return { jobId: job.id, scheduledFor: instant, wall, outcome, reason, node, host: node, decidedAt: now };
+  }
+
   /**
-   * Records an instant skipped for an overlap, or journals it when the store cannot be reached: waiting on
-   * a store that cannot answer would hold up the instants after it. A write that failed so may have
-   * committed all the same: the store keeps this node's first entry of an instant, so the replay does not
-   * double it, and another node's entry of the same instant is kept beside it.
+   * Records ledger entries of instants that did not run (skipped for an overlap, passed over), or journals
+   * them when the store cannot be reached: waiting on a store that cannot answer would hold up the
+   * instants after them. A write that failed so may have committed all the same: the store keeps this
+   * node's first entry of an instant, so the replay does not double it, and another node's entry of the
+   * same instant is kept beside it.
    */
-  private async recordSkipped(entry: NewOccurrence): Promise<void> {
+  private async recordOccurrences(entries: NewOccurrence[]): Promise<void> {
     const { store, offline } = this.options;
-    if (!offline) return store.recordOccurrences([entry]);
+    if (!offline) return store.recordOccurrences(entries);
     await this.storeOrJournal(
       offline,
-      () => store.recordOccurrences([entry]),
-      () => offline.journalOccurrence(entry),
+      () => store.recordOccurrences(entries),
+      () => entries.forEach((entry) => offline.journalOccurrence(entry)),
     );
   }
 

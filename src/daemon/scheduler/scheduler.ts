@@ -1,12 +1,16 @@
 import { SchedError } from '../../core/errors.js';
 import type { Job } from '../../core/job.js';
-import { passedOccurrenceRecord } from '../../core/ledger/reasons.js';
-import { formatDuration } from '../../core/duration.js';
-import { formatMisfire, missedWhile, planMisfire, type MisfireCause } from '../../core/policy/misfire.js';
+import type { MisfireCause } from '../../core/policy/misfire.js';
+import {
+  MISFIRE_THRESHOLD_MS,
+  passedRecord,
+  planMissedInstants,
+  type MissedRecord,
+} from '../../core/policy/missed-instants.js';
 import { replacedReason } from '../../core/policy/overlap.js';
 import { plannedStart } from '../../core/policy/spread.js';
 import type { RunTrigger } from '../../core/run.js';
-import { nextOccurrence, occurrencesBetween, type Occurrence } from '../../core/schedule/occurrences.js';
+import { nextOccurrence, type Occurrence } from '../../core/schedule/occurrences.js';
 import type { Fire, FiredInstant, NewOccurrence, NewRun, Store } from '../../store/store.js';
 import { isStoreUnreachable } from '../../store/unreachable.js';
 import type { Clock } from '../clock.js';
@@ -34,11 +38,6 @@ export interface SchedulerOptions {
   windowMs?: number;
   loadLimit?: number;
 }
-
-/** A start later than this after its planned time counts as missed, and the job's misfire policy decides. */
-export const MISFIRE_THRESHOLD_MS = 2_000;
-/** At most this many missed instants of one job are looked at (and recorded) when it can fire again. */
-const MAX_MISSED_LISTED = 10_000;
 
 /** At most this many fires due together are written in one transaction; more go in several, side by side. */
 const FIRES_PER_TRANSACTION = 1_000;
@@ -224,38 +223,14 @@ export class Scheduler {
     cause: MisfireCause,
     records: NewOccurrence[],
   ): { planned: PlannedRun[]; nextRunAt: number | null } {
-    const { dst } = job.policy;
-    const listed = occurrencesBetween(job.schedule, first - 1, now, job.timezone, dst, MAX_MISSED_LISTED);
-    const missed: number[] = [];
-    let nextRunAt: number | null = null;
-    for (const item of listed.items) {
-      if (!item.fires) this.recordPassed(job, item, now, records);
-      else if (plannedStart(job, item.at) <= now) missed.push(item.at);
-      else {
-        // Nominally due, but its spread or jitter puts its start after now: not missed, it is the next.
-        nextRunAt = item.at;
-        break;
-      }
-    }
-    if (nextRunAt === null) {
-      const from = listed.truncated ? now : Math.max(first, missed.at(-1) ?? first);
-      const { fire: next, passed } = nextOccurrence(job.schedule, Math.max(from, now), job.timezone, dst);
-      for (const occurrence of passed) this.recordPassed(job, occurrence, now, records);
-      nextRunAt = next?.at ?? null;
-    }
-    if (missed.length === 0 && first <= now) missed.push(first);
-    const plan = planMisfire(missed, now, nextRunAt, job.policy.misfire, cause);
-    for (const dropped of plan.dropped) {
-      records.push(this.record(job, dropped.at, dropped.outcome, dropped.reason, now));
-    }
-    const while_ = missedWhile(cause);
-    const flag = `--misfire ${formatMisfire(job.policy.misfire.policy)}`;
-    const planned = plan.run.map((at) => {
-      const lateBy = formatDuration(Math.max(0, now - at));
-      const ledgerReason = `it fell due ${while_} and was caught up ${lateBy} late (${flag})`;
-      return { instant: at, trigger: 'catchup' as const, ledgerReason };
-    });
-    return { planned, nextRunAt };
+    const plan = planMissedInstants(job, first, now, cause);
+    for (const missed of plan.records) records.push(this.record(job, missed, now));
+    const planned = plan.run.map(({ at, ledgerReason }) => ({
+      instant: at,
+      trigger: 'catchup' as const,
+      ledgerReason,
+    }));
+    return { planned, nextRunAt: plan.nextRunAt };
   }
 
   private noteLateness(at: number, lateMs: number): void {
@@ -264,28 +239,13 @@ export class Scheduler {
   }
 
   private recordPassed(job: Job, occurrence: Occurrence, now: number, records: NewOccurrence[]): void {
-    const passed = passedOccurrenceRecord(occurrence, job.policy.dst, job.timezone);
-    if (passed === null) return;
-    const entry = this.record(job, occurrence.at, passed.outcome, passed.reason, now);
-    records.push({ ...entry, wall: passed.outcome === 'dst-skipped' ? occurrence.wall : null });
+    const passed = passedRecord(job, occurrence);
+    if (passed !== null) records.push(this.record(job, passed, now));
   }
 
-  private record(
-    job: Job,
-    scheduledFor: number,
-    outcome: NewOccurrence['outcome'],
-    reason: string,
-    now: number,
-  ): NewOccurrence {
-    return {
-      jobId: job.id,
-      scheduledFor,
-      outcome,
-      reason,
-      node: this.options.node,
-      decidedAt: now,
-      wall: null,
-    };
+  private record(job: Job, missed: MissedRecord, now: number): NewOccurrence {
+    const { at: scheduledFor, outcome, reason, wall } = missed;
+    return { jobId: job.id, scheduledFor, outcome, reason, node: this.options.node, decidedAt: now, wall };
   }
 
   /**
@@ -318,7 +278,9 @@ export class Scheduler {
     planned.forEach((item, index) => {
       // The instant's `ran` record; the store swaps it for `skipped-overlap` if the overlap rule skips it.
       if (item.ledgerReason !== undefined)
-        occurrences.push(this.record(job, item.instant, 'ran', item.ledgerReason, now));
+        occurrences.push(
+          this.record(job, { at: item.instant, outcome: 'ran', reason: item.ledgerReason, wall: null }, now),
+        );
       // Caught-up instants after the first wait their turn; the first starts now if the store lets it.
       if (index === 0 && gate.reserve()) {
         reserved += 1;
