@@ -6,7 +6,11 @@ import { and, asc, inArray } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { JOB_STATES } from '../../src/core/job.js';
-import { SQLITE_EXPECTS_SUCCESS } from '../../src/store/job-index-conditions.js';
+import {
+  jobInState,
+  SQLITE_EXPECTS_SUCCESS,
+  SQLITE_HOLDS_SECRETS,
+} from '../../src/store/job-index-conditions.js';
 import { openSqliteConnection } from '../../src/store/sqlite/connection.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { prepareStatements, sqliteTables } from '../../src/store/sqlite/statements.js';
@@ -138,6 +142,22 @@ describe('SQLite store on disk', () => {
 
     expect(planOf(connection, query, ...query.params)).toEqual([
       'SCAN jobs USING INDEX jobs_expect_success_idx',
+    ]);
+  });
+
+  it("Given a page of one state's jobs holding secret values, when SQLite plans it, then it walks the partial index of those jobs in id order", () => {
+    const connection = connect();
+    const { jobs } = sqliteTables;
+    const query = drizzle({ client: connection })
+      .select()
+      .from(jobs)
+      .where(and(jobInState('active'), SQLITE_HOLDS_SECRETS))
+      .orderBy(asc(jobs.id))
+      .limit(501)
+      .toSQL();
+
+    expect(planOf(connection, query, ...query.params)).toEqual([
+      'SCAN jobs USING INDEX jobs_secret_values_idx',
     ]);
   });
 

@@ -1,0 +1,1 @@
+CREATE INDEX "jobs_secret_values_idx" ON "jobs" USING btree ("id") WHERE ((definition::json ->> 'payload') IS NOT NULL OR (definition::json -> 'target' ->> 'env') <> '{}' OR (definition::json -> 'target' ->> 'headers') <> '{}');

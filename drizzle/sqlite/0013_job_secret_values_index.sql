@@ -1,0 +1,1 @@
+CREATE INDEX `jobs_secret_values_idx` ON `jobs` (`id`) WHERE (json_extract(definition, '$.payload') IS NOT NULL OR json_extract(definition, '$.target.env') <> '{}' OR json_extract(definition, '$.target.headers') <> '{}');
