@@ -362,6 +362,25 @@ describe('PostgreSQL store on a shared database', () => {
     expect(plan).not.toMatch(/"Node Type":"Seq Scan"/);
   });
 
+  it("Given 20,000 audit entries none past their age, when PostgreSQL plans retention's batch, then it scans the index on their time instead of the log", async () => {
+    database = await postgres.migratedDatabase();
+    const client = await connect(database.url);
+    await client.query(`
+      INSERT INTO audit_log (id, at, actor, action, job_id, before, after)
+      SELECT 'audit-' || lpad(g::text, 6, '0'), ${T0} + g, 'alice', 'job.create', NULL, NULL, '{}'
+      FROM generate_series(1, 20000) AS g`);
+    await client.query('ANALYZE audit_log');
+
+    const { rows } = await client.query(
+      'EXPLAIN (FORMAT JSON) SELECT id FROM audit_log WHERE at < $1 LIMIT 500 FOR UPDATE SKIP LOCKED',
+      [T0],
+    );
+    const plan = JSON.stringify(rows[0]?.['QUERY PLAN']);
+
+    expect(plan).toMatch(/"Index Name":"audit_log_at_idx"/);
+    expect(plan).not.toMatch(/"Node Type":"Seq Scan"/);
+  });
+
   it('Given output with NUL bytes, when the run finishes, then the tails come back unchanged and a NUL in the error is replaced', async () => {
     database = await postgres.migratedDatabase();
     const store = await open(database.url);

@@ -11,6 +11,7 @@ import {
   SQLITE_EXPECTS_SUCCESS,
   SQLITE_HOLDS_SECRETS,
 } from '../../src/store/job-index-conditions.js';
+import { DELETE_AUDIT_BEFORE } from '../../src/store/sqlite/retention-queries.js';
 import { openSqliteConnection } from '../../src/store/sqlite/connection.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { prepareStatements, sqliteTables } from '../../src/store/sqlite/statements.js';
@@ -159,6 +160,15 @@ describe('SQLite store on disk', () => {
     expect(planOf(connection, query, ...query.params)).toEqual([
       'SCAN jobs USING INDEX jobs_secret_values_idx',
     ]);
+  });
+
+  it("Given the audit log, when SQLite plans retention's batch of entries past their age, then it searches the index on their time instead of reading the log", () => {
+    const connection = connect();
+
+    const plan = planOf(connection, { sql: DELETE_AUDIT_BEFORE }, T0, 500).join('\n');
+
+    expect(plan).toMatch(/SEARCH audit_log USING (COVERING )?INDEX audit_log_at_idx \(at<\?\)/);
+    expect(plan).not.toMatch(/SCAN audit_log/);
   });
 
   it('Given a job and a run, when the store is closed and reopened, then both are still there', async () => {
