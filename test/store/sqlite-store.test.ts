@@ -62,7 +62,7 @@ describe('SQLite store on disk', () => {
     return rows.map((row) => row.detail);
   }
 
-  it('Given a new connection, when its settings are read, then WAL, synchronous FULL, foreign keys, busy timeout and a 64 MiB cache are on', () => {
+  it('Given a new connection, when its settings are read, then WAL, synchronous FULL, foreign keys, busy timeout, a 64 MiB cache and temp storage in memory are on', () => {
     const connection = connect();
 
     expect(connection.pragma('journal_mode', { simple: true })).toBe('wal');
@@ -70,6 +70,7 @@ describe('SQLite store on disk', () => {
     expect(connection.pragma('foreign_keys', { simple: true })).toBe(1);
     expect(connection.pragma('busy_timeout', { simple: true })).toBe(5000);
     expect(connection.pragma('cache_size', { simple: true })).toBe(-65536);
+    expect(connection.pragma('temp_store', { simple: true })).toBe(2);
   });
 
   it('Given synchronous NORMAL is asked for, when the connection opens, then synchronous is NORMAL', () => {
