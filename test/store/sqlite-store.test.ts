@@ -62,14 +62,14 @@ describe('SQLite store on disk', () => {
     return rows.map((row) => row.detail);
   }
 
-  it('Given a new connection, when its settings are read, then WAL, synchronous FULL, foreign keys, busy timeout, a 64 MiB cache and temp storage in memory are on', () => {
+  it('Given a new connection, when its settings are read, then WAL, synchronous FULL, foreign keys, busy timeout, a 32 MiB cache and temp storage in memory are on', () => {
     const connection = connect();
 
     expect(connection.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(connection.pragma('synchronous', { simple: true })).toBe(2);
     expect(connection.pragma('foreign_keys', { simple: true })).toBe(1);
     expect(connection.pragma('busy_timeout', { simple: true })).toBe(5000);
-    expect(connection.pragma('cache_size', { simple: true })).toBe(-65536);
+    expect(connection.pragma('cache_size', { simple: true })).toBe(-32768);
     expect(connection.pragma('temp_store', { simple: true })).toBe(2);
   });
 
