@@ -394,7 +394,10 @@ export interface VotersChanged {
   leader: string;
 }
 
-/** What `sched key rotate` did: the new key's id, the ids dropped, and the jobs gone through and re-sealed. */
+/**
+ * What `sched key rotate` did: the new key's id, the ids dropped, and the jobs holding secrets gone through
+ * and re-sealed.
+ */
 export interface KeyRotationResult {
   key: string;
   retired: string[];

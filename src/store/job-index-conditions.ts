@@ -23,3 +23,20 @@ export const SQLITE_EXPECTS_SUCCESS = sql.raw(
 export const POSTGRES_EXPECTS_SUCCESS = sql.raw(
   `(definition::json -> 'alerts' ->> 'expectSuccessEveryMs') IS NOT NULL`,
 );
+
+/**
+ * The definition holds a secret value (an environment or header value, or a payload; see core/secrets):
+ * the start's check of what the stored secrets are sealed under, and re-sealing, read only these jobs, from
+ * an index that holds none of the jobs without any, where a start read a million jobs to find none.
+ * Definitions are written by JSON.stringify, so an empty map is `{}`; anything else only adds a job to read.
+ */
+export const SQLITE_HOLDS_SECRETS = sql.raw(
+  `(json_extract(definition, '$.payload') IS NOT NULL` +
+    ` OR json_extract(definition, '$.target.env') <> '{}'` +
+    ` OR json_extract(definition, '$.target.headers') <> '{}')`,
+);
+export const POSTGRES_HOLDS_SECRETS = sql.raw(
+  `((definition::json ->> 'payload') IS NOT NULL` +
+    ` OR (definition::json -> 'target' ->> 'env') <> '{}'` +
+    ` OR (definition::json -> 'target' ->> 'headers') <> '{}')`,
+);

@@ -23,6 +23,8 @@ export interface JobQuery {
   owner?: string;
   /** Only jobs with a dead-man's switch (`--expect-success-every`), found without reading every job. */
   expectingSuccess?: boolean;
+  /** Only jobs whose definition holds a secret value (env or header values, a payload), from an index. */
+  holdingSecrets?: boolean;
   /**
    * Only jobs with no next instant: among active ones, a one-shot job that has fired (done) or one that runs
    * only after others; an index holds those, so done jobs are found without reading every active job.

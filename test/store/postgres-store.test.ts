@@ -8,7 +8,11 @@ import { assignShards } from '../../src/core/cluster/rendezvous.js';
 import { PostgresClusterStore } from '../../src/store/postgres/cluster-store.js';
 import { MIGRATIONS_TABLE, openPostgresPool } from '../../src/store/postgres/connection.js';
 import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
-import { POSTGRES_EXPECTS_SUCCESS } from '../../src/store/job-index-conditions.js';
+import {
+  jobInState,
+  POSTGRES_EXPECTS_SUCCESS,
+  POSTGRES_HOLDS_SECRETS,
+} from '../../src/store/job-index-conditions.js';
 import { postgresTables, prepareStatements } from '../../src/store/postgres/statements.js';
 import type { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import type { Fire, FiredInstant } from '../../src/store/store.js';
@@ -328,6 +332,52 @@ describe('PostgreSQL store on a shared database', () => {
     const plan = JSON.stringify(rows[0]?.['QUERY PLAN']);
 
     expect(plan).toMatch(/"Index Name":"jobs_expect_success_idx"/);
+    expect(plan).not.toMatch(/"Node Type":"Seq Scan"/);
+  });
+
+  it("Given 20,000 jobs of which 20 hold secret values, when PostgreSQL plans a page of one state's, then it scans the partial index of those jobs", async () => {
+    database = await postgres.migratedDatabase();
+    const client = await connect(database.url);
+    await client.query(`
+      INSERT INTO jobs (id, name, state, deleted_at, next_run_at, definition, labels, owner, version, created_at, updated_at)
+      SELECT 'job-' || lpad(g::text, 6, '0'), 'job-' || g, 'active', NULL, ${T0},
+             CASE WHEN g % 1000 = 0 THEN '{"target":{"kind":"command","env":{"TOKEN":"t"}},"payload":null}'
+                  ELSE '{"target":{"kind":"command","env":{}},"payload":null}' END,
+             '{}', 'alice', 1, ${T0}, ${T0}
+      FROM generate_series(1, 20000) AS g`);
+    await client.query('ANALYZE jobs');
+    const { jobs } = postgresTables;
+    const query = drizzle({ client })
+      .select()
+      .from(jobs)
+      .where(and(jobInState('active'), POSTGRES_HOLDS_SECRETS))
+      .orderBy(asc(jobs.id))
+      .limit(501)
+      .toSQL();
+
+    const { rows } = await client.query(`EXPLAIN (FORMAT JSON) ${query.sql}`, query.params);
+    const plan = JSON.stringify(rows[0]?.['QUERY PLAN']);
+
+    expect(plan).toMatch(/"Index Name":"jobs_secret_values_idx"/);
+    expect(plan).not.toMatch(/"Node Type":"Seq Scan"/);
+  });
+
+  it("Given 20,000 audit entries none past their age, when PostgreSQL plans retention's batch, then it scans the index on their time instead of the log", async () => {
+    database = await postgres.migratedDatabase();
+    const client = await connect(database.url);
+    await client.query(`
+      INSERT INTO audit_log (id, at, actor, action, job_id, before, after)
+      SELECT 'audit-' || lpad(g::text, 6, '0'), ${T0} + g, 'alice', 'job.create', NULL, NULL, '{}'
+      FROM generate_series(1, 20000) AS g`);
+    await client.query('ANALYZE audit_log');
+
+    const { rows } = await client.query(
+      'EXPLAIN (FORMAT JSON) SELECT id FROM audit_log WHERE at < $1 LIMIT 500 FOR UPDATE SKIP LOCKED',
+      [T0],
+    );
+    const plan = JSON.stringify(rows[0]?.['QUERY PLAN']);
+
+    expect(plan).toMatch(/"Index Name":"audit_log_at_idx"/);
     expect(plan).not.toMatch(/"Node Type":"Seq Scan"/);
   });
 

@@ -6,7 +6,12 @@ import { and, asc, inArray } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { JOB_STATES } from '../../src/core/job.js';
-import { SQLITE_EXPECTS_SUCCESS } from '../../src/store/job-index-conditions.js';
+import {
+  jobInState,
+  SQLITE_EXPECTS_SUCCESS,
+  SQLITE_HOLDS_SECRETS,
+} from '../../src/store/job-index-conditions.js';
+import { DELETE_AUDIT_BEFORE } from '../../src/store/sqlite/retention-queries.js';
 import { openSqliteConnection } from '../../src/store/sqlite/connection.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { prepareStatements, sqliteTables } from '../../src/store/sqlite/statements.js';
@@ -57,14 +62,15 @@ describe('SQLite store on disk', () => {
     return rows.map((row) => row.detail);
   }
 
-  it('Given a new connection, when its settings are read, then WAL, synchronous FULL, foreign keys, busy timeout and a 64 MiB cache are on', () => {
+  it('Given a new connection, when its settings are read, then WAL, synchronous FULL, foreign keys, busy timeout, a 32 MiB cache and temp storage in memory are on', () => {
     const connection = connect();
 
     expect(connection.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(connection.pragma('synchronous', { simple: true })).toBe(2);
     expect(connection.pragma('foreign_keys', { simple: true })).toBe(1);
     expect(connection.pragma('busy_timeout', { simple: true })).toBe(5000);
-    expect(connection.pragma('cache_size', { simple: true })).toBe(-65536);
+    expect(connection.pragma('cache_size', { simple: true })).toBe(-32768);
+    expect(connection.pragma('temp_store', { simple: true })).toBe(2);
   });
 
   it('Given synchronous NORMAL is asked for, when the connection opens, then synchronous is NORMAL', () => {
@@ -139,6 +145,31 @@ describe('SQLite store on disk', () => {
     expect(planOf(connection, query, ...query.params)).toEqual([
       'SCAN jobs USING INDEX jobs_expect_success_idx',
     ]);
+  });
+
+  it("Given a page of one state's jobs holding secret values, when SQLite plans it, then it walks the partial index of those jobs in id order", () => {
+    const connection = connect();
+    const { jobs } = sqliteTables;
+    const query = drizzle({ client: connection })
+      .select()
+      .from(jobs)
+      .where(and(jobInState('active'), SQLITE_HOLDS_SECRETS))
+      .orderBy(asc(jobs.id))
+      .limit(501)
+      .toSQL();
+
+    expect(planOf(connection, query, ...query.params)).toEqual([
+      'SCAN jobs USING INDEX jobs_secret_values_idx',
+    ]);
+  });
+
+  it("Given the audit log, when SQLite plans retention's batch of entries past their age, then it searches the index on their time instead of reading the log", () => {
+    const connection = connect();
+
+    const plan = planOf(connection, { sql: DELETE_AUDIT_BEFORE }, T0, 500).join('\n');
+
+    expect(plan).toMatch(/SEARCH audit_log USING (COVERING )?INDEX audit_log_at_idx \(at<\?\)/);
+    expect(plan).not.toMatch(/SCAN audit_log/);
   });
 
   it('Given a job and a run, when the store is closed and reopened, then both are still there', async () => {

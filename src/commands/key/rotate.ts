@@ -35,7 +35,7 @@ export default class KeyRotate extends SchedCommand {
     if (!this.jsonEnabled()) {
       const retired = result.retired.length === 0 ? '' : `; dropped ${result.retired.join(', ')}`;
       this.log(
-        `Secrets are sealed under key ${result.key}: re-sealed ${result.resealed} of ${result.jobs} jobs${retired}.`,
+        `Secrets are sealed under key ${result.key}: re-sealed ${result.resealed} of ${result.jobs} jobs holding secrets${retired}.`,
       );
     }
     return result;

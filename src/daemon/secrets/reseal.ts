@@ -6,11 +6,19 @@ const PAGE = 500;
 /** A job changed this many times while it was being re-sealed is left to the next pass. */
 const ATTEMPTS = 5;
 
-/** Every job as stored (secrets sealed), cancelled ones too, a page at a time. */
-export async function* storedJobs(store: Store): AsyncGenerator<Job> {
+/**
+ * Every job holding a secret value as stored (sealed or plain), cancelled ones too, a page at a time. The
+ * others have nothing to seal: the store finds these from an index instead of reading every job.
+ */
+export async function* jobsHoldingSecrets(store: Store): AsyncGenerator<Job> {
   let cursor: string | undefined;
   do {
-    const page = await store.listJobs({ limit: PAGE, cursor, states: ['active', 'paused', 'cancelled'] });
+    const page = await store.listJobs({
+      limit: PAGE,
+      cursor,
+      states: ['active', 'paused', 'cancelled'],
+      holdingSecrets: true,
+    });
     yield* page.items;
     cursor = page.nextCursor ?? undefined;
   } while (cursor !== undefined);
@@ -20,7 +28,7 @@ export async function* storedJobs(store: Store): AsyncGenerator<Job> {
 export async function keysInUse(store: Store): Promise<{ keys: Map<string, string>; plainJobs: number }> {
   const keys = new Map<string, string>();
   let plainJobs = 0;
-  for await (const job of storedJobs(store)) {
+  for await (const job of jobsHoldingSecrets(store)) {
     const { keyIds, plain } = sealingOf(job);
     for (const id of keyIds) if (!keys.has(id)) keys.set(id, job.id);
     if (plain) plainJobs += 1;
@@ -30,7 +38,8 @@ export async function keysInUse(store: Store): Promise<{ keys: Map<string, strin
 
 /**
  * Seals again, under the current key, every stored secret that is plain or sealed under another key; each
- * job is rewritten only if it did not change meanwhile (then it is read again). Returns what it went through.
+ * job is rewritten only if it did not change meanwhile (then it is read again). Returns what it went through:
+ * the jobs holding secrets.
  */
 export async function resealAll(
   store: Store,
@@ -39,7 +48,7 @@ export async function resealAll(
   let jobs = 0;
   let resealed = 0;
   let left = 0;
-  for await (const stored of storedJobs(store)) {
+  for await (const stored of jobsHoldingSecrets(store)) {
     jobs += 1;
     let job: Job | null = stored;
     for (let attempt = 0; job !== null && sealer.needsResealing(job); attempt += 1) {

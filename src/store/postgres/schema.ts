@@ -23,7 +23,12 @@ import {
   RUN_TRIGGER_VALUES,
   inList,
 } from '../schema-values.js';
-import { ACTIVE_WITHOUT_NEXT_RUN, jobInState, POSTGRES_EXPECTS_SUCCESS } from '../job-index-conditions.js';
+import {
+  ACTIVE_WITHOUT_NEXT_RUN,
+  jobInState,
+  POSTGRES_EXPECTS_SUCCESS,
+  POSTGRES_HOLDS_SECRETS,
+} from '../job-index-conditions.js';
 
 // drizzle-kit loads this file on its own: it imports nothing from src/ but the enumerated values and the
 // partial indexes' conditions.
@@ -93,6 +98,8 @@ export const jobs = pgTable(
     index('jobs_active_without_next_run_idx').on(t.id).where(ACTIVE_WITHOUT_NEXT_RUN),
     // The overdue watch's jobs: those whose definition sets a dead-man's switch.
     index('jobs_expect_success_idx').on(t.id).where(POSTGRES_EXPECTS_SUCCESS),
+    // The jobs holding secret values: what a start checks the key file against, and a rotation re-seals.
+    index('jobs_secret_values_idx').on(t.id).where(POSTGRES_HOLDS_SECRETS),
     check('jobs_state_check', sql`state IN (${inList(JOB_STATE_VALUES)})`),
     check('jobs_cancelled_is_deleted_check', sql`(state = 'cancelled') = (deleted_at IS NOT NULL)`),
   ],
@@ -174,7 +181,11 @@ export const auditLog = pgTable(
     before: text('before'),
     after: text('after'),
   },
-  (t) => [index('audit_log_job_idx').on(t.jobId, t.id)],
+  (t) => [
+    index('audit_log_job_idx').on(t.jobId, t.id),
+    // Retention's pass finds the entries past their age here, where it read the whole log each hour.
+    index('audit_log_at_idx').on(t.at),
+  ],
 );
 
 /**

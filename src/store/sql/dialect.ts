@@ -25,6 +25,8 @@ export interface StoreDialect {
   hasLabels(labels: Record<string, string>): SQL | undefined;
   /** A condition on `jobs` that holds when the job sets a dead-man's switch, as its partial index is written. */
   readonly expectsSuccess: SQL;
+  /** A condition on `jobs` that holds when the definition holds a secret value, as its partial index is written. */
+  readonly holdsSecrets: SQL;
   readonly retention: Retention;
   /** A cheap round trip that proves the store can still be read and written; throws when it cannot. */
   ping(): Promise<void>;

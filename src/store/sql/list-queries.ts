@@ -45,6 +45,7 @@ export async function listJobs(dialect: StoreDialect, query: JobQuery): Promise<
             query.labels === undefined ? undefined : dialect.hasLabels(query.labels),
             query.owner === undefined ? undefined : eq(jobs.owner, query.owner),
             query.expectingSuccess ? dialect.expectsSuccess : undefined,
+            query.holdingSecrets ? dialect.holdsSecrets : undefined,
           ),
         )
         .orderBy(asc(jobs.id))

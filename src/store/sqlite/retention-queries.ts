@@ -51,11 +51,13 @@ export function deleteRunsBeyond(db: Database.Database, keep: number, limit: num
   return deleted;
 }
 
+/** Up to `limit` audit entries older than `before`, found from the index on `at`. */
+export const DELETE_AUDIT_BEFORE =
+  'DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE at < ? LIMIT ?)';
+
 /** Deletes up to `limit` audit entries older than `before`. */
 export function deleteAuditBefore(db: Database.Database, before: number, limit: number): number {
-  return db
-    .prepare('DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE at < ? LIMIT ?)')
-    .run(before, limit).changes;
+  return db.prepare(DELETE_AUDIT_BEFORE).run(before, limit).changes;
 }
 
 /**

@@ -95,6 +95,52 @@ describe('sealing secret values', () => {
     }
   });
 
+  it('Given a store of jobs of which one holds a secret in plain text, when the keys start on it without a key file, then only that job is read, and it is sealed', async () => {
+    const store = openSqliteStore(path.join(dir, 'sched.db'));
+    try {
+      for (let index = 0; index < 5; index += 1) await createJob(store, `plain-${index}`);
+      const withEnv = await store.createJob(
+        {
+          ...newJob('legacy-env'),
+          definition: definition('legacy-env', {
+            target: { kind: 'command', argv: ['true'], shell: null, cwd: null, env: { TOKEN: 's3cr3t' } },
+          }),
+        },
+        stamp('job.create'),
+      );
+      const read: string[] = [];
+      const reading = new Proxy(store, {
+        get(target, property) {
+          if (property === 'listJobs')
+            return async (...args: Parameters<typeof store.listJobs>) => {
+              const page = await target.listJobs(...args);
+              read.push(...page.items.map((job) => job.name));
+              return page;
+            };
+          const value: unknown = Reflect.get(target, property);
+          return typeof value === 'function'
+            ? (value as (...args: unknown[]) => unknown).bind(target)
+            : value;
+        },
+      });
+      const keys = new SecretKeys({
+        file: path.join(dir, 'secret.key'),
+        store: reading,
+        clock,
+        shared: false,
+      });
+
+      await keys.start();
+
+      expect(new Set(read)).toEqual(new Set(['legacy-env']));
+      const stored = (await store.findJob(withEnv.id))!;
+      expect(JSON.stringify(stored.target)).not.toContain('s3cr3t');
+      expect(keys.sealer.open(stored)).toEqual(withEnv);
+    } finally {
+      await store.close();
+    }
+  });
+
   const withSecrets = (name: string) =>
     definition(name, {
       target: {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Job } from '../../../src/core/job.js';
+import type { Job, JobDefinition } from '../../../src/core/job.js';
+import { DEFAULT_BREAKER_SETTINGS } from '../../../src/core/job-defaults.js';
 import type { Alerts } from '../../../src/core/notify/alerts.js';
 import type { JobState } from '../../../src/core/job.js';
 import type { JobQuery, Store } from '../../../src/store/store.js';
@@ -147,6 +148,54 @@ export function describeJobListingCases(store: CurrentStore): void {
 
       expect(page.items.map((job) => job.name).sort()).toEqual(['paused-watched', 'watched']);
       expect(page.items.find((job) => job.id === watched.id)?.alerts?.expectSuccessEveryMs).toBe(60_000);
+    });
+
+    it('Given jobs with env values, headers, payloads and none, in every state, when those holding secrets are asked for a page at a time, then exactly the ones with a value are listed, each once', async () => {
+      const holding = (name: string, overrides: Partial<JobDefinition>) =>
+        store().createJob({ ...newJob(name), definition: definition(name, overrides) }, stamp('job.create'));
+      const command = (env: Record<string, string>) => ({
+        target: { kind: 'command' as const, argv: ['true'], shell: null, cwd: null, env },
+      });
+      const http = (headers: Record<string, string>) => ({
+        target: {
+          kind: 'http' as const,
+          method: 'POST',
+          url: 'http://127.0.0.1:9/hook',
+          headers,
+          expect: { kind: 'class' as const, hundreds: 2 },
+          breaker: DEFAULT_BREAKER_SETTINGS,
+        },
+      });
+      await holding('no-env', command({}));
+      const env = await holding('env', command({ TOKEN: 'sealed:v2:k:x' }));
+      await holding('no-headers', http({}));
+      const headers = await holding('headers', http({ Authorization: 'Bearer plain' }));
+      const payload = await holding('payload', { ...http({}), payload: { to: 'ops' } });
+      const falsePayload = await holding('false-payload', { payload: false });
+      const paused = await holding('paused', command({ EMPTY: '' }));
+      await store().updateJob(paused.id, 1, { state: 'paused' }, stamp('job.pause'));
+      const cancelled = await holding('cancelled', { payload: 'sealed:v2:k:y' });
+      await store().cancelJob(cancelled.id, 1, T0 + 1, stamp('job.cancel'));
+      const dropped = await holding('dropped', command({ TOKEN: 't' }));
+      const change = { definition: definition('dropped', command({})) };
+      await store().updateJob(dropped.id, dropped.version, change, stamp('job.update', T0 + 1));
+
+      const query = {
+        limit: 2,
+        states: ['active', 'paused', 'cancelled'] as JobState[],
+        holdingSecrets: true,
+      };
+      const listed: Job[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await store().listJobs({ ...query, cursor });
+        listed.push(...page.items);
+        cursor = page.nextCursor ?? undefined;
+      } while (cursor !== undefined);
+
+      const expected = [env, headers, payload, falsePayload, paused, cancelled].map((job) => job.id);
+      expect(listed.map((job) => job.id)).toEqual(expected.sort());
+      expect(listed.find((job) => job.id === falsePayload.id)?.payload).toBe(false);
     });
 
     it("Given a job with a dead-man's switch, when an update drops the switch, then it is no longer listed as expecting success", async () => {

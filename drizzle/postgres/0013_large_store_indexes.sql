@@ -1,0 +1,2 @@
+CREATE INDEX "audit_log_at_idx" ON "audit_log" USING btree ("at");--> statement-breakpoint
+CREATE INDEX "jobs_secret_values_idx" ON "jobs" USING btree ("id") WHERE ((definition::json ->> 'payload') IS NOT NULL OR (definition::json -> 'target' ->> 'env') <> '{}' OR (definition::json -> 'target' ->> 'headers') <> '{}');

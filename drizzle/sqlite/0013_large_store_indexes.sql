@@ -1,0 +1,2 @@
+CREATE INDEX `audit_log_at_idx` ON `audit_log` (`at`);--> statement-breakpoint
+CREATE INDEX `jobs_secret_values_idx` ON `jobs` (`id`) WHERE (json_extract(definition, '$.payload') IS NOT NULL OR json_extract(definition, '$.target.env') <> '{}' OR json_extract(definition, '$.target.headers') <> '{}');
