@@ -25,7 +25,7 @@ export function withSnapshotFiles<Data>(
   const { replica, link, clock, beside } = options;
   const sending = new SnapshotSending<Data | null>({
     beside,
-    copy: (file) => replica.copyTo(file),
+    copy: (file, stopped) => replica.copyTo(file, stopped),
     link,
     clock,
     partBytes: options.partBytes,
@@ -40,7 +40,7 @@ export function withSnapshotFiles<Data>(
   return {
     channel: snapshotFileChannel(inner, sending, receiving),
     close: async () => {
-      sending.close();
+      await sending.close();
       await receiving.close();
     },
   };

@@ -23,8 +23,11 @@ export type SnapshotMessage<Data> = Extract<RaftMessage<Data, ReplicaState>, { t
 export interface SnapshotSendingOptions {
   /** Where the copies go: this path, then `-snapshot-` and the mark's index (0600). */
   beside: string;
-  /** Copies the replica into `file` without holding up the event loop; resolves to the index it is as of. */
-  copy(file: string): Promise<number>;
+  /**
+   * Copies the replica into `file` without holding up the event loop; resolves to the index it is as of,
+   * or rejects once `stopped` says so.
+   */
+  copy(file: string, stopped: () => boolean): Promise<number>;
   link: SnapshotPartLink;
   clock: Clock;
   /** Bytes in one part, header included (1 MiB). */
@@ -79,21 +82,22 @@ export class SnapshotSending<Data> {
     });
   }
 
-  /** Abandons every transfer and removes the copy. */
-  close(): void {
+  /** Abandons every transfer, and removes the copy once the copying has stopped. */
+  async close(): Promise<void> {
     this.closed = true;
     for (const transfer of this.transfers.values()) transfer.over = true;
     this.transfers.clear();
-    if (this.copy) this.discard(this.copy);
+    const copy = this.copy;
     this.copy = null;
+    if (copy) await this.discard(copy);
   }
 
   private copyFor(mark: number): Copy {
     if (this.copy?.mark === mark) return this.copy;
-    if (this.copy) this.discard(this.copy);
+    if (this.copy) void this.discard(this.copy);
     const file = `${this.options.beside}-snapshot-${mark}`;
     const made = this.made(file).catch((error: Error) => {
-      this.options.onFailed(`the copy for a snapshot could not be made: ${error.message}`);
+      if (!this.closed) this.options.onFailed(`the copy for a snapshot could not be made: ${error.message}`);
       return null;
     });
     this.copy = { mark, file, made };
@@ -102,7 +106,7 @@ export class SnapshotSending<Data> {
 
   private async made(file: string): Promise<{ appliedIndex: number; bytes: number; sha256: string }> {
     await fs.promises.rm(file, { force: true });
-    const appliedIndex = await this.options.copy(file);
+    const appliedIndex = await this.options.copy(file, () => this.closed);
     const hash = createHash('sha256');
     let bytes = 0;
     for await (const chunk of fs.createReadStream(file) as AsyncIterable<Buffer>) {
@@ -113,8 +117,9 @@ export class SnapshotSending<Data> {
   }
 
   /** Superseded: removed once made (a transfer reading it already goes on reading what it opened). */
-  private discard(copy: Copy): void {
-    void copy.made.finally(() => fs.promises.rm(copy.file, { force: true }).catch(() => undefined));
+  private async discard(copy: Copy): Promise<void> {
+    await copy.made;
+    await fs.promises.rm(copy.file, { force: true }).catch(() => undefined);
   }
 
   private async run(

@@ -6,16 +6,28 @@ import { copiedTables } from './table-rows.js';
 /** The schema name a snapshot file is attached under while it is checked or restored from. */
 const SNAPSHOT = 'snapshot_file';
 const SEQUENCE = 'sqlite_sequence';
+/** Pages the online backup copies in one turn of the event loop (its own default). */
+const PAGES_PER_STEP = 100;
 
 /**
  * Copies the database behind `source` into `file` (created 0600) with SQLite's online backup, a hundred
  * pages a turn of the event loop: writes made meanwhile through the same connection reach the copy too, so
  * it is consistent as of its last commit. The copy is one file in rollback mode, to be attached elsewhere.
+ * Given up (and removed) between two steps once `stopped`.
  */
-export async function copyDatabaseFile(source: Database.Database, file: string): Promise<void> {
+export async function copyDatabaseFile(
+  source: Database.Database,
+  file: string,
+  stopped: () => boolean = () => false,
+): Promise<void> {
   createEmptyPrivateFile(file, file);
   try {
-    await source.backup(file);
+    await source.backup(file, {
+      progress: () => {
+        if (stopped()) throw new Error('the copy was given up: its member stops');
+        return PAGES_PER_STEP;
+      },
+    });
     standAlone(file);
   } catch (error) {
     fs.rmSync(file, { force: true });

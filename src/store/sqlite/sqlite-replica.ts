@@ -163,10 +163,10 @@ export class SqliteReplica {
 
   /**
    * Copies this database into `file` (0600) a few pages a turn, for a snapshot sent as a file; resolves to
-   * the index the copy is as of.
+   * the index the copy is as of. Given up between two steps once `stopped`.
    */
-  async copyTo(file: string): Promise<number> {
-    await copyDatabaseFile(this.sqlite, file);
+  async copyTo(file: string, stopped?: () => boolean): Promise<number> {
+    await copyDatabaseFile(this.sqlite, file, stopped);
     return Number(metaValueOfFile(this.sqlite, file, APPLIED_INDEX_KEY) ?? 0);
   }
 
