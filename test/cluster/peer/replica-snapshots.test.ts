@@ -164,7 +164,9 @@ describe('Snapshots of the replicated store: the copy itself, on disk, read whol
       expect(cluster.partsTo.get(behind)).toBeGreaterThan(10);
       expect(cluster.snapshotsTo.get(behind)).toBeGreaterThan(0);
       expect(await cluster.member(behind).local.nextFenceEpoch()).toBe(fence + 1);
-      expect(cluster.snapshotDrops).toEqual([]);
+      // Only the rest of a transfer begun while it was stopped, if it came back part-way through one.
+      const midway = /no such transfer under way|not received here/;
+      expect(cluster.snapshotDrops.filter((drop) => !midway.test(drop))).toEqual([]);
       await createJob(cluster.leader()!.store, 'after');
       await allApplied();
       expect(await cluster.member(behind).store.findJob('after')).not.toBeNull();
@@ -176,8 +178,11 @@ describe('Snapshots of the replicated store: the copy itself, on disk, read whol
     it('Given a transfer cut off by the member stopping part-way, when it starts again, then the file is sent anew and completes, and what the stop left behind is removed', async () => {
       const { behind } = await farBehind();
       let stopping: Promise<void> | null = null;
-      cluster.alterPart = (to, part, sent) => {
-        if (to === behind && sent === 5) stopping = cluster.stop(behind);
+      // Parts went to it while it was stopped (the leader does not know): those it gets count from its start.
+      let gotten = 0;
+      cluster.alterPart = (to, part) => {
+        if (to === behind && cluster.members.has(behind) && (gotten += 1) === 5)
+          stopping = cluster.stop(behind);
         return part;
       };
       cluster.start(behind);
@@ -199,7 +204,7 @@ describe('Snapshots of the replicated store: the copy itself, on disk, read whol
       const { behind } = await farBehind();
       let transfers = 0;
       cluster.alterPart = (to, part) => {
-        if (to !== behind) return part;
+        if (to !== behind || !cluster.members.has(behind)) return part;
         const { index } = decodeSnapshotPart(part)!;
         if (index === 0) transfers += 1;
         if (index !== 2) return part;
