@@ -27,9 +27,9 @@ import { VoterChanges } from './voter-changes.js';
 /** Raft's pace: elections after 1 to 2 s without a leader, heartbeats every 100 ms, a snapshot every 10,000 entries. */
 /**
  * A snapshot every 10,000 entries, with 10,000 more kept behind it: a member restarted, or cut off for a
- * minute at a few hundred entries a second, catches up by appends. Sending it every row instead (tens of
- * megabytes with a day of runs) is encoded, sealed and decoded on the event loops of both, and a leader
- * that did it for several members at once beside a busy machine answered nothing for over a minute.
+ * minute at a few hundred entries a second, catches up by appends. A snapshot sent instead is a copy of
+ * the whole database file (tens of megabytes with a day of runs), streamed in parts (see
+ * snapshotFileChannel): far more to send than the entries it saves.
  */
 export const PEER_RAFT_TIMING = {
   tickMs: 100,

@@ -38,7 +38,9 @@ export function withSnapshotFiles<Data>(
   });
   link.onPart((part) => receiving.add(part));
   return {
-    channel: snapshotFileChannel(inner, sending, receiving),
+    channel: snapshotFileChannel(inner, sending, receiving, (error) =>
+      options.onDrop('snapshot-failed', `a snapshot file received: ${error.message}`),
+    ),
     close: async () => {
       await sending.close();
       await receiving.close();
@@ -56,6 +58,7 @@ export function snapshotFileChannel<Data>(
   inner: RaftChannel<Data, ReplicaState>,
   sending: SnapshotSending<Data | null>,
   receiving: SnapshotReceiving,
+  onError: (error: Error) => void,
 ): RaftChannel<Data, ReplicaState> {
   return {
     send(message) {
@@ -68,14 +71,17 @@ export function snapshotFileChannel<Data>(
         const state = message.type === 'snapshot' ? message.snapshot.state : null;
         if (state === null || !('file' in state)) return handler(message);
         const snapshot = (message as SnapshotMessage<Data | null>).snapshot;
-        void receiving.take(state.file).then((received) => {
-          if (received === null) return;
-          const taken: RaftMessage<Data | null, ReplicaState> = {
-            ...(message as SnapshotMessage<Data | null>),
-            snapshot: { ...snapshot, state: { ...state, received } },
-          };
-          handler(taken);
-        });
+        void receiving
+          .take(state.file)
+          .then((received) => {
+            if (received === null) return;
+            const taken: RaftMessage<Data | null, ReplicaState> = {
+              ...(message as SnapshotMessage<Data | null>),
+              snapshot: { ...snapshot, state: { ...state, received } },
+            };
+            handler(taken);
+          })
+          .catch(onError);
       });
     },
   };
