@@ -33,6 +33,7 @@ export function withSnapshotFiles<Data>(
   });
   const receiving = new SnapshotReceiving({
     beside,
+    clock,
     refusalOf: (file) => replica.refusalOf(file),
     onRefused: (detail) => options.onDrop('snapshot-refused', detail),
   });

@@ -3,16 +3,23 @@ import fs from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { SnapshotFile } from '../../store/sqlite/sqlite-replica.js';
+import type { Clock } from '../../core/clock.js';
 import { decodeSnapshotPart } from './snapshot-parts.js';
 
 /** Files being received at once: one per leader sending, and one for a leader that took over meanwhile. */
 const MAX_INCOMING = 2;
 /** The largest snapshot file taken (by default): the jobs and runs of one cluster are far less. */
 const MAX_FILE_BYTES = 4 * 1024 ** 3;
+/**
+ * A file handed out is restored from on the next turn of the event loop, and removed then; one still here
+ * this long after (its snapshot was not needed) is removed as the next transfer begins.
+ */
+const HANDED_OUT_MS = 60_000;
 
 export interface SnapshotReceivingOptions {
   /** Where a file received goes: this path, then `-incoming-` and the transfer's id. */
   beside: string;
+  clock: Clock;
   maxFileBytes?: number;
   /** Why a whole file cannot be restored from (another schema, not a database), or null when it can. */
   refusalOf(file: string): string | null;
@@ -42,8 +49,8 @@ interface Incoming {
  */
 export class SnapshotReceiving {
   private readonly incoming = new Map<string, Incoming>();
-  /** Files handed out whole, removed by their taker once restored from, or here on the next transfer or close. */
-  private readonly handedOut = new Set<string>();
+  /** Files handed out whole (when), removed by their taker once restored from, else here later or on close. */
+  private readonly handedOut = new Map<string, number>();
   private readonly maxFileBytes: number;
 
   constructor(private readonly options: SnapshotReceivingOptions) {
@@ -113,22 +120,26 @@ export class SnapshotReceiving {
       refusal = (error as Error).message;
     }
     if (refusal !== null) return this.refuse(incoming, refusal);
-    this.handedOut.add(incoming.file);
+    this.handedOut.set(incoming.file, this.options.clock.monotonic());
     return incoming.file;
   }
 
   /** Removes every file still here (a transfer under way, or handed out and not restored from). */
   async close(): Promise<void> {
     for (const incoming of [...this.incoming.values()]) await this.discard(incoming);
-    for (const file of this.handedOut) fs.rmSync(file, { force: true });
+    for (const file of this.handedOut.keys()) fs.rmSync(file, { force: true });
     this.handedOut.clear();
   }
 
   private begin(id: string, count: number, fileBytes: number): void {
     const earlier = this.incoming.get(id);
     if (earlier !== undefined) void this.discard(earlier);
-    for (const file of this.handedOut) fs.rmSync(file, { force: true });
-    this.handedOut.clear();
+    const now = this.options.clock.monotonic();
+    for (const [file, at] of this.handedOut)
+      if (now - at >= HANDED_OUT_MS) {
+        this.handedOut.delete(file);
+        fs.rmSync(file, { force: true });
+      }
     while (this.incoming.size >= MAX_INCOMING) void this.discard(this.incoming.values().next().value!);
     const file = `${this.options.beside}-incoming-${id}`;
     const handle = fs.promises.open(file, 'w', 0o600);

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import type Database from 'better-sqlite3';
+import { lastMigrationAt } from './migration-state.js';
 import { createEmptyPrivateFile, standAlone } from './online-backup.js';
 import { copiedTables } from './table-rows.js';
 
@@ -92,6 +93,8 @@ export function metaValueOfFile(sqlite: Database.Database, file: string, key: st
 }
 
 function withAttached<T>(sqlite: Database.Database, file: string, use: () => T): T {
+  // Attaching a file that is not there would create an empty database.
+  if (!fs.existsSync(file)) throw new Error(`${file} does not exist`);
   sqlite.prepare(`ATTACH DATABASE ? AS ${SNAPSHOT}`).run(file);
   try {
     return use();
@@ -103,7 +106,7 @@ function withAttached<T>(sqlite: Database.Database, file: string, use: () => T):
 function shapeDifferenceOfAttached(sqlite: Database.Database): string | null {
   const theirs = copiedTables(sqlite, SNAPSHOT);
   const ours = copiedTables(sqlite);
-  const [level, fileLevel] = [migrationLevel(sqlite, 'main'), migrationLevel(sqlite, SNAPSHOT)];
+  const [level, fileLevel] = [lastMigrationAt(sqlite), lastMigrationAt(sqlite, SNAPSHOT)];
   if (level !== fileLevel)
     return `its migrations reach ${fileLevel ?? 'none'}, this database's ${level ?? 'none'}`;
   if (ours.join(', ') !== theirs.join(', '))
@@ -114,18 +117,6 @@ function shapeDifferenceOfAttached(sqlite: Database.Database): string | null {
       return `its table ${table} has columns ${its.join(', ')}, this database's ${mine.join(', ')}`;
   }
   return null;
-}
-
-/** When the last migration applied to the schema was made (drizzle's `created_at`); null without migrations. */
-function migrationLevel(sqlite: Database.Database, schema: string): string | null {
-  const table = sqlite
-    .prepare(`SELECT 1 FROM "${schema}".sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'`)
-    .get();
-  if (table === undefined) return null;
-  const last = sqlite.prepare(`SELECT max(created_at) AS at FROM "${schema}".__drizzle_migrations`).get() as {
-    at: unknown;
-  };
-  return last.at === null ? null : String(last.at);
 }
 
 function columnsOf(sqlite: Database.Database, schema: string, table: string): string[] {

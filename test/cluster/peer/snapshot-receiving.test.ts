@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { encodeSnapshotPart } from '../../../src/cluster/peer/snapshot-parts.js';
 import { SnapshotReceiving } from '../../../src/cluster/peer/snapshot-receiving.js';
+import { FakeClock } from '../../support/fake-clock.js';
 import { waitFor } from '../../support/sched-harness.js';
 
 const ID = '00112233aabbccdd';
@@ -35,13 +36,16 @@ describe('Receiving a snapshot file in parts', () => {
   let refused: string[];
   let receiving: SnapshotReceiving;
   let refusal: string | null;
+  let clock: FakeClock;
 
   beforeEach(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sched-snapshot-receiving-'));
     refused = [];
     refusal = null;
+    clock = new FakeClock();
     receiving = new SnapshotReceiving({
       beside: path.join(dir, 'raft.db'),
+      clock,
       maxFileBytes: 64,
       refusalOf: () => refusal,
       onRefused: (detail) => void refused.push(detail),
@@ -128,5 +132,16 @@ describe('Receiving a snapshot file in parts', () => {
     receiving.add(Buffer.from('short'));
 
     expect(refused).toEqual(['a snapshot part without a body']);
+  });
+
+  it('Given a file handed out and never restored from, when the next transfer begins, then it stays while it may be restored from any moment, and is removed a minute after', async () => {
+    for (const part of partsOf(FILE)) receiving.add(part);
+    const file = (await receiving.take(named(FILE)))!;
+
+    receiving.add(partsOf(FILE, 'aaaaaaaaaaaaaaaa')[0]!);
+    expect(fs.existsSync(file)).toBe(true);
+    await clock.advance(60_000);
+    receiving.add(partsOf(FILE, 'bbbbbbbbbbbbbbbb')[0]!);
+    expect(fs.existsSync(file)).toBe(false);
   });
 });
