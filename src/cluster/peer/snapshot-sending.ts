@@ -21,7 +21,7 @@ export interface SnapshotPartLink {
 export type SnapshotMessage<Data> = Extract<RaftMessage<Data, ReplicaState>, { type: 'snapshot' }>;
 
 export interface SnapshotSendingOptions {
-  /** Where the copies go: this path, then `-snapshot-` and the mark's index (0600). */
+  /** Where the copies go: this path, then `-snapshot-`, the mark's index and the copy's number (0600). */
   beside: string;
   /**
    * Copies the replica into `file` without holding up the event loop; resolves to the index it is as of,
@@ -41,6 +41,8 @@ interface Copy {
   mark: number;
   file: string;
   made: Promise<{ appliedIndex: number; bytes: number; sha256: string } | null>;
+  /** The copy could not be made: the next transfer of its mark makes it again. */
+  failed: boolean;
 }
 
 interface Transfer {
@@ -58,6 +60,8 @@ interface Transfer {
  */
 export class SnapshotSending<Data> {
   private copy: Copy | null = null;
+  /** Copies made so far: each has a name of its own, so removing one never removes the next. */
+  private copies = 0;
   private readonly transfers = new Map<string, Transfer>();
   private closed = false;
 
@@ -93,15 +97,18 @@ export class SnapshotSending<Data> {
   }
 
   private copyFor(mark: number): Copy {
-    if (this.copy?.mark === mark) return this.copy;
+    if (this.copy?.mark === mark && !this.copy.failed) return this.copy;
     if (this.copy) void this.discard(this.copy);
-    const file = `${this.options.beside}-snapshot-${mark}`;
-    const made = this.made(file).catch((error: Error) => {
+    this.copies += 1;
+    const file = `${this.options.beside}-snapshot-${mark}-${this.copies}`;
+    const copy: Copy = { mark, file, made: Promise.resolve(null), failed: false };
+    copy.made = this.made(file).catch((error: Error) => {
+      copy.failed = true;
       if (!this.closed) this.options.onFailed(`the copy for a snapshot could not be made: ${error.message}`);
       return null;
     });
-    this.copy = { mark, file, made };
-    return this.copy;
+    this.copy = copy;
+    return copy;
   }
 
   private async made(file: string): Promise<{ appliedIndex: number; bytes: number; sha256: string }> {
@@ -129,6 +136,7 @@ export class SnapshotSending<Data> {
     send: (message: SnapshotMessage<Data>) => void,
   ): Promise<void> {
     const made = await copy.made;
+    if (made === null) transfer.over = true;
     if (made === null || transfer.over) return;
     const transferId = randomBytes(8).toString('hex');
     const body = partBodyBytes(this.options.partBytes ?? PART_BYTES);

@@ -24,6 +24,8 @@ describe('Sending a snapshot as a file, in parts', () => {
   let dir: string;
   let clock: FakeClock;
   let copies: number;
+  /** Copies that fail before one is made. */
+  let failing: number;
   let parts: Array<{ to: string; transfer: string; index: number; count: number }>;
   /** Parts the link holds without room for more, until released. */
   let hold: (() => void) | null;
@@ -35,6 +37,7 @@ describe('Sending a snapshot as a file, in parts', () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sched-snapshot-sending-'));
     clock = new FakeClock();
     copies = 0;
+    failing = 0;
     parts = [];
     hold = null;
     named = [];
@@ -42,6 +45,7 @@ describe('Sending a snapshot as a file, in parts', () => {
     sending = new SnapshotSending<null>({
       beside: path.join(dir, 'raft.db'),
       copy: async (file) => {
+        if (failing > 0 && (failing -= 1) >= 0) throw new Error('disk full');
         copies += 1;
         fs.writeFileSync(file, Buffer.alloc(1_000, copies), { mode: 0o600 });
         return 40 + copies;
@@ -126,10 +130,21 @@ describe('Sending a snapshot as a file, in parts', () => {
     await waitFor(async () => named.length === 2, 5_000, 5);
 
     expect(copies).toBe(2);
-    expect(await waitFor(async () => fs.readdirSync(dir).join() === 'raft.db-snapshot-60', 5_000, 5)).toBe(
+    expect(await waitFor(async () => fs.readdirSync(dir).join() === 'raft.db-snapshot-60-2', 5_000, 5)).toBe(
       true,
     );
     await sending.close();
     expect(fs.readdirSync(dir)).toEqual([]);
+  });
+
+  it('Given a copy that could not be made, when Raft sends the snapshot again, then the copy is made anew and sent', async () => {
+    failing = 1;
+    sending.ship(snapshotMessage('n2', 30), send);
+    await waitFor(async () => failed.length === 1, 5_000, 5);
+    expect(failed[0]).toMatch(/could not be made: disk full/);
+
+    sending.ship(snapshotMessage('n2', 30), send);
+    await waitFor(async () => named.length === 1, 5_000, 5);
+    expect(copies).toBe(1);
   });
 });
