@@ -117,6 +117,7 @@ export class SnapshotSending<Data> {
     const hash = createHash('sha256');
     let bytes = 0;
     for await (const chunk of fs.createReadStream(file) as AsyncIterable<Buffer>) {
+      if (this.closed) throw new Error('given up: its member stops');
       hash.update(chunk);
       bytes += chunk.length;
     }
