@@ -10,6 +10,8 @@ import { decodeSnapshotPart } from './snapshot-parts.js';
 const MAX_INCOMING = 2;
 /** The largest snapshot file taken (by default): the jobs and runs of one cluster are far less. */
 const MAX_FILE_BYTES = 4 * 1024 ** 3;
+/** Bytes received and not yet written to the file, per transfer, beyond which the disk has fallen behind. */
+const MAX_UNWRITTEN_BYTES = 64 * 1024 * 1024;
 /**
  * A file handed out is restored from on the next turn of the event loop, and removed then; one still here
  * this long after (its snapshot was not needed) is removed as the next transfer begins.
@@ -21,6 +23,7 @@ export interface SnapshotReceivingOptions {
   beside: string;
   clock: Clock;
   maxFileBytes?: number;
+  maxUnwrittenBytes?: number;
   /** Why a whole file cannot be restored from (another schema, not a database), or null when it can. */
   refusalOf(file: string): string | null;
   /** A part or a file refused: dropped, and counted with the peer drops. */
@@ -34,6 +37,8 @@ interface Incoming {
   /** The place of the part expected next. */
   next: number;
   bytes: number;
+  /** Bytes received and not yet written. */
+  unwritten: number;
   hash: Hash;
   file: string;
   handle: Promise<FileHandle>;
@@ -44,8 +49,9 @@ interface Incoming {
 /**
  * The follower's side of a snapshot sent as a file: the parts of each transfer, written in order to a
  * temporary file (0600) beside the Raft log and hashed as they come, until the snapshot message names the
- * file. A part out of order, of a transfer not begun, or past the size the transfer declared (itself
- * bounded) is dropped, its transfer with it, and counted; nothing a peer sends makes this throw.
+ * file. A part out of order, of a transfer not begun, past the size the transfer declared (itself bounded),
+ * or that finds too much still waiting to be written is dropped, its transfer with it, and counted; nothing
+ * a peer sends makes this throw.
  */
 export class SnapshotReceiving {
   private readonly incoming = new Map<string, Incoming>();
@@ -76,13 +82,21 @@ export class SnapshotReceiving {
       return this.abandon(incoming, `${named}: out of order (part ${incoming.next} expected)`);
     if (incoming.bytes + body.length > incoming.fileBytes)
       return this.abandon(incoming, `${named}: past the ${incoming.fileBytes} bytes declared`);
+    const maxUnwritten = this.options.maxUnwrittenBytes ?? MAX_UNWRITTEN_BYTES;
+    if (incoming.unwritten + body.length > maxUnwritten)
+      return this.abandon(
+        incoming,
+        `${named}: over ${maxUnwritten} bytes wait to be written (the disk is slow)`,
+      );
     const chunk = Buffer.from(body);
     const offset = incoming.bytes;
     incoming.next += 1;
     incoming.bytes += chunk.length;
+    incoming.unwritten += chunk.length;
     incoming.hash.update(chunk);
     incoming.written = incoming.written.then(async () => {
       await (await incoming.handle).write(chunk, 0, chunk.length, offset);
+      incoming.unwritten -= chunk.length;
     });
     // Its failure is told when the file is taken.
     incoming.written.catch(() => undefined);
@@ -150,6 +164,7 @@ export class SnapshotReceiving {
       fileBytes,
       next: 0,
       bytes: 0,
+      unwritten: 0,
       hash: createHash('sha256'),
       file,
       handle,

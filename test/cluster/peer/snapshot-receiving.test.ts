@@ -100,6 +100,21 @@ describe('Receiving a snapshot file in parts', () => {
     expect(filesLeft()).toEqual([]);
   });
 
+  it('Given parts coming faster than they are written, when more than the bound wait, then the transfer is refused', async () => {
+    const slow = new SnapshotReceiving({
+      beside: path.join(dir, 'slow.db'),
+      clock,
+      maxUnwrittenBytes: 16,
+      refusalOf: () => null,
+      onRefused: (detail) => void refused.push(detail),
+    });
+    // Parts arrive in one turn; none is written before the next turn.
+    for (const part of partsOf(FILE)) slow.add(part);
+
+    expect(refused[0]).toMatch(/part 2 of 4 .* over 16 bytes wait to be written/);
+    await slow.close();
+  });
+
   it('Given parts past the size their transfer declared, then the transfer is refused', async () => {
     for (const part of partsOf(FILE, ID, 20)) receiving.add(part);
 
