@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { createJob } from './conformance/fixtures.js';
@@ -38,5 +39,58 @@ describe('A SQLite store as a replica of the replicated log', () => {
     expect(store.replica.copy().tables.meta).not.toContainEqual(
       expect.objectContaining({ key: 'replica_kept' }),
     );
+  });
+
+  describe('copied to a file, and another replica restored from it', () => {
+    let other: SqliteStore;
+    beforeEach(() => {
+      other = openSqliteStore(path.join(dir, 'other.db'));
+    });
+    afterEach(async () => {
+      await other.close();
+    });
+
+    async function copied(): Promise<string> {
+      await createJob(store, 'copied');
+      await store.replica.recordApplied(9);
+      const copy = path.join(dir, 'copy.db');
+      expect(await store.replica.copyTo(copy)).toBe(9);
+      return copy;
+    }
+
+    it('Given a copy of a replica, when another replica is replaced with it, then it holds the copy’s rows as of its index, and keeps its own', async () => {
+      const copy = await copied();
+      await createJob(other, 'only-here');
+      const fence = await other.nextFenceEpoch();
+
+      expect(other.replica.refusalOf(copy)).toBeNull();
+      expect(other.replica.replaceWithFile(copy)).toBe(9);
+
+      expect((await other.listJobs({ limit: 10 })).items.map((job) => job.name)).toEqual(['copied']);
+      expect(other.replica.appliedIndex()).toBe(9);
+      expect(await other.nextFenceEpoch()).toBe(fence + 1);
+      expect(other.replica.copy().tables).toEqual(store.replica.copy().tables);
+    });
+
+    it('Given a copy whose table has another column, when it is offered, then it is refused with the reason, and replacing with it changes nothing', async () => {
+      const copy = await copied();
+      const altered = openSqliteStore(copy);
+      await altered.close();
+      const raw = new Database(copy);
+      raw.exec('ALTER TABLE jobs ADD COLUMN surprise TEXT');
+      raw.close();
+      await createJob(other, 'only-here');
+
+      expect(other.replica.refusalOf(copy)).toMatch(/table jobs has columns .*surprise/);
+      expect(() => other.replica.replaceWithFile(copy)).toThrow(/cannot be restored from/);
+      expect((await other.listJobs({ limit: 10 })).items.map((job) => job.name)).toEqual(['only-here']);
+    });
+
+    it('Given a file that is not a database, when it is offered, then it is refused, saying so', async () => {
+      const garbage = path.join(dir, 'garbage.db');
+      fs.writeFileSync(garbage, Buffer.alloc(8192, 7));
+
+      expect(other.replica.refusalOf(garbage)).toMatch(/not a database/);
+    });
   });
 });

@@ -3,6 +3,8 @@ import path from 'node:path';
 import { RaftDisk } from '../../src/cluster/peer/raft-disk.js';
 import { submissionOf } from '../../src/cluster/peer/command-forwarding.js';
 import { RaftHost, type RaftChannel } from '../../src/cluster/peer/raft-host.js';
+import { withSnapshotFiles } from '../../src/cluster/peer/snapshot-file-channel.js';
+import type { SnapshotPartLink } from '../../src/cluster/peer/snapshot-sending.js';
 import { Replication, replicatedStore, type Submission } from '../../src/cluster/peer/replicated-store.js';
 import { storeRaftWire as wire } from '../../src/cluster/peer/peer-replica.js';
 import { storeCommandSchema, type StoreCommand } from '../../src/cluster/peer/store-commands.js';
@@ -21,6 +23,7 @@ export interface ReplicaMember {
   host: Host;
   replication: Replication;
   disk: RaftDisk<StoreCommand, ReplicaState>;
+  snapshotFiles: { close(): Promise<void> };
 }
 
 /**
@@ -46,11 +49,23 @@ export class ReplicaCluster {
   failures: Error[] = [];
   /** Snapshots sent, by the member they went to. */
   readonly snapshotsTo = new Map<string, number>();
+  /** Parts of snapshot files sent, by the member they went to. */
+  readonly partsTo = new Map<string, number>();
+  /** Parts and snapshot files refused, transfers failed: `reason: detail`. */
+  readonly snapshotDrops: string[] = [];
+  /** What becomes of a part of a snapshot file on its way to `to` (its place among those sent it): null, lost. */
+  alterPart: ((to: string, part: Buffer, sent: number) => Buffer | null) | null = null;
+  private readonly partHandlers = new Map<string, (part: Buffer) => void>();
 
   constructor(
     readonly dir: string,
     readonly ids: readonly string[],
-    private readonly tuning: { compactEvery?: number; retainEntries?: number; commitTimeoutMs?: number } = {},
+    private readonly tuning: {
+      compactEvery?: number;
+      retainEntries?: number;
+      commitTimeoutMs?: number;
+      snapshotPartBytes?: number;
+    } = {},
   ) {
     fs.mkdirSync(dir, { recursive: true });
   }
@@ -73,11 +88,20 @@ export class ReplicaCluster {
       onFailed: (error) => this.failures.push(error),
       leaderSilentForMs: () => host.leaderSilentForMs(),
     });
+    const raftFile = path.join(this.dir, `${id}.raft`);
+    const snapshotFiles = withSnapshotFiles(this.channel(id), {
+      beside: raftFile,
+      replica: local.replica,
+      link: this.partLink(id),
+      clock: systemClock,
+      partBytes: this.tuning.snapshotPartBytes,
+      onDrop: (reason, detail) => this.snapshotDrops.push(`${reason}: ${detail}`),
+    });
     const host: Host = new RaftHost({
       id,
       voters: this.ids,
       disk,
-      channel: this.channel(id),
+      channel: snapshotFiles.channel,
       machine: replication.machine,
       clock: systemClock,
       tickMs: 10,
@@ -86,7 +110,8 @@ export class ReplicaCluster {
       compactEvery: this.tuning.compactEvery ?? 10_000,
       retainEntries: this.tuning.retainEntries,
     });
-    const member = { id, store: replicatedStore(local, replication), local, host, replication, disk };
+    const store = replicatedStore(local, replication);
+    const member = { id, store, local, host, replication, disk, snapshotFiles };
     this.members.set(id, member);
     host.start();
     return member;
@@ -97,6 +122,7 @@ export class ReplicaCluster {
     if (!member) return;
     this.members.delete(id);
     member.host.stop();
+    await member.snapshotFiles.close();
     await member.local.close();
     member.disk.close();
   }
@@ -177,6 +203,21 @@ export class ReplicaCluster {
     if (fault === 'cut-off') this.cutOff.add(leader.id);
     await new Promise((resolve) => setTimeout(resolve, fault === 'cut-off' ? 200 : 0));
     return { accepted: false, leader: leader.id, reason: 'the leader did not answer' };
+  }
+
+  /** Parts of snapshot files, each delivered on a later turn of the event loop, while the two reach each other. */
+  private partLink(from: string): SnapshotPartLink {
+    return {
+      send: async (to, part) => {
+        const sent = (this.partsTo.get(to) ?? 0) + 1;
+        this.partsTo.set(to, sent);
+        const altered = this.alterPart ? this.alterPart(to, Buffer.from(part), sent) : Buffer.from(part);
+        await new Promise((resolve) => setImmediate(resolve));
+        if (altered !== null && this.reaches(from, to)) this.partHandlers.get(to)?.(altered);
+        return true;
+      },
+      onPart: (handler) => this.partHandlers.set(from, handler),
+    };
   }
 
   private channel(id: string): RaftChannel<StoreCommand, ReplicaState> {

@@ -71,6 +71,12 @@ export class PeerLink {
     return socket;
   }
 
+  /** Bytes queued while the connection opens, or written to it and not yet taken by the kernel. */
+  get unwritten(): number {
+    const queued = this.queue.reduce((total, framed) => total + framed.length, 0);
+    return queued + (this.open && this.socket ? this.socket.writableLength : 0);
+  }
+
   close(): void {
     this.closed = true;
     this.retry?.();

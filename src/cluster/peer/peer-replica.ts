@@ -1,6 +1,7 @@
+import { z } from 'zod';
 import type { Clock } from '../../core/clock.js';
 import { raftWire } from '../../core/consensus/raft-wire.js';
-import type { ReplicaRows, ReplicaState } from '../../store/sqlite/sqlite-replica.js';
+import type { ReplicaFile, ReplicaRows, ReplicaState } from '../../store/sqlite/sqlite-replica.js';
 import type { RaftMessage } from '../../core/consensus/raft-messages.js';
 import type { SqliteStore } from '../../store/sqlite/sqlite-store.js';
 import type { Store } from '../../store/store.js';
@@ -10,17 +11,25 @@ import type { PeerStreams } from './peer-streams.js';
 import { RaftDisk, type ForcedRecovery } from './raft-disk.js';
 import { RaftHost } from './raft-host.js';
 import { raftStreamChannel, type RaftWireFormat } from './raft-stream-channel.js';
+import { withSnapshotFiles } from './snapshot-file-channel.js';
+import { snapshotPartStreams } from './snapshot-part-streams.js';
+import { SNAPSHOT_STALL_MS } from './snapshot-sending.js';
 import { Replication, replicatedStore } from './replicated-store.js';
 import { QUORUM_LOST_AFTER_MS } from './quorum-watch.js';
-import { replicaRowsSchema, storeCommandSchema, type StoreCommand } from './store-commands.js';
+import {
+  replicaFileSchema,
+  replicaRowsSchema,
+  storeCommandSchema,
+  type StoreCommand,
+} from './store-commands.js';
 import { VoterChanges } from './voter-changes.js';
 
 /** Raft's pace: elections after 1 to 2 s without a leader, heartbeats every 100 ms, a snapshot every 10,000 entries. */
 /**
  * A snapshot every 10,000 entries, with 10,000 more kept behind it: a member restarted, or cut off for a
- * minute at a few hundred entries a second, catches up by appends. Sending it every row instead (tens of
- * megabytes with a day of runs) is encoded, sealed and decoded on the event loops of both, and a leader
- * that did it for several members at once beside a busy machine answered nothing for over a minute.
+ * minute at a few hundred entries a second, catches up by appends. A snapshot sent instead is a copy of
+ * the whole database file (tens of megabytes with a day of runs), streamed in parts (see
+ * snapshotFileChannel): far more to send than the entries it saves.
  */
 export const PEER_RAFT_TIMING = {
   tickMs: 100,
@@ -49,23 +58,28 @@ export interface PeerReplicaOptions {
   contacts(): readonly string[];
   /** This member can no longer keep its copy: the daemon must stop. */
   onFailed(error: Error): void;
+  /** Bytes in one part of a snapshot sent as a file (1 MiB); smaller in a test, for many parts. */
+  snapshotPartBytes?: number;
   /** A peer message that was dropped, and why (for a counter and the log). */
   onDrop?(reason: string, detail: string): void;
 }
 
-const rowsWire = raftWire(storeCommandSchema.nullable(), replicaRowsSchema);
+const sentWire = raftWire(storeCommandSchema.nullable(), z.union([replicaFileSchema, replicaRowsSchema]));
 
 /**
- * A snapshot travels as rows only: the host reads a replica kept in place whole before sending it
- * (StoreMachine.shipped), and one that arrives as anything else is not taken.
+ * A snapshot travels as a file it names (see snapshotFileChannel), or as rows (an older version's); a
+ * replica kept in place is not sent as such, nor where a member keeps a file it received.
  */
 export const storeRaftWire: RaftWireFormat<StoreCommand, ReplicaState> = {
   encode(message) {
-    if (message.type === 'snapshot' && !('tables' in message.snapshot.state))
-      throw new Error('a snapshot kept in place cannot be sent: it must be shipped as rows');
-    return rowsWire.encode(message as RaftMessage<StoreCommand | null, ReplicaRows>);
+    const state = message.type === 'snapshot' ? message.snapshot.state : null;
+    if (state !== null && 'inPlace' in state)
+      throw new Error('a snapshot kept in place cannot be sent: it must be sent as a file');
+    if (state !== null && 'received' in state)
+      throw new Error('a snapshot file received cannot be sent on: a copy of it must be made');
+    return sentWire.encode(message as RaftMessage<StoreCommand | null, ReplicaRows | ReplicaFile>);
   },
-  decode: (bytes) => rowsWire.decode(bytes),
+  decode: (bytes) => sentWire.decode(bytes),
 };
 
 /**
@@ -80,6 +94,7 @@ export class PeerReplica {
   readonly voterChanges: VoterChanges;
   private readonly learnerRequests: LearnerRequests;
   private readonly disk: RaftDisk<StoreCommand, ReplicaState>;
+  private readonly snapshotFiles: { close(): Promise<void> };
 
   constructor(private readonly options: PeerReplicaOptions) {
     const { self, voters, streams, local, clock } = options;
@@ -107,11 +122,22 @@ export class PeerReplica {
       refuseAfterSilentMs: QUORUM_LOST_AFTER_MS,
       onFailed: options.onFailed,
     }));
+    const snapshotFiles = (this.snapshotFiles = withSnapshotFiles(
+      raftStreamChannel(streams, storeRaftWire, drop),
+      {
+        beside: options.raftFile,
+        replica: local.replica,
+        link: snapshotPartStreams(streams, clock, SNAPSHOT_STALL_MS),
+        clock,
+        partBytes: options.snapshotPartBytes,
+        onDrop: drop,
+      },
+    ));
     this.raft = new RaftHost({
       id: self,
       voters,
       disk: this.disk,
-      channel: raftStreamChannel(streams, storeRaftWire, drop),
+      channel: snapshotFiles.channel,
       machine: replication.machine,
       clock,
       ...timing,
@@ -150,6 +176,7 @@ export class PeerReplica {
   async close(): Promise<void> {
     this.learnerRequests.stop();
     this.raft.stop();
+    await this.snapshotFiles.close();
     this.disk.close();
   }
 }

@@ -22,6 +22,7 @@ const TOPICS = [
   'voters',
   'voters-reply',
   'raft-part',
+  'snapshot-part',
 ] as const;
 export type StreamTopic = (typeof TOPICS)[number];
 /** Topic 0: the frame a connection opens with, so the other end knows it holds the key before trusting it. */
@@ -123,6 +124,11 @@ export class PeerStreams {
     if (link.send(frame(this.options.seal.seal(plain, 'stream')), bulk)) return true;
     this.drop('queue-full', `to ${key}`);
     return false;
+  }
+
+  /** Bytes sent to `to` that its connection has not handed to the kernel yet (queued while it opens, or buffered). */
+  unwrittenTo(to: PeerAddress): number {
+    return this.links.get(`${to.host}:${to.port}`)?.unwritten ?? 0;
   }
 
   async close(): Promise<void> {

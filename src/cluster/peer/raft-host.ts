@@ -18,14 +18,12 @@ export interface RaftStateMachine<Data, State> {
   apply(entry: LogEntry<Data | null>): void;
   /** Starts over from a snapshot (after a restart, or one the leader sent). */
   restore(state: State): void;
-  /** The state as of the last entry applied, for a snapshot. */
-  snapshot(): State;
   /**
-   * What a snapshot's state is sent as (by default, itself): a machine that keeps its state durable itself
-   * may snapshot a mere mark and read its state whole only to send it. Sent state may be of a later entry
-   * than the snapshot's only if the machine skips the entries it already applied.
+   * The state as of the last entry applied, for a snapshot. A machine that keeps its state durable itself
+   * may snapshot a mere mark, which its channel sends as the state itself (see snapshotFileChannel); state
+   * sent may be of a later entry than the snapshot's only if the machine skips the entries it already applied.
    */
-  shipped?(state: State): State;
+  snapshot(): State;
 }
 
 /** Where a host keeps what must survive a restart: a RaftDisk, or memory in a simulation. */
@@ -385,7 +383,7 @@ export class RaftHost<Data, State> {
     const { machine } = this.options;
     const installed = ready.snapshot;
     if (installed) {
-      // Restored before the snapshot is kept, which is then what the machine keeps of it (see shipped): a
+      // Restored before the snapshot is kept, which is then what the machine keeps of it (a mere mark): a
       // crash between the two leaves a machine ahead of the log, which skips what it applied.
       machine.restore(installed.state);
       this.appliedIndex = installed.index;
@@ -394,7 +392,7 @@ export class RaftHost<Data, State> {
     } else {
       this.options.disk.persist(ready);
     }
-    for (const message of ready.messages) this.options.channel.send(this.stamped(this.shippedOut(message)));
+    for (const message of ready.messages) this.options.channel.send(this.stamped(message));
     for (const entry of ready.committed) {
       this.options.machine.apply(entry);
       this.appliedIndex = entry.index;
@@ -404,12 +402,6 @@ export class RaftHost<Data, State> {
     if (compactTo - node.snapshotIndex >= this.options.compactEvery) {
       this.options.disk.saveSnapshot(node.compact(compactTo, this.options.machine.snapshot()));
     }
-  }
-
-  private shippedOut(message: RaftMessage<Data | null, State>): RaftMessage<Data | null, State> {
-    const { machine } = this.options;
-    if (message.type !== 'snapshot' || machine.shipped === undefined) return message;
-    return { ...message, snapshot: { ...message.snapshot, state: machine.shipped(message.snapshot.state) } };
   }
 
   /** An entry's size as the wire carries it (JSON), counted once per entry. */

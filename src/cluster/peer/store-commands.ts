@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { stampedNow } from '../../store/sql/fire-scripts.js';
 import type { ShardMap } from '../../core/cluster/shard-map.js';
 import { SHARD_COUNT } from '../../core/cluster/shard.js';
-import type { ReplicaRows } from '../../store/sqlite/sqlite-replica.js';
+import type { ReplicaFile, ReplicaRows } from '../../store/sqlite/sqlite-replica.js';
 import type { Fire, Store } from '../../store/store.js';
 
 /**
@@ -214,4 +214,17 @@ const cell = z.union([z.string(), z.number(), z.null()]);
 export const replicaRowsSchema: z.ZodType<ReplicaRows> = z.object({
   appliedIndex: z.int().min(0),
   tables: z.record(z.string().max(100), z.array(z.record(z.string().max(100), cell))),
+});
+
+/**
+ * A snapshot sent as a file, as the wire carries it: the file's transfer id, size and hash. Where the file
+ * is kept on arrival (`received`) is not taken from the wire.
+ */
+export const replicaFileSchema: z.ZodType<ReplicaFile> = z.object({
+  appliedIndex: z.int().min(0),
+  file: z.object({
+    id: z.string().regex(/^[0-9a-f]{16}$/),
+    bytes: z.int().min(1),
+    sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  }),
 });

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import type { LogEntry } from '../../core/consensus/raft-messages.js';
 import type { ReplicaState } from '../../store/sqlite/sqlite-replica.js';
 import { SchedError } from '../../core/errors.js';
@@ -46,8 +47,6 @@ export class StoreMachine implements RaftStateMachine<StoreCommand, ReplicaState
   private map: ShardMap | null;
   private members: MemberRecord[];
   private readonly sessions: ProposerSessions;
-  /** The rows last sent for a snapshot kept in place, until the log is compacted again. */
-  private shippedRows: { mark: ReplicaState; rows: ReplicaState } | null = null;
 
   constructor(
     private readonly store: SqliteStore,
@@ -89,11 +88,15 @@ export class StoreMachine implements RaftStateMachine<StoreCommand, ReplicaState
   }
 
   restore(state: ReplicaState): void {
-    // A restart hands back the last snapshot, which this copy has usually gone past.
-    if (state.appliedIndex <= this.applied) return;
-    if (!('tables' in state)) throw behindItsSnapshot(state.appliedIndex, this.applied);
-    this.store.replica.replaceWith(state);
-    this.applied = state.appliedIndex;
+    // A file taken in is removed whether it was needed or not: it was made for this once.
+    const received = 'file' in state ? state.received : undefined;
+    try {
+      // A restart hands back the last snapshot, which this copy has usually gone past.
+      if (state.appliedIndex <= this.applied) return;
+      this.applied = this.replaced(state);
+    } finally {
+      if (received !== undefined) fs.rmSync(received, { force: true });
+    }
     const previous = this.map;
     this.map = this.store.replica.value<ShardMap>('replicated_shard_map');
     this.members = this.store.replica.value<MemberRecord[]>('replicated_members') ?? [];
@@ -103,24 +106,24 @@ export class StoreMachine implements RaftStateMachine<StoreCommand, ReplicaState
       this.listener.mapChanged(this.map, previous);
   }
 
-  /**
-   * The copy itself, on disk through the entries applied: compacting the log copies no rows (a copy of
-   * every row, taken every few thousand entries, held up every member for seconds once jobs were many).
-   */
-  snapshot(): ReplicaState {
-    return this.store.replica.keepInPlace();
+  /** The replica made `state` (rows, or a file received whole), and the index it is now as of. */
+  private replaced(state: ReplicaState): number {
+    if ('tables' in state) {
+      this.store.replica.replaceWith(state);
+      return state.appliedIndex;
+    }
+    if ('inPlace' in state) throw behindItsSnapshot(state.appliedIndex, this.applied);
+    if (state.received === undefined) throw new Error(`snapshot file ${state.file.id} was not received here`);
+    return this.store.replica.replaceWithFile(state.received);
   }
 
   /**
-   * A snapshot as sent to a member that needs what it covers: the rows as of now, which may be past the
-   * snapshot's index; the receiver applies the entries after that index again, and skips those its rows
-   * hold (see apply).
+   * The copy itself, on disk through the entries applied: compacting the log copies no rows (a copy of
+   * every row, taken every few thousand entries, held up every member for seconds once jobs were many).
+   * It is sent to a member that needs it as a copy of the file (see snapshotFileChannel).
    */
-  shipped(state: ReplicaState): ReplicaState {
-    if ('tables' in state) return state;
-    // Read once per snapshot: a leader sends it again to a member slow to answer, and to each that needs it.
-    if (this.shippedRows?.mark !== state) this.shippedRows = { mark: state, rows: this.store.replica.copy() };
-    return this.shippedRows.rows;
+  snapshot(): ReplicaState {
+    return this.store.replica.keepInPlace();
   }
 
   private carryOut(command: StoreCommand): void {

@@ -25,13 +25,13 @@ export function pendingMigrations(sqlite: Database.Database, migrationsFolder: s
   return readJournal(migrationsFolder).filter((entry) => entry.when > last);
 }
 
-/** When the last migration applied to the database was made; null for a new database. */
-function lastMigrationAt(sqlite: Database.Database): number | null {
+/** When the last migration applied to the database (or one attached as `schema`) was made; null for a new one. */
+export function lastMigrationAt(sqlite: Database.Database, schema = 'main'): number | null {
   const applied = sqlite
-    .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'")
+    .prepare(`SELECT 1 FROM "${schema}".sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'`)
     .get();
   if (applied === undefined) return null;
-  const last = sqlite.prepare('SELECT max(created_at) AS at FROM __drizzle_migrations').get() as {
+  const last = sqlite.prepare(`SELECT max(created_at) AS at FROM "${schema}".__drizzle_migrations`).get() as {
     at: number | string | null;
   };
   return last.at === null ? null : Number(last.at);

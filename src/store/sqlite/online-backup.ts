@@ -58,7 +58,7 @@ export function temporaryBeside(file: string): string {
  * Creates `file` empty with exactly mode 0600, whatever the umask: a copy of the jobs is as private as
  * they are. A failure is told about `meant`, the file the user named.
  */
-function createEmptyPrivateFile(file: string, meant: string): void {
+export function createEmptyPrivateFile(file: string, meant: string): void {
   let fd: number;
   try {
     fd = fs.openSync(file, 'wx', 0o600);
@@ -76,7 +76,7 @@ function createEmptyPrivateFile(file: string, meant: string): void {
  * A copy of a WAL database is in WAL mode too, so opening it would leave -wal and -shm files beside it;
  * in rollback mode it is one file that opens anywhere, even read-only. The daemon turns WAL back on.
  */
-function standAlone(file: string): void {
+export function standAlone(file: string): void {
   const copy = new Database(file, { fileMustExist: true });
   try {
     copy.pragma('journal_mode = DELETE');

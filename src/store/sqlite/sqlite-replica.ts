@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { ProposerSession } from '../../core/peer/proposer-session.js';
 import type { SqliteDialect } from './sqlite-dialect.js';
+import { copyDatabaseFile, metaValueOfFile, replaceRowsFromFile, shapeDifference } from './replica-file.js';
 import { readTableRows, replaceTableRows, type TableRows } from './table-rows.js';
 
 /** The meta keys that are this database's own, never replicated: its fence epoch and how far it applied. */
@@ -26,8 +27,28 @@ export interface ReplicaInPlace {
   inPlace: true;
 }
 
-/** What a snapshot of the replicated log holds: the rows whole (sent, or kept by an older version), or this replica. */
-export type ReplicaState = ReplicaRows | ReplicaInPlace;
+/** A copy of a replica's database file, sent in parts (see SnapshotSending): named, sized and hashed. */
+export interface SnapshotFile {
+  id: string;
+  bytes: number;
+  sha256: string;
+}
+
+/**
+ * A snapshot sent as a copy of the leader's database file, as of `appliedIndex`. `received` is where this
+ * member holds the file, whole and checked; it is set here, never taken from the wire.
+ */
+export interface ReplicaFile {
+  appliedIndex: number;
+  file: SnapshotFile;
+  received?: string;
+}
+
+/**
+ * What a snapshot of the replicated log holds: the rows whole (sent by an older version, or kept by one),
+ * this replica, or a copy of a replica's file.
+ */
+export type ReplicaState = ReplicaRows | ReplicaInPlace | ReplicaFile;
 
 /**
  * A SQLite store as one replica of a replicated log: how far the log has been applied to it (written in
@@ -138,6 +159,41 @@ export class SqliteReplica {
       replaceTableRows(this.sqlite, rows.tables, isLocalRow);
       this.writeMeta.run(APPLIED_INDEX_KEY, String(rows.appliedIndex));
     })();
+  }
+
+  /**
+   * Copies this database into `file` (0600) a few pages a turn, for a snapshot sent as a file; resolves to
+   * the index the copy is as of. Given up between two steps once `stopped`.
+   */
+  async copyTo(file: string, stopped?: () => boolean): Promise<number> {
+    await copyDatabaseFile(this.sqlite, file, stopped);
+    return Number(metaValueOfFile(this.sqlite, file, APPLIED_INDEX_KEY) ?? 0);
+  }
+
+  /** Why the database `file` cannot replace this replica's rows (another schema, not a database); null when it can. */
+  refusalOf(file: string): string | null {
+    const difference = shapeDifference(this.sqlite, file);
+    if (difference !== null) return difference;
+    if (metaValueOfFile(this.sqlite, file, APPLIED_INDEX_KEY) === null)
+      return 'it says of no log index how far it is';
+    return null;
+  }
+
+  /**
+   * Becomes the replica copied into `file`, as of its applied index (returned), in one transaction of SQLite's
+   * own: this replica's own rows stay, the file's own are not taken.
+   */
+  replaceWithFile(file: string): number {
+    this.dialect.flushWrites();
+    const appliedIndex = Number(metaValueOfFile(this.sqlite, file, APPLIED_INDEX_KEY) ?? 0);
+    const localKeys = [...LOCAL_META_KEYS].map((key) => `'${key}'`).join(', ');
+    replaceRowsFromFile(
+      this.sqlite,
+      file,
+      (table) => (table === 'meta' ? `key IN (${localKeys})` : null),
+      () => this.writeMeta.run(APPLIED_INDEX_KEY, String(appliedIndex)),
+    );
+    return appliedIndex;
   }
 
   /**

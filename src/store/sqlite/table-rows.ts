@@ -65,9 +65,10 @@ export function replaceTableRows(
     .immediate();
 }
 
-function copiedTables(sqlite: Database.Database): string[] {
+/** The tables one replica's rows are copied to another in: every user table and `sqlite_sequence`. */
+export function copiedTables(sqlite: Database.Database, schema = 'main'): string[] {
   const names = sqlite
-    .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`)
+    .prepare(`SELECT name FROM "${schema}".sqlite_master WHERE type = 'table' ORDER BY name`)
     .all() as Array<{ name: string }>;
   return names
     .map(({ name }) => name)

@@ -5,7 +5,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { MessageSeal } from '../../../src/cluster/peer/message-seal.js';
 import { PeerReplica } from '../../../src/cluster/peer/peer-replica.js';
 import { PeerStreams } from '../../../src/cluster/peer/peer-streams.js';
-import { formatPeerAddress } from '../../../src/core/peer/peer-address.js';
+import { formatPeerAddress, parsePeerAddress } from '../../../src/core/peer/peer-address.js';
 import { systemClock } from '../../../src/daemon/clock.js';
 import { openSqliteStore, type SqliteStore } from '../../../src/store/sqlite/sqlite-store.js';
 import { createJob } from '../../store/conformance/fixtures.js';
@@ -21,6 +21,14 @@ interface Member {
   replica: PeerReplica;
   drops: string[];
   failures: Error[];
+  files: { db: string; raft: string };
+  /** Starts it again on the same address and files, once stopped. */
+  restart(): Promise<Member>;
+}
+
+interface Tuning {
+  timing?: typeof FAST & { retainEntries?: number };
+  snapshotPartBytes?: number;
 }
 
 describe('Peer replicas over sealed TCP streams on loopback', () => {
@@ -37,41 +45,74 @@ describe('Peer replicas over sealed TCP streams on loopback', () => {
     await member.streams.close();
   }
 
-  async function startThree(key: string): Promise<Member[]> {
-    const streams = await Promise.all(
-      [0, 1, 2].map(() =>
-        PeerStreams.open({
-          bind: { host: '127.0.0.1', port: 0 },
-          seal: new MessageSeal(ring(key)),
-          clock: systemClock,
-          random: Math.random,
-        }),
-      ),
-    );
+  async function startThree(key: string, tuning: Tuning = {}): Promise<Member[]> {
+    const streams = await Promise.all([0, 1, 2].map(() => openStreams(key, 0)));
     const ids = streams.map((one) => formatPeerAddress(one.address()));
+    const stamp = Date.now();
     for (const [index, id] of ids.entries()) {
-      const drops: string[] = [];
-      const failures: Error[] = [];
-      const local = openSqliteStore(path.join(dir, `${index}-${Date.now()}.db`));
-      const replica = new PeerReplica({
-        self: id,
-        voters: ids,
-        streams: streams[index]!,
-        local,
-        raftFile: path.join(dir, `${index}-${Date.now()}.raft`),
-        clock: systemClock,
-        timing: FAST,
-        commitTimeoutMs: 3_000,
-        isAlive: () => true,
-        contacts: () => ids,
-        onFailed: (error) => failures.push(error),
-        onDrop: (reason, detail) => drops.push(`${reason}: ${detail}`),
-      });
-      replica.store.markEventsWith(id);
-      replica.start();
-      members.push({ id, local, streams: streams[index]!, replica, drops, failures });
+      const files = {
+        db: path.join(dir, `${index}-${stamp}.db`),
+        raft: path.join(dir, `${index}-${stamp}.raft`),
+      };
+      members.push(started(id, ids, streams[index]!, files, key, tuning));
     }
     return members;
+  }
+
+  function openStreams(key: string, port: number): Promise<PeerStreams> {
+    return PeerStreams.open({
+      bind: { host: '127.0.0.1', port },
+      seal: new MessageSeal(ring(key)),
+      clock: systemClock,
+      random: Math.random,
+    });
+  }
+
+  function started(
+    id: string,
+    ids: string[],
+    streams: PeerStreams,
+    files: Member['files'],
+    key: string,
+    tuning: Tuning,
+  ): Member {
+    const drops: string[] = [];
+    const failures: Error[] = [];
+    const local = openSqliteStore(files.db);
+    const replica = new PeerReplica({
+      self: id,
+      voters: ids,
+      streams,
+      local,
+      raftFile: files.raft,
+      clock: systemClock,
+      timing: tuning.timing ?? FAST,
+      snapshotPartBytes: tuning.snapshotPartBytes,
+      commitTimeoutMs: 3_000,
+      isAlive: () => true,
+      contacts: () => ids,
+      onFailed: (error) => failures.push(error),
+      onDrop: (reason, detail) => drops.push(`${reason}: ${detail}`),
+    });
+    replica.store.markEventsWith(id);
+    replica.start();
+    return {
+      id,
+      local,
+      streams,
+      replica,
+      drops,
+      failures,
+      files,
+      restart: () => restarted(id, ids, files, key, tuning),
+    };
+  }
+
+  async function restarted(id: string, ids: string[], files: Member['files'], key: string, tuning: Tuning) {
+    const streams = await openStreams(key, parsePeerAddress(id).port);
+    const member = started(id, ids, streams, files, key, tuning);
+    members.push(member);
+    return member;
   }
 
   const leaderOf = (among: Member[]) =>
@@ -139,5 +180,25 @@ describe('Peer replicas over sealed TCP streams on loopback', () => {
     } finally {
       await intruder.close();
     }
+  });
+
+  it('Given a member stopped while the others went further than their logs keep, when it starts again, then it catches up through a snapshot file sent over the streams in many parts, and has every job', async () => {
+    const timing = { ...FAST, compactEvery: 10, retainEntries: 10 };
+    await startThree(newKey(), { timing, snapshotPartBytes: 16 * 1024 });
+    const leader = await leaderOf(members);
+    const behind = members.find((member) => member !== leader)!;
+    await stop(behind);
+    members.splice(members.indexOf(behind), 1);
+    for (let index = 0; index < 80; index += 1) await createJob(leader.replica.store, `job-${index}`);
+    expect(leader.replica.raft.snapshotIndex).toBeGreaterThan(20);
+
+    const back = await behind.restart();
+    await waitFor(async () => (await back.replica.store.countJobs('active')) === 80, 20_000, 50);
+
+    expect(back.replica.raft.snapshotIndex).toBeGreaterThan(0);
+    expect(leader.streams.dropped['too-large']).toBe(0);
+    expect(back.failures).toEqual([]);
+    const left = fs.readdirSync(dir).filter((name) => name.includes('-incoming-'));
+    expect(left).toEqual([]);
   });
 });

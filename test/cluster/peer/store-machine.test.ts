@@ -127,23 +127,30 @@ describe('The store machine: each command applied once, by its id', () => {
     ]);
   });
 
-  it('Given a snapshot kept in place, when it is shipped, then its rows are read once for it (a resend reuses them) and afresh for the next snapshot, and a member restored from them has every write', async () => {
+  it('Given a replica copied to a file as of the entries it applied, when another member restores from it, then it has every write, skips what the file holds, keeps its own rows, and the file is removed', async () => {
     const store = opened('leader');
     const machine = new StoreMachine(store, hearing().listener);
     machine.apply({ index: 1, term: 1, data: note('n1/a/1') });
-    const kept = machine.snapshot();
-    expect(kept).toEqual({ appliedIndex: 1, inPlace: true });
-
-    const shipped = machine.shipped(kept);
-    expect(machine.shipped(kept)).toBe(shipped);
     machine.apply({ index: 2, term: 1, data: note('n1/a/2') });
-    const next = machine.shipped(machine.snapshot());
-    expect(next).not.toBe(shipped);
-    expect(next.appliedIndex).toBe(2);
+    expect(machine.snapshot()).toEqual({ appliedIndex: 2, inPlace: true });
+    const file = path.join(dir, 'copy.db');
+    expect(await store.replica.copyTo(file)).toBe(2);
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
 
     const other = opened('other');
-    new StoreMachine(other, hearing().listener).restore(next);
-    expect(await notes(other)).toEqual(['note n1/a/1', 'note n1/a/2']);
+    const fence = await other.nextFenceEpoch();
+    const restored = hearing();
+    const fresh = new StoreMachine(other, restored.listener);
+    const named = { id: '0123456789abcdef', bytes: fs.statSync(file).size, sha256: '0'.repeat(64) };
+    fresh.restore({ appliedIndex: 2, file: named, received: file });
+    fresh.apply({ index: 2, term: 1, data: note('n1/a/2') });
+    fresh.apply({ index: 3, term: 1, data: note('n1/a/3') });
+
+    expect(await notes(other)).toEqual(['note n1/a/1', 'note n1/a/2', 'note n1/a/3']);
+    expect(restored.heard).toEqual(['restored', 'applied n1/a/3']);
+    expect(fresh.appliedIndex).toBe(3);
+    expect(await other.nextFenceEpoch()).toBe(fence + 1);
+    expect(fs.existsSync(file)).toBe(false);
   });
 
   it('Given a command that carries no time, or an id of no proposer, then it is applied each time it comes (as a log written before sessions was)', async () => {
