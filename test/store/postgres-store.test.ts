@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { and, asc, fillPlaceholders, inArray } from 'drizzle-orm';
+import { and, asc, fillPlaceholders, inArray, type SQL } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -308,14 +308,17 @@ describe('PostgreSQL store on a shared database', () => {
     }
   });
 
-  it("Given 20,000 jobs of which 20 set a dead-man's switch, when PostgreSQL plans a page of those live ones, then it scans the switch's partial index", async () => {
+  /**
+   * The plan PostgreSQL makes for a page of 20,000 active jobs filtered by `where`, where one in 1,000 jobs'
+   * definition is `rare` and every other `common`.
+   */
+  async function planOfRareJobsPage(rare: string, common: string, where: SQL | undefined): Promise<string> {
     database = await postgres.migratedDatabase();
     const client = await connect(database.url);
     await client.query(`
       INSERT INTO jobs (id, name, state, deleted_at, next_run_at, definition, labels, owner, version, created_at, updated_at)
       SELECT 'job-' || lpad(g::text, 6, '0'), 'job-' || g, 'active', NULL, ${T0},
-             CASE WHEN g % 1000 = 0 THEN '{"alerts":{"expectSuccessEveryMs":60000}}'
-                  ELSE '{"alerts":{"expectSuccessEveryMs":null}}' END,
+             CASE WHEN g % 1000 = 0 THEN '${rare}' ELSE '${common}' END,
              '{}', 'alice', 1, ${T0}, ${T0}
       FROM generate_series(1, 20000) AS g`);
     await client.query('ANALYZE jobs');
@@ -323,40 +326,31 @@ describe('PostgreSQL store on a shared database', () => {
     const query = drizzle({ client })
       .select()
       .from(jobs)
-      .where(and(inArray(jobs.state, ['active', 'paused']), POSTGRES_EXPECTS_SUCCESS))
+      .where(where)
       .orderBy(asc(jobs.id))
       .limit(501)
       .toSQL();
-
     const { rows } = await client.query(`EXPLAIN (FORMAT JSON) ${query.sql}`, query.params);
-    const plan = JSON.stringify(rows[0]?.['QUERY PLAN']);
+    return JSON.stringify(rows[0]?.['QUERY PLAN']);
+  }
+
+  it("Given 20,000 jobs of which 20 set a dead-man's switch, when PostgreSQL plans a page of those live ones, then it scans the switch's partial index", async () => {
+    const plan = await planOfRareJobsPage(
+      '{"alerts":{"expectSuccessEveryMs":60000}}',
+      '{"alerts":{"expectSuccessEveryMs":null}}',
+      and(inArray(postgresTables.jobs.state, ['active', 'paused']), POSTGRES_EXPECTS_SUCCESS),
+    );
 
     expect(plan).toMatch(/"Index Name":"jobs_expect_success_idx"/);
     expect(plan).not.toMatch(/"Node Type":"Seq Scan"/);
   });
 
   it("Given 20,000 jobs of which 20 hold secret values, when PostgreSQL plans a page of one state's, then it scans the partial index of those jobs", async () => {
-    database = await postgres.migratedDatabase();
-    const client = await connect(database.url);
-    await client.query(`
-      INSERT INTO jobs (id, name, state, deleted_at, next_run_at, definition, labels, owner, version, created_at, updated_at)
-      SELECT 'job-' || lpad(g::text, 6, '0'), 'job-' || g, 'active', NULL, ${T0},
-             CASE WHEN g % 1000 = 0 THEN '{"target":{"kind":"command","env":{"TOKEN":"t"}},"payload":null}'
-                  ELSE '{"target":{"kind":"command","env":{}},"payload":null}' END,
-             '{}', 'alice', 1, ${T0}, ${T0}
-      FROM generate_series(1, 20000) AS g`);
-    await client.query('ANALYZE jobs');
-    const { jobs } = postgresTables;
-    const query = drizzle({ client })
-      .select()
-      .from(jobs)
-      .where(and(jobInState('active'), POSTGRES_HOLDS_SECRETS))
-      .orderBy(asc(jobs.id))
-      .limit(501)
-      .toSQL();
-
-    const { rows } = await client.query(`EXPLAIN (FORMAT JSON) ${query.sql}`, query.params);
-    const plan = JSON.stringify(rows[0]?.['QUERY PLAN']);
+    const plan = await planOfRareJobsPage(
+      '{"target":{"kind":"command","env":{"TOKEN":"t"}},"payload":null}',
+      '{"target":{"kind":"command","env":{}},"payload":null}',
+      and(jobInState('active'), POSTGRES_HOLDS_SECRETS),
+    );
 
     expect(plan).toMatch(/"Index Name":"jobs_secret_values_idx"/);
     expect(plan).not.toMatch(/"Node Type":"Seq Scan"/);
