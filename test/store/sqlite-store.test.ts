@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
-import { and, asc, inArray } from 'drizzle-orm';
+import { and, asc, inArray, type SQL } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { JOB_STATES } from '../../src/core/job.js';
@@ -131,36 +131,32 @@ describe('SQLite store on disk', () => {
     }
   });
 
-  it("Given a page of live jobs with a dead-man's switch, when SQLite plans it, then it walks the switch's partial index in id order", () => {
+  /** SQLite's plan for a page of jobs filtered by `where`, in id order. */
+  function planOfJobsPage(where: SQL | undefined): string[] {
     const connection = connect();
     const { jobs } = sqliteTables;
     const query = drizzle({ client: connection })
       .select()
       .from(jobs)
-      .where(and(inArray(jobs.state, ['active', 'paused']), SQLITE_EXPECTS_SUCCESS))
+      .where(where)
       .orderBy(asc(jobs.id))
       .limit(501)
       .toSQL();
+    return planOf(connection, query, ...query.params);
+  }
 
-    expect(planOf(connection, query, ...query.params)).toEqual([
-      'SCAN jobs USING INDEX jobs_expect_success_idx',
-    ]);
+  it("Given a page of live jobs with a dead-man's switch, when SQLite plans it, then it walks the switch's partial index in id order", () => {
+    const plan = planOfJobsPage(
+      and(inArray(sqliteTables.jobs.state, ['active', 'paused']), SQLITE_EXPECTS_SUCCESS),
+    );
+
+    expect(plan).toEqual(['SCAN jobs USING INDEX jobs_expect_success_idx']);
   });
 
   it("Given a page of one state's jobs holding secret values, when SQLite plans it, then it walks the partial index of those jobs in id order", () => {
-    const connection = connect();
-    const { jobs } = sqliteTables;
-    const query = drizzle({ client: connection })
-      .select()
-      .from(jobs)
-      .where(and(jobInState('active'), SQLITE_HOLDS_SECRETS))
-      .orderBy(asc(jobs.id))
-      .limit(501)
-      .toSQL();
+    const plan = planOfJobsPage(and(jobInState('active'), SQLITE_HOLDS_SECRETS));
 
-    expect(planOf(connection, query, ...query.params)).toEqual([
-      'SCAN jobs USING INDEX jobs_secret_values_idx',
-    ]);
+    expect(plan).toEqual(['SCAN jobs USING INDEX jobs_secret_values_idx']);
   });
 
   it("Given the audit log, when SQLite plans retention's batch of entries past their age, then it searches the index on their time instead of reading the log", () => {
