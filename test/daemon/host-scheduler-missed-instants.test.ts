@@ -101,4 +101,31 @@ describe('every-host instants passed over while the daemon was held up', () => {
     await clock.advance(SECOND);
     expect(launched().slice(2)).toEqual([{ at: 9, trigger: 'schedule' }]);
   });
+
+  it('given a cron job whose wall time the spring-forward skips under --dst-gap skip, records that instant on this node as dst-skipped when it fires the one before', async () => {
+    // 2026-03-07 12:00 UTC: the night after next, New York's clocks jump from 02:00 to 03:00.
+    clock = new FakeClock(Date.UTC(2026, 2, 6, 12));
+    rig = await startHostSchedulerRig({
+      dir,
+      sqlite,
+      store: sqlite,
+      clock,
+      events: new DaemonEvents(),
+      schedule: { kind: 'cron', expression: '0 30 2 * * *' },
+      timezone: 'America/New_York',
+      policy: { dst: { gap: 'skip', repeat: 'first' } },
+    });
+    await clock.advanceTo(Date.UTC(2026, 2, 7, 8));
+    // 02:30 EST on March 7 ran; 02:30 on March 8 never exists.
+    expect(rig.launched.map((run) => new Date(run.scheduledFor).toISOString())).toEqual([
+      '2026-03-07T07:30:00.000Z',
+    ]);
+    const skipped = (await sqlite.listOccurrences({ jobId: rig.job.id, limit: 10 })).filter(
+      (entry) => entry.outcome === 'dst-skipped',
+    );
+    expect(skipped).toHaveLength(1);
+    expect(new Date(skipped[0]!.scheduledFor).toISOString()).toBe('2026-03-08T07:00:00.000Z');
+    expect(skipped[0]!.host).toBe('node-a');
+    expect(skipped[0]!.reason).toMatch(/^on node node-a: that wall time does not exist/);
+  });
 });

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { Job, TimePolicy } from '../../src/core/job.js';
+import type { Job, Schedule, TimePolicy } from '../../src/core/job.js';
 import { DEFAULT_TIME_POLICY } from '../../src/core/job-defaults.js';
 import type { Run } from '../../src/core/run.js';
 import { LocalAutonomy } from '../../src/daemon/autonomy/local-autonomy.js';
@@ -36,13 +36,17 @@ export async function startHostSchedulerRig(options: {
   clock: FakeClock;
   events: DaemonEvents;
   policy?: Partial<TimePolicy>;
+  /** The job's schedule and zone (every second, UTC by default). */
+  schedule?: Schedule;
+  timezone?: string;
 }): Promise<HostSchedulerRig> {
   const { dir, sqlite, store, clock, events } = options;
   const job = await sqlite.createJob(
     {
       id: 'job-beat',
       definition: definition('beat', {
-        schedule: { kind: 'every', intervalMs: SECOND, anchorMs: T0 },
+        schedule: options.schedule ?? { kind: 'every', intervalMs: SECOND, anchorMs: T0 },
+        ...(options.timezone === undefined ? {} : { timezone: options.timezone }),
         placement: { mode: 'every-host', on: {} },
         policy: { ...DEFAULT_TIME_POLICY, concurrency: 'allow', ...options.policy },
       }),

@@ -214,9 +214,12 @@ export class HostScheduler {
       const planned = missed.run.map(({ at }) => ({ at, trigger: 'catchup' as const }));
       return { planned, records: missed.records, nextAt: missed.nextRunAt };
     }
+    const planned = [{ at: instant, trigger: 'schedule' as const }];
+    // Only a cron job's clock changes pass instants over; the others' next needs no wall times worked out.
+    if (job.schedule.kind !== 'cron') return { planned, records: [], nextAt: this.nextAfter(job, instant) };
     const { fire: next, passed } = nextOccurrence(job.schedule, instant, job.timezone, job.policy.dst);
     const records = passed.flatMap((occurrence) => passedRecord(job, occurrence) ?? []);
-    return { planned: [{ at: instant, trigger: 'schedule' }], records, nextAt: next?.at ?? null };
+    return { planned, records, nextAt: next?.at ?? null };
   }
 
   private async fireInstant(job: Job, instant: number, trigger: RunTrigger, now: number): Promise<void> {
