@@ -14,6 +14,7 @@ import { inTransaction, openSession, type PgSession } from './session.js';
 import { postgresTables } from './statements.js';
 import { POSTGRES_EXPECTS_SUCCESS, POSTGRES_HOLDS_SECRETS } from '../job-index-conditions.js';
 import type { PostgresServer } from './tls-options.js';
+import { postgresRowLimit } from '../sql/row-limit.js';
 
 /**
  * PostgreSQL under the shared store, through a pool of connections. Every write that touches more than
@@ -30,6 +31,7 @@ export class PostgresDialect implements StoreDialect {
   readonly isUniqueViolation = isUniqueViolation;
   readonly expectsSuccess = POSTGRES_EXPECTS_SUCCESS;
   readonly holdsSecrets = POSTGRES_HOLDS_SECRETS;
+  readonly rowLimit = postgresRowLimit;
   private closing: Promise<void> | undefined;
   private readonly announcer: EventAnnouncer;
 

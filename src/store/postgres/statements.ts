@@ -7,6 +7,7 @@ import type { RunRecord } from '../sql/records.js';
 import { defineStatements } from '../sql/statements.js';
 import { OUTCOME_COLUMNS, type StoreTables } from '../sql/tables.js';
 import * as schema from './schema.js';
+import { postgresRowLimit } from '../sql/row-limit.js';
 
 export const postgresTables = {
   ...schema,
@@ -24,6 +25,7 @@ export function prepareStatements(db: NodePgDatabase) {
   return {
     ...defineStatements(builder, postgresTables, {
       prepare: (query, name) => prepared(query, name),
+      rowLimit: postgresRowLimit,
       /**
        * NO KEY: the id stays, so runs being inserted for the job (their foreign key takes KEY SHARE) need
        * not wait.

@@ -47,7 +47,7 @@ export async function dueDeliveries(
       .innerJoin(jobs, eq(jobs.id, deliveries.jobId))
       .where(and(eq(deliveries.state, 'pending'), lte(deliveries.dueAt, until)))
       .orderBy(asc(deliveries.dueAt), asc(deliveries.id))
-      .limit(limit),
+      .limit(dialect.rowLimit(limit)),
   );
 }
 
@@ -107,7 +107,7 @@ export async function listDeliveries(dialect: StoreDialect, query: DeliveryQuery
         ),
       )
       .orderBy(desc(deliveries.createdAt), desc(deliveries.id))
-      .limit(query.limit),
+      .limit(dialect.rowLimit(query.limit)),
   );
 }
 
@@ -189,7 +189,7 @@ export async function latestSuccess(
       .from(runs)
       .where(and(eq(runs.jobId, jobId), eq(runs.state, 'succeeded')))
       .orderBy(desc(runs.finishedAt))
-      .limit(1),
+      .limit(dialect.rowLimit(1)),
   );
   return rows[0] ?? null;
 }

@@ -1,6 +1,7 @@
-import type { SQL } from 'drizzle-orm';
+import type { Placeholder, SQL } from 'drizzle-orm';
 import type { RunState } from '../../core/run.js';
 import type { EventAnnouncement, StoreCapabilities, StoreChange } from '../store.js';
+import type { RowLimit } from './query-builder.js';
 import type { RowEncoding } from './records.js';
 import type { Awaitable, Script } from './script.js';
 import type { Session } from './session.js';
@@ -27,6 +28,8 @@ export interface StoreDialect {
   readonly expectsSuccess: SQL;
   /** A condition on `jobs` that holds when the definition holds a secret value, as its partial index is written. */
   readonly holdsSecrets: SQL;
+  /** A LIMIT as this dialect is fastest to run it. */
+  rowLimit(limit: number | Placeholder): RowLimit;
   readonly retention: Retention;
   /** A cheap round trip that proves the store can still be read and written; throws when it cannot. */
   ping(): Promise<void>;

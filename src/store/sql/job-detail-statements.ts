@@ -1,8 +1,8 @@
-import { desc, eq, type Column, type SQL } from 'drizzle-orm';
+import { desc, eq, type Column, type Placeholder, type SQL } from 'drizzle-orm';
 import type { Delivery } from '../../core/notify/delivery.js';
 import type { RunSummary } from '../../core/run.js';
 import { deliveryColumns, param, runSummaryColumns } from './columns.js';
-import type { QueryBuilder, QueryChain, Statement } from './query-builder.js';
+import type { QueryBuilder, QueryChain, RowLimit, Statement } from './query-builder.js';
 import type { StoreTables } from './tables.js';
 
 /**
@@ -14,6 +14,7 @@ export function defineJobDetailStatements(
   db: QueryBuilder,
   tables: StoreTables,
   prepare: <Row>(name: string, query: QueryChain) => Statement<Row>,
+  rowLimit: (limit: Placeholder) => RowLimit,
 ) {
   const { runs, jobs, deliveries } = tables;
   /** A job's rows of one table with its name, newest first, as far as the `limit` placeholder. */
@@ -26,7 +27,7 @@ export function defineJobDetailStatements(
         .innerJoin(jobs, eq(jobs.id, jobId))
         .where(eq(jobId, param('jobId')))
         .orderBy(...newestFirst)
-        .limit(param('limit')),
+        .limit(rowLimit(param('limit'))),
     );
   return {
     /** As listRuns({ jobId, limit }) asks it. */

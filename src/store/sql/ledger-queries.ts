@@ -29,7 +29,7 @@ export async function listOccurrences(dialect: StoreDialect, query: OccurrenceQu
       .innerJoin(jobs, eq(jobs.id, occurrences.jobId))
       .where(inRange(occurrences.jobId, occurrences.scheduledFor, query))
       .orderBy(direction(occurrences.scheduledFor), direction(occurrences.wall), direction(occurrences.host))
-      .limit(query.limit),
+      .limit(dialect.rowLimit(query.limit)),
   );
   return rows.map(rowToLedgerEntry);
 }
@@ -48,6 +48,6 @@ export async function listRunsByInstant(
       .innerJoin(jobs, eq(jobs.id, runs.jobId))
       .where(inRange(runs.jobId, runs.scheduledFor, query))
       .orderBy(direction(runs.scheduledFor), asc(runs.attempt))
-      .limit(query.limit),
+      .limit(dialect.rowLimit(query.limit)),
   );
 }

@@ -49,7 +49,7 @@ export async function listJobs(dialect: StoreDialect, query: JobQuery): Promise<
           ),
         )
         .orderBy(asc(jobs.id))
-        .limit(query.limit + 1);
+        .limit(dialect.rowLimit(query.limit + 1));
     if (states.length === 1) return inState(states[0]!);
     const [first, ...others] = states.map((state, index) =>
       db.select().from(inState(state, { id: jobs.id }).as(`in_state_${index}`)),
@@ -57,7 +57,7 @@ export async function listJobs(dialect: StoreDialect, query: JobQuery): Promise<
     const ids = others
       .reduce((union, select) => union.unionAll(select), first!)
       .orderBy(sql`id`)
-      .limit(query.limit + 1);
+      .limit(dialect.rowLimit(query.limit + 1));
     return db.select().from(jobs).where(inArray(jobs.id, ids)).orderBy(asc(jobs.id));
   });
   const page = toPage(rows, query.limit);
@@ -96,7 +96,7 @@ export async function listRuns(dialect: StoreDialect, query: RunQuery): Promise<
         ),
       )
       .orderBy(desc(runs.id))
-      .limit(query.limit + 1),
+      .limit(dialect.rowLimit(query.limit + 1)),
   );
   return toPage(rows, query.limit);
 }
@@ -123,7 +123,7 @@ export async function listAudit(
         ),
       )
       .orderBy(desc(auditLog.id))
-      .limit(query.limit + 1),
+      .limit(dialect.rowLimit(query.limit + 1)),
   );
   const page = toPage(rows, query.limit);
   return { items: page.items.map(rowToAudit), nextCursor: page.nextCursor };

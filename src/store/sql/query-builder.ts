@@ -18,7 +18,7 @@ export interface QueryChain extends SQLWrapper {
   innerJoin(table: Table, on: SQL | undefined): QueryChain;
   where(condition: SQL | undefined): QueryChain;
   orderBy(...order: SQL[]): QueryChain;
-  limit(limit: number | Placeholder): QueryChain;
+  limit(limit: RowLimit): QueryChain;
   values(values: Record<string, unknown> | Record<string, unknown>[]): QueryChain;
   set(values: Record<string, unknown>): QueryChain;
   onConflictDoNothing(): QueryChain;
@@ -28,6 +28,11 @@ export interface QueryChain extends SQLWrapper {
   as(alias: string): Subquery;
   unionAll(other: QueryChain): QueryChain;
 }
+
+declare const rowLimitBrand: unique symbol;
+
+/** A LIMIT as its dialect writes it (`rowLimit` of the dialect): a chain takes no other, so none is missed. */
+export type RowLimit = (number | Placeholder | SQL) & { readonly [rowLimitBrand]: true };
 
 declare const rowType: unique symbol;
 

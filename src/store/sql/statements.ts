@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNull, or, sql, type Placeholder } from 'drizzle-orm';
 import type { RunInFlight } from '../../core/policy/fire-overlap.js';
 import type { ApiToken } from '../../core/access/api-token.js';
 import type { RunSummary } from '../../core/run.js';
@@ -16,7 +16,7 @@ import {
   statePredicates,
 } from './columns.js';
 import { defineJobDetailStatements } from './job-detail-statements.js';
-import type { QueryBuilder, QueryChain, Statement } from './query-builder.js';
+import type { QueryBuilder, QueryChain, RowLimit, Statement } from './query-builder.js';
 import type { AuditRecord, IdempotencyRow, JobRecord, RunRecord } from './records.js';
 import {
   AUDIT_COLUMNS,
@@ -43,6 +43,8 @@ export interface StatementDialect {
    * the row; SQLite has one writer, whose transaction already holds the database.
    */
   lockForUpdate(query: QueryChain): QueryChain;
+  /** A LIMIT as this dialect is fastest to run it. */
+  rowLimit(limit: number | Placeholder): RowLimit;
 }
 
 /** The fixed queries of the store, built once per connection handle (a drizzle build is ~50–100 µs). */
@@ -58,7 +60,7 @@ export function defineStatements(db: QueryBuilder, tables: StoreTables, dialect:
     .where(eq(jobDependencies.upstreamId, param('upstreamId')));
 
   return {
-    ...defineJobDetailStatements(db, tables, prepare),
+    ...defineJobDetailStatements(db, tables, prepare, dialect.rowLimit),
     insertJob: prepare('insert_job', db.insert(jobs).values(placeholders(JOB_COLUMNS))),
     /** By id, else by live name: an id match wins, as two lookups in that order would. */
     jobByIdOrLiveName: prepare<JobRecord>(
@@ -68,7 +70,7 @@ export function defineStatements(db: QueryBuilder, tables: StoreTables, dialect:
         .from(jobs)
         .where(or(eq(jobs.id, param('ref')), and(eq(jobs.name, param('ref')), isNull(jobs.deletedAt))))
         .orderBy(sql`${jobs.id} = ${param('ref')} DESC`)
-        .limit(1),
+        .limit(dialect.rowLimit(1)),
     ),
     jobById: prepare<JobRecord>(
       'job_by_id',
@@ -91,7 +93,7 @@ export function defineStatements(db: QueryBuilder, tables: StoreTables, dialect:
         .from(jobs)
         .where(eq(jobs.name, param('name')))
         .orderBy(desc(jobs.id))
-        .limit(1),
+        .limit(dialect.rowLimit(1)),
     ),
     jobNameById: prepare<{ name: string }>(
       'job_name_by_id',
@@ -146,7 +148,7 @@ export function defineStatements(db: QueryBuilder, tables: StoreTables, dialect:
         .from(jobs)
         .where(and(due, sql`${jobs.nextRunAt} <= ${param('until')}`))
         .orderBy(asc(jobs.nextRunAt), asc(jobs.id))
-        .limit(param('limit')),
+        .limit(dialect.rowLimit(param('limit'))),
     ),
     /**
      * Compare-and-set on the due time the scheduler saw: a job changed or fired meanwhile is left alone. A
@@ -170,7 +172,7 @@ export function defineStatements(db: QueryBuilder, tables: StoreTables, dialect:
         .from(runs)
         .where(and(sql`${runs.id} >= ${param('from')}`, sql`${runs.id} < ${param('to')}`))
         .orderBy(asc(runs.id))
-        .limit(param('limit')),
+        .limit(dialect.rowLimit(param('limit'))),
     ),
     runById: prepare<RunRecord>(
       'run_by_id',
@@ -266,7 +268,7 @@ export function defineStatements(db: QueryBuilder, tables: StoreTables, dialect:
         .innerJoin(jobs, eq(jobs.id, runs.jobId))
         .where(and(waiting, sql`${runs.dueAt} <= ${param('until')}`))
         .orderBy(asc(runs.dueAt), asc(runs.id))
-        .limit(param('limit')),
+        .limit(dialect.rowLimit(param('limit'))),
     ),
     runningRuns: prepare<RunSummary>(
       'running_runs',
@@ -365,7 +367,7 @@ export function defineStatements(db: QueryBuilder, tables: StoreTables, dialect:
         .from(events)
         .where(sql`${events.id} > ${param('after')}`)
         .orderBy(asc(events.id))
-        .limit(param('limit')),
+        .limit(dialect.rowLimit(param('limit'))),
     ),
     runOutputEvents: prepare<EventRow & { id: number }>(
       'run_output_events',

@@ -18,7 +18,7 @@ export function deleteRunsFinishedBefore(
   const placeholders = states.map(() => '?').join(', ');
   const runs = db
     .prepare(
-      `DELETE FROM runs WHERE id IN (SELECT id FROM runs WHERE finished_at IS NOT NULL AND finished_at < ? AND state IN (${placeholders}) LIMIT ?)`,
+      `DELETE FROM runs WHERE id IN (SELECT id FROM runs WHERE finished_at IS NOT NULL AND finished_at < ? AND state IN (${placeholders}) LIMIT +?)`,
     )
     .run(before, ...states, limit).changes;
   if (runs >= limit) return runs;
@@ -28,7 +28,7 @@ export function deleteRunsFinishedBefore(
 function deleteOccurrencesBefore(db: Database.Database, before: number, limit: number): number {
   return db
     .prepare(
-      `DELETE FROM occurrences WHERE rowid IN (SELECT rowid FROM occurrences WHERE decided_at < ? LIMIT ?)`,
+      `DELETE FROM occurrences WHERE rowid IN (SELECT rowid FROM occurrences WHERE decided_at < ? LIMIT +?)`,
     )
     .run(before, limit).changes;
 }
@@ -39,7 +39,7 @@ export function deleteRunsBeyond(db: Database.Database, keep: number, limit: num
     .prepare('SELECT job_id AS jobId FROM runs GROUP BY job_id HAVING count(*) > ? LIMIT 100')
     .all(keep) as Array<{ jobId: string }>;
   const oldest = db.prepare(
-    `SELECT id FROM runs WHERE job_id = ? AND state NOT IN ('scheduled', 'running') ORDER BY id DESC LIMIT ? OFFSET ?`,
+    `SELECT id FROM runs WHERE job_id = ? AND state NOT IN ('scheduled', 'running') ORDER BY id DESC LIMIT +? OFFSET ?`,
   );
   const remove = db.prepare('DELETE FROM runs WHERE id = ?');
   let deleted = 0;
@@ -53,7 +53,7 @@ export function deleteRunsBeyond(db: Database.Database, keep: number, limit: num
 
 /** Up to `limit` audit entries older than `before`, found from the index on `at`. */
 export const DELETE_AUDIT_BEFORE =
-  'DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE at < ? LIMIT ?)';
+  'DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE at < ? LIMIT +?)';
 
 /** Deletes up to `limit` audit entries older than `before`. */
 export function deleteAuditBefore(db: Database.Database, before: number, limit: number): number {
@@ -68,7 +68,7 @@ export function deleteCancelledJobsWithoutRuns(db: Database.Database, before: nu
   const ids = db
     .prepare(
       `SELECT id FROM jobs WHERE state = 'cancelled' AND deleted_at < ?
-         AND NOT EXISTS (SELECT 1 FROM runs WHERE runs.job_id = jobs.id) LIMIT ?`,
+         AND NOT EXISTS (SELECT 1 FROM runs WHERE runs.job_id = jobs.id) LIMIT +?`,
     )
     .pluck()
     .all(before, limit) as string[];
@@ -82,7 +82,7 @@ export function deleteCancelledJobsWithoutRuns(db: Database.Database, before: nu
 /** Deletes up to `limit` of the oldest events written before `before`, in id order. */
 export function deleteEventsBefore(db: Database.Database, before: number, limit: number): number {
   return db
-    .prepare('DELETE FROM events WHERE id IN (SELECT id FROM events WHERE at < ? ORDER BY id LIMIT ?)')
+    .prepare('DELETE FROM events WHERE id IN (SELECT id FROM events WHERE at < ? ORDER BY id LIMIT +?)')
     .run(before, limit).changes;
 }
 
@@ -91,7 +91,7 @@ export function deleteDeliveriesBefore(db: Database.Database, before: number, li
   return db
     .prepare(
       `DELETE FROM deliveries WHERE id IN (SELECT id FROM deliveries
-         WHERE state <> 'pending' AND coalesce(finished_at, created_at) < ? LIMIT ?)`,
+         WHERE state <> 'pending' AND coalesce(finished_at, created_at) < ? LIMIT +?)`,
     )
     .run(before, limit).changes;
 }

@@ -12,6 +12,7 @@ import { sqliteRetention } from './retention-queries.js';
 import { openSqliteSession } from './sqlite-session.js';
 import { isUniqueViolation } from './sqlite-errors.js';
 import { sqliteTables } from './statements.js';
+import { sqliteRowLimit } from '../sql/row-limit.js';
 
 /** SQLite text holds anything; the labels are kept as JSON text for json_each. */
 const SQLITE_ENCODING: RowEncoding = { labels: (labels) => JSON.stringify(labels), text: (value) => value };
@@ -31,6 +32,7 @@ export class SqliteDialect implements StoreDialect {
   readonly session: Session;
   readonly retention: Retention;
   readonly isUniqueViolation = isUniqueViolation;
+  readonly rowLimit = sqliteRowLimit;
   private readonly commits: GroupCommit;
   private readonly inode: number;
 

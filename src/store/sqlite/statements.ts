@@ -6,6 +6,7 @@ import type { QueryBuilder, QueryChain, Statement } from '../sql/query-builder.j
 import { defineStatements } from '../sql/statements.js';
 import { OUTCOME_COLUMNS, type StoreTables } from '../sql/tables.js';
 import * as schema from './schema.js';
+import { sqliteRowLimit } from '../sql/row-limit.js';
 
 export const sqliteTables = { ...schema, upstreamJobs: alias(schema.jobs, 'upstream') } satisfies StoreTables;
 
@@ -17,6 +18,7 @@ export function prepareStatements(db: BetterSQLite3Database) {
   return {
     ...defineStatements(builder, sqliteTables, {
       prepare: (query) => prepared(query),
+      rowLimit: sqliteRowLimit,
       // One daemon is the only writer, and its transaction already holds the database.
       lockForUpdate: (query) => query,
     }),
