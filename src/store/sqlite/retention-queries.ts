@@ -79,11 +79,18 @@ export function deleteCancelledJobsWithoutRuns(db: Database.Database, before: nu
   return db.prepare('DELETE FROM jobs WHERE id IN (SELECT value FROM json_each(?))').run(batch).changes;
 }
 
+/**
+ * Of the `limit` oldest events (in id order, which is the order they were written), those written before
+ * `before`. Events have no index on `at`: asked for the old ones among all of them, SQLite read every event
+ * when none was old (over a second of a held event loop with a million stored); the window reads `limit`
+ * rows at most. An event whose clock stepped back behind newer ones waits until those are old too.
+ */
+export const DELETE_OLDEST_EVENTS_BEFORE = `DELETE FROM events WHERE id IN (
+   SELECT id FROM (SELECT id, at FROM events ORDER BY id LIMIT +?) WHERE at < ?)`;
+
 /** Deletes up to `limit` of the oldest events written before `before`, in id order. */
 export function deleteEventsBefore(db: Database.Database, before: number, limit: number): number {
-  return db
-    .prepare('DELETE FROM events WHERE id IN (SELECT id FROM events WHERE at < ? ORDER BY id LIMIT +?)')
-    .run(before, limit).changes;
+  return db.prepare(DELETE_OLDEST_EVENTS_BEFORE).run(limit, before).changes;
 }
 
 /** Deletes up to `limit` settled deliveries that ended before `before`; pending ones stay. */
