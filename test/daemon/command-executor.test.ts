@@ -1,7 +1,7 @@
 import { chmodSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Worker } from 'node:worker_threads';
+import type { ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunOutcome } from '../../src/core/run.js';
 import { CommandExecutor, type CommandExecution } from '../../src/daemon/executor/command-executor.js';
@@ -88,6 +88,17 @@ async function isDeadWithin(pid: number, limitMs: number): Promise<boolean> {
     if (!isAlive(pid)) return true;
   }
   return !isAlive(pid);
+}
+
+/** The executor's spawner process, which its tests end or signal as a crash or a terminal would. */
+function spawnerOf(executor: CommandExecutor): ChildProcess {
+  return (executor as unknown as { worker: ChildProcess }).worker;
+}
+
+/** The fourth field of /proc/PID/stat, after the command name in parentheses (which may hold spaces). */
+function parentPidOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
 }
 
 afterEach(async () => {
@@ -286,8 +297,8 @@ describe('CommandExecutor', () => {
     const finished = nextFinished(executor, run.runId);
     executor.run(run);
     const pid = await started;
-    // Simulates a crash: the worker ends without the executor having asked it to.
-    await (executor as unknown as { worker: Worker }).worker.terminate();
+    // Simulates a crash: the spawner process ends without the executor having asked it to.
+    spawnerOf(executor).kill('SIGKILL');
     expect(await finished).toMatchObject({
       state: 'lost',
       error: expect.stringMatching(/^executor worker crashed: /),
@@ -295,6 +306,29 @@ describe('CommandExecutor', () => {
     expect(await isDeadWithin(pid ?? 0, 5_000)).toBe(true);
     expect((await runToEnd(executor, { argv: ['true'] })).state).toBe('succeeded');
   });
+  it('Given a command, when it starts, then its parent is the spawner process, not the daemon, whose memory a fork would copy', async () => {
+    const executor = await startExecutor();
+    const run = execution({ argv: ['sleep', '100'] });
+    const started = nextStarted(executor, run.runId);
+    executor.run(run);
+    const pid = (await started) ?? 0;
+
+    const spawner = spawnerOf(executor).pid;
+    expect(spawner).not.toBe(process.pid);
+    expect(parentPidOf(pid)).toBe(spawner);
+    executor.kill(run.runId, 'test over');
+  });
+
+  it("Given the spawner, when a terminal's or a service manager's signal reaches it, then it stays, and it ends when the executor stops", async () => {
+    const executor = await startExecutor();
+    const spawner = spawnerOf(executor);
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) spawner.kill(signal);
+
+    expect((await runToEnd(executor, { argv: ['true'] })).state).toBe('succeeded');
+    await executor.stop();
+    expect(await isDeadWithin(spawner.pid ?? 0, 5_000)).toBe(true);
+  });
+
   it('Given a burst of 1,000 runs, when they all end, then every one of them finished successfully', async () => {
     const executor = await startExecutor();
     const outcomes = await Promise.all(

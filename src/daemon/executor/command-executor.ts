@@ -1,5 +1,6 @@
+import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { Worker } from 'node:worker_threads';
+import { fileURLToPath } from 'node:url';
 import type { RunOutcome } from '../../core/run.js';
 import { systemClock, type CancelTimer, type Clock } from '../clock.js';
 import { ExecutorSignals } from './executor-signals.js';
@@ -38,11 +39,13 @@ const FDS_PER_CHILD = 3;
 const FDS_RESERVED = 512;
 /** On top of the kill grace and the worker's drain wait, before stop() gives up on a run. */
 const STOP_MARGIN_MS = 3_000;
+/** How long a stopped spawner process has to exit once its channel is closed, before it is killed. */
+const WORKER_EXIT_WAIT_MS = 2_000;
 
 /**
- * Worker threads on Node 20 cannot load TypeScript. Compiled, this file sits in dist/ next to
- * spawn-worker.js; under vitest it is the .ts source, so we use the build in dist/ (`npm test`
- * builds first). Failing loudly beats silently spawning on the main thread.
+ * Node 20 cannot run TypeScript. Compiled, this file sits in dist/ next to spawn-worker.js; under vitest
+ * it is the .ts source, so we use the build in dist/ (`npm test` builds first). Failing loudly beats
+ * silently spawning in the daemon.
  */
 function resolveSpawnWorkerUrl(): URL {
   const sibling = new URL('./spawn-worker.js', import.meta.url);
@@ -54,9 +57,12 @@ function resolveSpawnWorkerUrl(): URL {
   );
 }
 
-/** Runs command jobs in a worker thread; the main thread only posts requests and receives events. */
+/**
+ * Runs command jobs from a spawner process of its own (spawn-worker.ts says why not from the daemon); the
+ * daemon only sends requests and receives events.
+ */
 export class CommandExecutor {
-  private worker: Worker | null = null;
+  private worker: ChildProcess | null = null;
   /** Runs handed to the worker and not yet finished, with their pid once started. */
   private readonly running = new Map<string, number | null>();
   /** The runs of `running` without a `started` event yet: most wait in the worker for a free slot. */
@@ -112,7 +118,7 @@ export class CommandExecutor {
     if (execution.timeoutMs !== null) this.timeoutMsOf.set(execution.runId, execution.timeoutMs);
     // After a crash the worker is relaunched lazily; messages posted before it is ready are queued.
     const worker = this.worker ?? this.launchWorker().worker;
-    worker.postMessage({ type: 'run', execution } satisfies ToWorkerMessage);
+    worker.send({ type: 'run', execution } satisfies ToWorkerMessage);
   }
 
   /**
@@ -125,7 +131,7 @@ export class CommandExecutor {
 
   private terminate(runId: string, state: TerminationState, reason: string): boolean {
     if (!this.running.has(runId) || this.worker === null) return false;
-    this.worker.postMessage({ type: 'kill', runId, state, reason } satisfies ToWorkerMessage);
+    this.worker.send({ type: 'kill', runId, state, reason } satisfies ToWorkerMessage);
     return true;
   }
 
@@ -174,11 +180,18 @@ export class CommandExecutor {
     const worker = this.worker;
     this.worker = null;
     this.reportAllLost('executor stopped before the run finished');
-    await worker?.terminate();
+    if (worker !== null) await endWorker(worker, this.clock);
   }
 
-  private launchWorker(): { worker: Worker; ready: Promise<void> } {
-    const worker = new Worker(this.workerUrl, { workerData: this.options });
+  private launchWorker(): { worker: ChildProcess; ready: Promise<void> } {
+    const worker = fork(fileURLToPath(this.workerUrl), [JSON.stringify(this.options)], {
+      serialization: 'advanced',
+      // Not the daemon's flags (a profiler, an inspector); its own session, so a terminal's signals to the
+      // daemon's process group reach the daemon alone.
+      execArgv: [],
+      detached: true,
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     this.worker = worker;
     const ready = new Promise<void>((resolve, reject) => {
       worker.on('message', (message: FromWorkerMessage) =>
@@ -189,8 +202,9 @@ export class CommandExecutor {
         this.onWorkerDeath(worker, reason);
       };
       worker.on('error', (error) => die(error.message));
-      worker.on('messageerror', (error) => die(error.message));
-      worker.on('exit', (code) => die(`exited with code ${code}`));
+      worker.on('exit', (code, signal) =>
+        die(signal === null ? `exited with code ${code}` : `killed by ${signal}`),
+      );
     });
     ready.catch(ignore); // a relaunch nobody awaits reports its failure as lost runs instead
     return { worker, ready };
@@ -215,10 +229,10 @@ export class CommandExecutor {
     }
   }
 
-  private onWorkerDeath(worker: Worker, reason: string): void {
-    if (this.worker !== worker) return; // already handled, or terminated by stop()
+  private onWorkerDeath(worker: ChildProcess, reason: string): void {
+    if (this.worker !== worker) return; // already handled, or ended by stop()
     this.worker = null;
-    void worker.terminate();
+    worker.kill('SIGKILL');
     this.reportAllLost(`executor worker crashed: ${reason}`);
   }
 
@@ -256,6 +270,16 @@ function childSlotsWithinFdLimit(): number {
   const soft = /^Max open files\s+(\d+)/m.exec(limits)?.[1];
   if (soft === undefined) return Infinity; // "unlimited"
   return Math.max(1, Math.floor((Number(soft) - FDS_RESERVED) / FDS_PER_CHILD));
+}
+
+/** Closes the spawner's channel, which ends it; kills it if it has not ended soon after. */
+async function endWorker(worker: ChildProcess, clock: Clock): Promise<void> {
+  if (worker.exitCode !== null || worker.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+  if (worker.connected) worker.disconnect();
+  const cancelKill = clock.setTimer(WORKER_EXIT_WAIT_MS, () => worker.kill('SIGKILL'));
+  await exited;
+  cancelKill();
 }
 
 function ignore(): void {}
