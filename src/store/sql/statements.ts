@@ -3,7 +3,6 @@ import type { RunInFlight } from '../../core/policy/fire-overlap.js';
 import type { ApiToken } from '../../core/access/api-token.js';
 import type { RunSummary } from '../../core/run.js';
 import type { JobState } from '../../core/job.js';
-import { jobInState } from '../job-index-conditions.js';
 import { JOB_STATE_VALUES } from '../schema-values.js';
 import type { DependencyEdge } from '../store.js';
 import {
@@ -43,6 +42,8 @@ export interface StatementDialect {
    * the row; SQLite has one writer, whose transaction already holds the database.
    */
   lockForUpdate(query: QueryChain): QueryChain;
+  /** The query of how many jobs are in `state`, as a row `{ count }` (none: zero). */
+  countJobsInState(state: JobState): QueryChain;
 }
 
 /** The fixed queries of the store, built once per connection handle (a drizzle build is ~50–100 µs). */
@@ -126,17 +127,10 @@ export function defineStatements(db: QueryBuilder, tables: StoreTables, dialect:
         .where(and(eq(jobs.id, param('id')), eq(jobs.version, param('version'))))
         .returning({ id: jobs.id }),
     ),
-    /** One statement per state, each naming its state literally, so that it counts that state's index alone. */
     countJobsInState: Object.fromEntries(
       JOB_STATE_VALUES.map((state) => [
         state,
-        prepare<{ count: number }>(
-          `count_jobs_${state}`,
-          db
-            .select({ count: sql<number>`count(*)`.mapWith(Number) })
-            .from(jobs)
-            .where(jobInState(state)),
-        ),
+        prepare<{ count: number }>(`count_jobs_${state}`, dialect.countJobsInState(state)),
       ]),
     ) as Record<JobState, Statement<{ count: number }>>,
     dueJobs: prepare<JobRecord>(
