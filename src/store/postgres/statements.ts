@@ -1,6 +1,7 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { alias } from 'drizzle-orm/pg-core';
+import { jobInState } from '../job-index-conditions.js';
 import { param, placeholders, runColumns, setParam, statePredicates } from '../sql/columns.js';
 import type { QueryBuilder, QueryChain, Statement } from '../sql/query-builder.js';
 import type { RunRecord } from '../sql/records.js';
@@ -32,6 +33,16 @@ export function prepareStatements(db: NodePgDatabase) {
        */
       lockForUpdate: (query) =>
         (query as unknown as { for(strength: string): QueryChain }).for('no key update'),
+      /**
+       * Counted where asked, over the state's partial index (named literally, so the plan uses it): the read
+       * is asynchronous here, and a counter row that every create and cancel updated would serialise the
+       * daemons writing jobs.
+       */
+      countJobsInState: (state) =>
+        builder
+          .select({ count: sql<number>`count(*)`.mapWith(Number) })
+          .from(jobs)
+          .where(jobInState(state)),
     }),
     /** Records an outcome if the run is still unfinished, and returns it with its job's name, in one statement. */
     finishRun: prepared<RunRecord>(

@@ -3,7 +3,6 @@ import type { RunInFlight } from '../../core/policy/fire-overlap.js';
 import type { ApiToken } from '../../core/access/api-token.js';
 import type { RunSummary } from '../../core/run.js';
 import type { JobState } from '../../core/job.js';
-import { jobInState } from '../job-index-conditions.js';
 import { JOB_STATE_VALUES } from '../schema-values.js';
 import type { DependencyEdge } from '../store.js';
 import {
@@ -45,6 +44,8 @@ export interface StatementDialect {
   lockForUpdate(query: QueryChain): QueryChain;
   /** A LIMIT as this dialect is fastest to run it. */
   rowLimit(limit: number | Placeholder): RowLimit;
+  /** The query of how many jobs are in `state`, as a row `{ count }` (none: zero). */
+  countJobsInState(state: JobState): QueryChain;
 }
 
 /** The fixed queries of the store, built once per connection handle (a drizzle build is ~50–100 µs). */
@@ -128,17 +129,10 @@ export function defineStatements(db: QueryBuilder, tables: StoreTables, dialect:
         .where(and(eq(jobs.id, param('id')), eq(jobs.version, param('version'))))
         .returning({ id: jobs.id }),
     ),
-    /** One statement per state, each naming its state literally, so that it counts that state's index alone. */
     countJobsInState: Object.fromEntries(
       JOB_STATE_VALUES.map((state) => [
         state,
-        prepare<{ count: number }>(
-          `count_jobs_${state}`,
-          db
-            .select({ count: sql<number>`count(*)`.mapWith(Number) })
-            .from(jobs)
-            .where(jobInState(state)),
-        ),
+        prepare<{ count: number }>(`count_jobs_${state}`, dialect.countJobsInState(state)),
       ]),
     ) as Record<JobState, Statement<{ count: number }>>,
     dueJobs: prepare<JobRecord>(

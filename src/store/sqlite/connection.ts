@@ -22,9 +22,12 @@ export function openSqliteConnection(file: string, options: SqliteConnectionOpti
     sqlite.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 5000');
+    // The rows INSERT OR REPLACE removes (a snapshot's rows are written so) fire delete triggers only with
+    // this on, and the triggers that count jobs per state must see every row that leaves.
+    sqlite.pragma('recursive_triggers = ON');
     // 32 MiB: the pages creates and fires touch in a table of 1,000,000 jobs (the tops of its indexes and
-    // their newest leaves) stay cached; at 16 MiB a create still read 1.3 pages, as at 64. More only keeps
-    // what a count of every job walked (50 MiB of one index), as memory the daemon holds from then on.
+    // their newest leaves) stay cached; at 16 MiB a create still read 1.3 pages, as at 64. More only kept
+    // what a count of every job walked (50 MiB of one index; counts are read from job_state_counts now).
     sqlite.pragma('cache_size = -32768');
     if (options.checkpointEveryPages !== undefined)
       sqlite.pragma(`wal_autocheckpoint = ${Math.max(1, Math.floor(options.checkpointEveryPages))}`);

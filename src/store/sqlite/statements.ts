@@ -14,13 +14,19 @@ export const sqliteTables = { ...schema, upstreamJobs: alias(schema.jobs, 'upstr
 export function prepareStatements(db: BetterSQLite3Database) {
   // drizzle's SQLite builder has the shared builder's methods; the facade only forgets its own types.
   const builder = db as unknown as QueryBuilder;
-  const { runs } = sqliteTables;
+  const { runs, jobStateCounts } = sqliteTables;
   return {
     ...defineStatements(builder, sqliteTables, {
       prepare: (query) => prepared(query),
       rowLimit: sqliteRowLimit,
       // One daemon is the only writer, and its transaction already holds the database.
       lockForUpdate: (query) => query,
+      // A row the triggers on jobs keep (see jobStateCounts): a count(*) here holds the daemon's one thread.
+      countJobsInState: (state) =>
+        builder
+          .select({ count: jobStateCounts.count })
+          .from(jobStateCounts)
+          .where(eq(jobStateCounts.state, state)),
     }),
     /** SQLite's RETURNING cannot name the job's table, so the finished run is read back after. */
     finishRun: prepared<never>(

@@ -5,8 +5,12 @@ export type TableRows = Record<string, Array<Record<string, string | number | nu
 
 const SEQUENCE = 'sqlite_sequence';
 
-/** Kept by the migrations and by each node for itself: never copied from one database to another. */
-const NOT_COPIED = new Set(['__drizzle_migrations', 'sqlite_stat1', 'sqlite_stat4']);
+/**
+ * Kept by the migrations and by each node for itself: never copied from one database to another. The jobs'
+ * counts per state are kept by the triggers on `jobs` as its rows are deleted and copied in, so they come
+ * out right whatever rows stay; a copy of the sender's would be counted again on top of the triggers' own.
+ */
+const NOT_COPIED = new Set(['__drizzle_migrations', 'sqlite_stat1', 'sqlite_stat4', 'job_state_counts']);
 
 /** Every user table's rows (and `sqlite_sequence`, so ids handed out next are the same), in one read. */
 export function readTableRows(

@@ -1,16 +1,37 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { JOB_STATES, type JobState } from '../../../src/core/job.js';
 import { RaftDisk } from '../../../src/cluster/peer/raft-disk.js';
 import { decodeSnapshotPart } from '../../../src/cluster/peer/snapshot-parts.js';
 import type { StoreCommand } from '../../../src/cluster/peer/store-commands.js';
 import type { ReplicaState } from '../../../src/store/sqlite/sqlite-replica.js';
-import { createJob } from '../../store/conformance/fixtures.js';
+import type { Store } from '../../../src/store/store.js';
+import { createJob, stamp, T0 } from '../../store/conformance/fixtures.js';
 import { ReplicaCluster } from '../../support/replica-cluster.js';
 import { waitFor } from '../../support/sched-harness.js';
 
 const IDS = ['n1', 'n2', 'n3'];
+
+type Counts = Record<JobState, number>;
+
+async function countsOf(store: Store): Promise<Counts> {
+  const entries = await Promise.all(JOB_STATES.map(async (state) => [state, await store.countJobs(state)]));
+  return Object.fromEntries(entries) as Counts;
+}
+
+/** count(*) of each state's jobs in a member's database, read by a connection of its own. */
+function countedRows(file: string): Counts {
+  const reader = new Database(file, { readonly: true });
+  try {
+    const count = reader.prepare('SELECT count(*) FROM jobs WHERE state = ?').pluck();
+    return Object.fromEntries(JOB_STATES.map((state) => [state, count.get(state) as number])) as Counts;
+  } finally {
+    reader.close();
+  }
+}
 
 describe('Snapshots of the replicated store: the copy itself, on disk, read whole only to be sent', () => {
   let dir: string;
@@ -172,6 +193,40 @@ describe('Snapshots of the replicated store: the copy itself, on disk, read whol
       expect(await cluster.member(behind).store.findJob('after')).not.toBeNull();
       await cluster.stopAll();
       expect(transferFiles()).toEqual([]);
+      expect(cluster.failures).toEqual([]);
+    });
+
+    it('Given a member holding jobs the others then paused, cancelled and purged, when a file sent in parts replaces its rows, then it counts each state as its rows hold it, as the leader does', async () => {
+      cluster = new ReplicaCluster(dir, IDS, {
+        compactEvery: 10,
+        retainEntries: 10,
+        snapshotPartBytes: PART_BYTES,
+      });
+      cluster.startAll();
+      await cluster.untilSettled();
+      const early = [];
+      for (let index = 0; index < 6; index += 1)
+        early.push(await createJob(cluster.leader()!.store, `early-${index}`));
+      await allApplied();
+      const behind = cluster.follower().id;
+      expect(await countsOf(cluster.member(behind).local)).toEqual({ active: 6, paused: 0, cancelled: 0 });
+      await cluster.stop(behind);
+      const store = cluster.leader()!.store;
+      for (const job of early.slice(0, 2))
+        await store.updateJob(job.id, job.version, { state: 'paused', nextRunAt: null }, stamp('job.pause'));
+      for (const job of early.slice(2, 5))
+        await store.cancelJob(job.id, job.version, T0 + 1, stamp('job.cancel'));
+      expect(await store.purgeCancelledJobs(T0 + 2, 2)).toBe(2);
+      for (let index = 0; index < JOBS; index += 1) await createJob(store, `job-${index}`);
+
+      cluster.start(behind);
+      await allApplied();
+
+      expect(cluster.snapshotsTo.get(behind)).toBeGreaterThan(0);
+      const rows = countedRows(path.join(dir, `${behind}.db`));
+      expect(rows).toEqual({ active: 1 + JOBS, paused: 2, cancelled: 1 });
+      expect(await countsOf(cluster.member(behind).local)).toEqual(rows);
+      expect(await countsOf(cluster.leader()!.local)).toEqual(rows);
       expect(cluster.failures).toEqual([]);
     });
 
