@@ -9,6 +9,11 @@ import { usePostgres } from '../support/postgres.js';
 const postgres = usePostgres();
 const CLUSTER_ARGS = ['--heartbeat-interval', '500ms', '--lease-ttl', '3s'];
 const HOUR = 3_600_000;
+/**
+ * Jobs here run only when a test asks: an hourly schedule fired at the top of an hour a test spanned, and
+ * that run was taken for the one the test asked for.
+ */
+const NEVER_DURING_A_TEST = '0 0 1 1 *';
 
 interface StoredRun {
   id: string;
@@ -88,12 +93,21 @@ describe('where a manual run executes in a federation', () => {
 
   it('runs a trigger, a retry, a backfill and an --after run of an --on role=db job on the db node, asked on a web node', async () => {
     const { web, otherWeb, dbHome, dbNode } = await startCluster();
+    // The two whole hours before this one: backfilled below, and not due again until tomorrow.
+    const thisHour = Math.floor(Date.now() / HOUR) * HOUR;
+    const backfillHours = {
+      cron: `0 ${new Date(thisHour - 2 * HOUR).getUTCHours()},${new Date(thisHour - HOUR).getUTCHours()} * * *`,
+      from: new Date(thisHour - 3 * HOUR + 1).toISOString(),
+      to: new Date(thisHour - 1).toISOString(),
+    };
     ok(
       await sched(web, [
         'add',
         'vacuum',
         '--cron',
-        '0 * * * *',
+        backfillHours.cron,
+        '--tz',
+        'UTC',
         '--on',
         'role=db',
         '--shell',
@@ -105,14 +119,25 @@ describe('where a manual run executes in a federation', () => {
         'add',
         'flaky',
         '--cron',
-        '0 * * * *',
+        NEVER_DURING_A_TEST,
         '--on',
         'role=db',
         '--shell',
         'echo "$SCHED_HOME"; exit 1',
       ]),
     );
-    ok(await sched(web, ['add', 'upstream', '--cron', '0 * * * *', '--on', 'role=web', '--shell', 'true']));
+    ok(
+      await sched(web, [
+        'add',
+        'upstream',
+        '--cron',
+        NEVER_DURING_A_TEST,
+        '--on',
+        'role=web',
+        '--shell',
+        'true',
+      ]),
+    );
     ok(
       await sched(web, [
         'add',
@@ -145,9 +170,7 @@ describe('where a manual run executes in a federation', () => {
     expect(attempts[1]!.stdout.trim()).toBe(dbHome);
 
     // A backfill of three past hours: each instant runs once, on the db node.
-    const now = Date.now();
-    const from = new Date(Math.floor(now / HOUR) * HOUR - 3 * HOUR + 1).toISOString();
-    const to = new Date(Math.floor(now / HOUR) * HOUR - 1).toISOString();
+    const { from, to } = backfillHours;
     ok(await sched(web, ['backfill', 'vacuum', '--from', from, '--to', to]));
     const backfilled = (await finished('vacuum', 3)).filter((run) => run.trigger === 'backfill');
     expect(backfilled).toHaveLength(2);
@@ -170,7 +193,7 @@ describe('where a manual run executes in a federation', () => {
         'add',
         'rotate',
         '--cron',
-        '0 * * * *',
+        NEVER_DURING_A_TEST,
         '--placement',
         'every-host',
         '--shell',
@@ -193,7 +216,7 @@ describe('where a manual run executes in a federation', () => {
         'add',
         'migrate',
         '--cron',
-        '0 * * * *',
+        NEVER_DURING_A_TEST,
         '--on',
         'role=db',
         '--retries',
@@ -228,7 +251,7 @@ describe('where a manual run executes in a federation', () => {
         'add',
         'long',
         '--cron',
-        '0 * * * *',
+        NEVER_DURING_A_TEST,
         '--on',
         'role=db',
         '--shell',
@@ -261,7 +284,18 @@ describe('where a manual run executes in a federation', () => {
 
   it('refuses a run that no live node may execute, says which labels it needs, and stores nothing', async () => {
     const { web } = await startCluster();
-    ok(await sched(web, ['add', 'train', '--cron', '0 * * * *', '--on', 'role=gpu', '--shell', 'true']));
+    ok(
+      await sched(web, [
+        'add',
+        'train',
+        '--cron',
+        NEVER_DURING_A_TEST,
+        '--on',
+        'role=gpu',
+        '--shell',
+        'true',
+      ]),
+    );
     const refused = await sched(web, ['trigger', 'train', '--json']);
     expect(refused.code).toBe(4);
     expect(refused.json.error.code).toBe('NO_MATCHING_NODE');
