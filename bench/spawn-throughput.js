@@ -126,7 +126,16 @@ async function measureOneRate(rate) {
     for (; issued < due; issued++) {
       const runId = `run-${issued}`;
       requestedAt.set(runId, Date.now());
-      executor.run({ runId, argv: ['true'], shell: null, cwd: null, env, stdin: null, timeoutMs: null });
+      executor.run({
+        runId,
+        argv: ['true'],
+        shell: null,
+        cwd: null,
+        env,
+        runAs: null,
+        stdin: null,
+        timeoutMs: null,
+      });
     }
     maxHandedOver = Math.max(maxHandedOver, executor.runningCount());
     if (issued < total) return;
