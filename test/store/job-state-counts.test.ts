@@ -6,35 +6,17 @@ import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { JOB_STATES, type JobState } from '../../src/core/job.js';
+import type { JobState } from '../../src/core/job.js';
 import { newId } from '../../src/store/ids.js';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
 import { createJob, definition, newRun, stamp, T0 } from './conformance/fixtures.js';
 import { insertSql, migrationsUpTo, oldRows } from './migration-fixtures.js';
+import { countedRows, countsOf, type JobStateCounts } from '../support/job-state-counts.js';
 
 const MINUTE = 60_000;
 /** Migrations before the counts table (sqlite 0000–0013). */
 const BEFORE_COUNTS = 14;
-
-type Counts = Record<JobState, number>;
-
-/** What countJobs answers for every state. */
-async function countsOf(store: Store): Promise<Counts> {
-  const entries = await Promise.all(JOB_STATES.map(async (state) => [state, await store.countJobs(state)]));
-  return Object.fromEntries(entries) as Counts;
-}
-
-/** count(*) of each state's rows, read from the file by a connection of its own. */
-function rowsOf(file: string): Counts {
-  const reader = new Database(file, { readonly: true });
-  try {
-    const count = reader.prepare('SELECT count(*) FROM jobs WHERE state = ?').pluck();
-    return Object.fromEntries(JOB_STATES.map((state) => [state, count.get(state) as number])) as Counts;
-  } finally {
-    reader.close();
-  }
-}
 
 describe('Jobs counted per state in a SQLite store, kept by triggers on jobs', () => {
   let dir: string;
@@ -56,8 +38,8 @@ describe('Jobs counted per state in a SQLite store, kept by triggers on jobs', (
     return store;
   }
 
-  async function expectCountsOfRows(store: Store, expected: Counts, at = file): Promise<void> {
-    expect(rowsOf(at)).toEqual(expected);
+  async function expectCountsOfRows(store: Store, expected: JobStateCounts, at = file): Promise<void> {
+    expect(countedRows(at)).toEqual(expected);
     expect(await countsOf(store)).toEqual(expected);
   }
 
@@ -153,7 +135,7 @@ describe('Jobs counted per state in a SQLite store, kept by triggers on jobs', (
           for (const op of operations) {
             clock += 1;
             await apply(store, op, clock);
-            expect(await countsOf(store)).toEqual(rowsOf(at));
+            expect(await countsOf(store)).toEqual(countedRows(at));
           }
         } finally {
           await store.close();

@@ -1,37 +1,17 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { JOB_STATES, type JobState } from '../../../src/core/job.js';
 import { RaftDisk } from '../../../src/cluster/peer/raft-disk.js';
 import { decodeSnapshotPart } from '../../../src/cluster/peer/snapshot-parts.js';
 import type { StoreCommand } from '../../../src/cluster/peer/store-commands.js';
 import type { ReplicaState } from '../../../src/store/sqlite/sqlite-replica.js';
-import type { Store } from '../../../src/store/store.js';
 import { createJob, stamp, T0 } from '../../store/conformance/fixtures.js';
 import { ReplicaCluster } from '../../support/replica-cluster.js';
 import { waitFor } from '../../support/sched-harness.js';
+import { countedRows, countsOf } from '../../support/job-state-counts.js';
 
 const IDS = ['n1', 'n2', 'n3'];
-
-type Counts = Record<JobState, number>;
-
-async function countsOf(store: Store): Promise<Counts> {
-  const entries = await Promise.all(JOB_STATES.map(async (state) => [state, await store.countJobs(state)]));
-  return Object.fromEntries(entries) as Counts;
-}
-
-/** count(*) of each state's jobs in a member's database, read by a connection of its own. */
-function countedRows(file: string): Counts {
-  const reader = new Database(file, { readonly: true });
-  try {
-    const count = reader.prepare('SELECT count(*) FROM jobs WHERE state = ?').pluck();
-    return Object.fromEntries(JOB_STATES.map((state) => [state, count.get(state) as number])) as Counts;
-  } finally {
-    reader.close();
-  }
-}
 
 describe('Snapshots of the replicated store: the copy itself, on disk, read whole only to be sent', () => {
   let dir: string;
@@ -156,8 +136,8 @@ describe('Snapshots of the replicated store: the copy itself, on disk, read whol
     const JOBS = 120;
     const PART_BYTES = 8 * 1024;
 
-    /** A cluster whose logs keep few entries, and a member stopped that missed more than they keep. */
-    async function farBehind(): Promise<{ behind: string; fence: number }> {
+    /** A cluster whose logs keep few entries and whose snapshots travel in many small parts, settled. */
+    async function startWithSmallLogs(): Promise<void> {
       cluster = new ReplicaCluster(dir, IDS, {
         compactEvery: 10,
         retainEntries: 10,
@@ -165,6 +145,11 @@ describe('Snapshots of the replicated store: the copy itself, on disk, read whol
       });
       cluster.startAll();
       await cluster.untilSettled();
+    }
+
+    /** A cluster whose logs keep few entries, and a member stopped that missed more than they keep. */
+    async function farBehind(): Promise<{ behind: string; fence: number }> {
+      await startWithSmallLogs();
       const behind = cluster.follower().id;
       const fence = await cluster.member(behind).local.nextFenceEpoch();
       await cluster.stop(behind);
@@ -197,13 +182,7 @@ describe('Snapshots of the replicated store: the copy itself, on disk, read whol
     });
 
     it('Given a member holding jobs the others then paused, cancelled and purged, when a file sent in parts replaces its rows, then it counts each state as its rows hold it, as the leader does', async () => {
-      cluster = new ReplicaCluster(dir, IDS, {
-        compactEvery: 10,
-        retainEntries: 10,
-        snapshotPartBytes: PART_BYTES,
-      });
-      cluster.startAll();
-      await cluster.untilSettled();
+      await startWithSmallLogs();
       const early = [];
       for (let index = 0; index < 6; index += 1)
         early.push(await createJob(cluster.leader()!.store, `early-${index}`));
