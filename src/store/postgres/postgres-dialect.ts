@@ -3,6 +3,7 @@ import { EventAnnouncer, listenForEvents } from './event-outbox.js';
 import { sql } from 'drizzle-orm';
 import type pg from 'pg';
 import type { Retention, StoreDialect } from '../sql/dialect.js';
+import { postgresRowLimit } from '../sql/row-limit.js';
 import { runAsync, type Awaitable, type Script } from '../sql/script.js';
 import type { Session } from '../sql/session.js';
 import { POSTGRES_ENCODING, searchableLabels } from './encoding.js';
@@ -14,7 +15,6 @@ import { inTransaction, openSession, type PgSession } from './session.js';
 import { postgresTables } from './statements.js';
 import { POSTGRES_EXPECTS_SUCCESS, POSTGRES_HOLDS_SECRETS } from '../job-index-conditions.js';
 import type { PostgresServer } from './tls-options.js';
-import { postgresRowLimit } from '../sql/row-limit.js';
 
 /**
  * PostgreSQL under the shared store, through a pool of connections. Every write that touches more than

@@ -5,10 +5,10 @@ import { jobInState } from '../job-index-conditions.js';
 import { param, placeholders, runColumns, setParam, statePredicates } from '../sql/columns.js';
 import type { QueryBuilder, QueryChain, Statement } from '../sql/query-builder.js';
 import type { RunRecord } from '../sql/records.js';
+import { postgresRowLimit } from '../sql/row-limit.js';
 import { defineStatements } from '../sql/statements.js';
 import { OUTCOME_COLUMNS, type StoreTables } from '../sql/tables.js';
 import * as schema from './schema.js';
-import { postgresRowLimit } from '../sql/row-limit.js';
 
 export const postgresTables = {
   ...schema,

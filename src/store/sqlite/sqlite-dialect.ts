@@ -5,6 +5,7 @@ import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { SQLITE_EXPECTS_SUCCESS, SQLITE_HOLDS_SECRETS } from '../job-index-conditions.js';
 import type { Retention, StoreDialect } from '../sql/dialect.js';
 import type { RowEncoding } from '../sql/records.js';
+import { sqliteRowLimit } from '../sql/row-limit.js';
 import { runSync, type Awaitable, type Script } from '../sql/script.js';
 import type { Session } from '../sql/session.js';
 import { GroupCommit } from './group-commit.js';
@@ -12,7 +13,6 @@ import { sqliteRetention } from './retention-queries.js';
 import { openSqliteSession } from './sqlite-session.js';
 import { isUniqueViolation } from './sqlite-errors.js';
 import { sqliteTables } from './statements.js';
-import { sqliteRowLimit } from '../sql/row-limit.js';
 
 /** SQLite text holds anything; the labels are kept as JSON text for json_each. */
 const SQLITE_ENCODING: RowEncoding = { labels: (labels) => JSON.stringify(labels), text: (value) => value };

@@ -3,10 +3,10 @@ import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { alias } from 'drizzle-orm/sqlite-core';
 import { param, placeholders, setParam, statePredicates } from '../sql/columns.js';
 import type { QueryBuilder, QueryChain, Statement } from '../sql/query-builder.js';
+import { sqliteRowLimit } from '../sql/row-limit.js';
 import { defineStatements } from '../sql/statements.js';
 import { OUTCOME_COLUMNS, type StoreTables } from '../sql/tables.js';
 import * as schema from './schema.js';
-import { sqliteRowLimit } from '../sql/row-limit.js';
 
 export const sqliteTables = { ...schema, upstreamJobs: alias(schema.jobs, 'upstream') } satisfies StoreTables;
 
