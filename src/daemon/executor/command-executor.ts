@@ -33,7 +33,7 @@ export const DEFAULT_KILL_GRACE_MS = 2_000;
  * of long ones, which wait in the worker for a slot instead of each holding a process and its pipes.
  */
 const DEFAULT_MAX_ALIVE_CHILDREN = 1_000;
-/** A child with a payload holds three pipe fds in this process (stdin, stdout, stderr). */
+/** A child with a payload holds three pipe fds in the spawner (stdin, stdout, stderr), whose limit is the daemon's. */
 const FDS_PER_CHILD = 3;
 /** Left for everything else the daemon opens: the database, the socket, its clients, HTTP targets. */
 const FDS_RESERVED = 512;
