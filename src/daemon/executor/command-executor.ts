@@ -187,7 +187,8 @@ export class CommandExecutor {
     const worker = fork(fileURLToPath(this.workerUrl), [JSON.stringify(this.options)], {
       serialization: 'advanced',
       // Not the daemon's flags (a profiler, an inspector); its own session, so a terminal's signals to the
-      // daemon's process group reach the daemon alone.
+      // daemon's process group reach the daemon alone. Its umask, which the jobs get, is the daemon's: the
+      // daemon starts it before binding its socket under a private one (bindPrivately).
       execArgv: [],
       detached: true,
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
