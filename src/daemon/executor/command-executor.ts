@@ -175,7 +175,10 @@ export class CommandExecutor {
   }
 
   private async shutdown(killReason: string): Promise<void> {
-    for (const runId of this.running.keys()) this.kill(runId, killReason);
+    // The runs still waiting for a slot first: a killed running child frees its slot, and the spawner, reading
+    // these requests in order, must not hand that slot to a run whose cancel it has not read yet.
+    const started = [...this.running.keys()].filter((runId) => !this.unstarted.has(runId));
+    for (const runId of [...this.unstarted, ...started]) this.kill(runId, killReason);
     await this.signals.waitUntilIdle(this.running.size === 0, this.options.killGraceMs + STOP_MARGIN_MS);
     const worker = this.worker;
     this.worker = null;
