@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DEFAULT_MISFIRE_SETTINGS } from '../../src/core/policy/misfire.js';
 import { DaemonEvents } from '../../src/daemon/events.js';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { FakeClock } from '../support/fake-clock.js';
@@ -26,15 +27,22 @@ describe('every-host instants passed over while the daemon was held up', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  async function started(policy?: Parameters<typeof startHostSchedulerRig>[0]['policy']): Promise<void> {
+  type JobShape = Pick<Parameters<typeof startHostSchedulerRig>[0], 'policy' | 'schedule' | 'timezone'>;
+
+  /** The rig on this test's store and clock, its job shaped as asked (every second in UTC by default). */
+  async function startRig(job: JobShape = {}): Promise<void> {
     rig = await startHostSchedulerRig({
       dir,
       sqlite,
       store: sqlite,
       clock,
       events: new DaemonEvents(),
-      policy,
+      ...job,
     });
+  }
+
+  async function started(policy?: JobShape['policy']): Promise<void> {
+    await startRig({ policy });
     await clock.advance(2 * SECOND);
     expect(launched()).toEqual([
       { at: 1, trigger: 'schedule' },
@@ -92,7 +100,6 @@ describe('every-host instants passed over while the daemon was held up', () => {
   });
 
   it('given --misfire skip, runs none of the instants the hold-up passed and records them all', async () => {
-    const { DEFAULT_MISFIRE_SETTINGS } = await import('../../src/core/policy/misfire.js');
     await started({ misfire: { ...DEFAULT_MISFIRE_SETTINGS, policy: { kind: 'skip' } } });
     await heldUp(5 * SECOND);
     await clock.advance(SECOND);
@@ -105,12 +112,7 @@ describe('every-host instants passed over while the daemon was held up', () => {
   it('given a cron job whose wall time the spring-forward skips under --dst-gap skip, records that instant on this node as dst-skipped when it fires the one before', async () => {
     // 2026-03-07 12:00 UTC: the night after next, New York's clocks jump from 02:00 to 03:00.
     clock = new FakeClock(Date.UTC(2026, 2, 6, 12));
-    rig = await startHostSchedulerRig({
-      dir,
-      sqlite,
-      store: sqlite,
-      clock,
-      events: new DaemonEvents(),
+    await startRig({
       schedule: { kind: 'cron', expression: '0 30 2 * * *' },
       timezone: 'America/New_York',
       policy: { dst: { gap: 'skip', repeat: 'first' } },
