@@ -17,18 +17,18 @@ if (send === undefined) throw new Error('spawn-worker.js must be started by the 
 
 /**
  * Never spawn inside the message handler. Messages arrive in batches (a MessagePort, when this was a
- * thread, handed over at least 1,000 in one callback); at 2–4 ms a spawn, that kept this loop away from I/O for seconds at a time:
- * exits and pipe closes went unhandled, children piled up holding their pipes, and each rare turn
- * finished only ~511 runs (one epoll batch of pipe EOFs). Spawning from setImmediate lets exits, output
- * and closes interleave with spawning. One per turn: 1, 4 and "until 3 ms are spent" were
+ * thread, handed over at least 1,000 in one callback); at 2–4 ms a spawn, that kept this loop away from
+ * I/O for seconds at a time: exits and pipe closes went unhandled, children piled up holding their
+ * pipes, and each rare turn finished only ~511 runs (one epoll batch of pipe EOFs). Spawning from
+ * setImmediate lets exits, output and closes interleave with spawning. One per turn: 1, 4 and "until 3 ms are spent" were
  * indistinguishable in throughput on a 2-vCPU machine, and one keeps every other event at most one
  * spawn away.
  */
 const SPAWNS_PER_TURN = 1;
 
-const { killGraceMs, maxAliveChildren, journalDir } = JSON.parse(
-  process.argv[2] ?? '{}',
-) as SpawnWorkerOptions;
+const optionsArgument = process.argv[2];
+if (optionsArgument === undefined) throw new Error('spawn-worker.js takes its options as its one argument');
+const { killGraceMs, maxAliveChildren, journalDir } = JSON.parse(optionsArgument) as SpawnWorkerOptions;
 const journal = journalDir === null ? null : new ChildJournal(journalDir);
 /** Every run accepted and not yet finished, spawned or not. */
 const runs = new Map<string, ChildRun>();

@@ -85,7 +85,7 @@ export function deleteCancelledJobsWithoutRuns(db: Database.Database, before: nu
  * when none was old (over a second of a held event loop with a million stored); the window reads `limit`
  * rows at most. An event whose clock stepped back behind newer ones waits until those are old too.
  */
-export const DELETE_OLDEST_EVENTS_BEFORE = `DELETE FROM events WHERE id IN (
+const DELETE_OLDEST_EVENTS_BEFORE = `DELETE FROM events WHERE id IN (
    SELECT id FROM (SELECT id, at FROM events ORDER BY id LIMIT +?) WHERE at < ?)`;
 
 /** Deletes up to `limit` of the oldest events written before `before`, in id order. */
