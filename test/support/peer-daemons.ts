@@ -13,12 +13,23 @@ export interface PeerRunRow {
   state: string;
 }
 
+/**
+ * Below Linux's ephemeral range (32768-60999), where the kernel hands out the source ports of outgoing
+ * connections: a port picked inside it could be taken, between the pick and the daemon's bind, by any
+ * connection on the machine (the cluster's first members connecting to each other, for one).
+ */
+const PEER_PORTS = { from: 20_000, count: 12_000 };
+
 /** A loopback port free for both TCP and UDP now (the peer streams and the gossip share it). */
 export async function freePeerPort(): Promise<number> {
-  for (let attempt = 0; attempt < 20; attempt += 1) {
+  for (let attempt = 0; attempt < 50; attempt += 1) {
+    const port = PEER_PORTS.from + Math.floor(Math.random() * PEER_PORTS.count);
     const server = net.createServer();
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as net.AddressInfo;
+    const tcpFree = await new Promise<boolean>((resolve) => {
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => resolve(true));
+    });
+    if (!tcpFree) continue;
     await new Promise<void>((resolve) => server.close(() => resolve()));
     const socket = dgram.createSocket('udp4');
     const free = await new Promise<boolean>((resolve) => {
