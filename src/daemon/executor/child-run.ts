@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { statSync } from 'node:fs';
 import type { FailureCause, RunOutcome } from '../../core/run.js';
 import { systemClock, type CancelTimer } from '../clock.js';
@@ -6,6 +5,7 @@ import type { ChildJournal } from '../orphans/child-journal.js';
 import { launchAsOwner, runAsFailure, type Launch } from './owner-launch.js';
 import { OutputTail } from './output-tail.js';
 import { signalProcessGroup } from './process-group.js';
+import { spawnChild, type SpawnedChild } from './spawn-child.js';
 import type {
   ChildOutcome,
   CommandExecution,
@@ -15,7 +15,7 @@ import type {
 
 /**
  * This file runs in the spawn worker, the children's side of the executor: its timers (output batches,
- * kill grace, pipe drain) pace real processes in real time, in a thread that cannot share the daemon's
+ * kill grace, pipe drain) pace real processes in real time, in a process that cannot share the daemon's
  * clock object. What the daemon measures (start and end instants, the job's timeout) is on its clock.
  */
 const clock = systemClock;
@@ -36,7 +36,7 @@ export class ChildRun {
   private readonly stdoutTail = new OutputTail();
   private readonly stderrTail = new OutputTail();
   private readonly timers: CancelTimer[] = [];
-  private child: ChildProcess | null = null;
+  private child: SpawnedChild | null = null;
   private exit: ExitStatus | null = null;
   private termination: { state: TerminationState; error: string } | null = null;
   private done = false;
@@ -88,19 +88,9 @@ export class ChildRun {
         ? { file, args, cwd, env, statusPipe: false }
         : launchAsOwner(runAs, { file, args, cwd }, env);
     if ('problem' in launch) return this.failBeforeStart(launch.problem);
-    let child: ChildProcess;
+    let child: SpawnedChild;
     try {
-      child = spawn(launch.file, launch.args, {
-        cwd: launch.cwd ?? undefined,
-        env: launch.env,
-        detached: true,
-        stdio: [
-          stdin === null ? 'ignore' : 'pipe',
-          'pipe',
-          'pipe',
-          ...(launch.statusPipe ? ['pipe' as const] : []),
-        ],
-      });
+      child = spawnChild({ ...launch, stdinPipe: stdin !== null });
     } catch (error) {
       return this.failBeforeStart(
         describeSpawnError(launch.file, error, this.execution),
@@ -111,19 +101,19 @@ export class ChildRun {
     if (child.pid !== undefined) this.journalChild(child.pid);
     this.report({ type: 'started', runId, pid: child.pid ?? null });
     // A failed spawn emits 'error' and never 'exit'; later errors of a live child are not the run's end.
-    child.on('error', (error) => {
+    child.onError((error) => {
       if (child.pid === undefined)
         this.finishFailed(describeSpawnError(launch.file, error, this.execution), spawnFailureCause(error));
     });
-    child.stdout?.on('data', (chunk: Buffer) => this.onOutput('stdout', chunk)).on('error', ignore);
-    child.stderr?.on('data', (chunk: Buffer) => this.onOutput('stderr', chunk)).on('error', ignore);
-    child.stdio[3]?.on('data', (chunk: Buffer) => (this.runAsStatus += chunk.toString('utf8')));
+    child.stdout.on('data', (chunk: Buffer) => this.onOutput('stdout', chunk)).on('error', ignore);
+    child.stderr.on('data', (chunk: Buffer) => this.onOutput('stderr', chunk)).on('error', ignore);
+    child.status?.on('data', (chunk: Buffer) => (this.runAsStatus += chunk.toString('utf8')));
     if (stdin !== null && child.stdin) {
       child.stdin.on('error', ignore); // EPIPE: a child that doesn't read its payload has not failed
       child.stdin.end(stdin);
     }
-    child.once('exit', (code, signal) => this.onExit({ code, signal }));
-    child.once('close', () => this.finishExited());
+    child.onExit((code, signal) => this.onExit({ code, signal }));
+    child.onClose(() => this.finishExited());
   }
 
   /** Before anything else, so a daemon killed from here on leaves its successor the child to stop. */
@@ -161,8 +151,8 @@ export class ChildRun {
     this.timers.push(
       clock.setTimer(DRAIN_WAIT_MS, () => {
         // A grandchild still holds the pipe open: stop waiting for it.
-        this.child?.stdout?.destroy();
-        this.child?.stderr?.destroy();
+        this.child?.stdout.destroy();
+        this.child?.stderr.destroy();
         this.finishExited();
       }),
     );

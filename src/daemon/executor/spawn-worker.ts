@@ -1,8 +1,10 @@
 // The spawner process: every spawn and child bookkeeping happens here. Not in the daemon, nor in a thread
 // of it: spawn() forks, and a fork copies the page tables of the whole process and makes every page the
 // daemon then writes a copy-on-write fault (with TLB shootdowns on every core). Measured with perf at
-// ~270 spawns/s from a worker thread, fork and those faults were 44 % of the daemon's CPU; forking from
-// this small process costs the daemon nothing. It lives exactly as long as its IPC channel to the daemon.
+// ~270 spawns/s from a worker thread, fork and those faults were 44 % of the daemon's CPU. Here children are
+// started with posix_spawn where the addon is built (spawn-child.ts), which copies no page tables at all:
+// forking even this small process capped spawning near 450/s. It lives exactly as long as its IPC channel
+// to the daemon.
 import { ChildJournal } from '../orphans/child-journal.js';
 import { ChildRun } from './child-run.js';
 import type {
