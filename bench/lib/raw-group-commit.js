@@ -1,0 +1,82 @@
+import { performance } from 'node:perf_hooks';
+import Database from 'better-sqlite3';
+import { v7 as uuidv7 } from 'uuid';
+import { openSqliteConnection } from '../../dist/store/sqlite/connection.js';
+
+/** The rows the daemon wrote for one create (its newest): the job, its audit entry and its event. */
+export function rowsOfOneCreate(databasePath) {
+  const db = new Database(databasePath, { readonly: true, fileMustExist: true });
+  try {
+    const job = db.prepare('SELECT * FROM jobs ORDER BY created_at DESC, id DESC LIMIT 1').get();
+    if (job === undefined) throw new Error(`no job in ${databasePath} to copy the rows of`);
+    return {
+      jobs: job,
+      audit_log: db.prepare("SELECT * FROM audit_log WHERE job_id = ? AND action = 'job.create'").get(job.id),
+      // The event's id is the log's sequence: the database gives each copy its own.
+      events: omit(
+        db.prepare("SELECT * FROM events WHERE job_id = ? AND type = 'job:created'").get(job.id),
+        'id',
+      ),
+    };
+  } finally {
+    db.close();
+  }
+}
+
+function omit(row, column) {
+  if (row === undefined) throw new Error('the create wrote no such row: the template is incomplete');
+  const { [column]: _dropped, ...rest } = row;
+  return rest;
+}
+
+/**
+ * What SQLite alone does with a create's writes: copies of `template` (new ids and names) inserted by prepared
+ * statements, `perCommit` creates to a transaction, into a fresh database at `file` opened exactly as the
+ * daemon opens its own (same schema, indexes, triggers, WAL and synchronous=FULL). No request, no validation,
+ * no savepoint per write: the floor a create's durable cost cannot go below. `rounds` of `perRound` creates
+ * after `warmup`; returns each round's creates per second.
+ */
+export function rawGroupCommit(template, { file, warmup, rounds, perRound, perCommit }) {
+  const sqlite = openSqliteConnection(file);
+  try {
+    const inserts = Object.entries(template).map(([table, row]) => {
+      const columns = Object.keys(row);
+      const statement = sqlite.prepare(
+        `INSERT INTO "${table}" (${columns.map((column) => `"${column}"`).join(', ')}) ` +
+          `VALUES (${columns.map(() => '?').join(', ')})`,
+      );
+      return { table, columns, row, statement };
+    });
+    let serial = 0;
+    const createOne = () => {
+      const jobId = uuidv7();
+      const name = `raw-${serial++}`;
+      for (const { table, columns, row, statement } of inserts) {
+        const fresh =
+          table === 'jobs'
+            ? { ...row, id: jobId, name }
+            : table === 'audit_log'
+              ? { ...row, id: uuidv7(), job_id: jobId }
+              : { ...row, job_id: jobId };
+        statement.run(columns.map((column) => fresh[column]));
+      }
+    };
+    const commitBatch = sqlite.transaction((count) => {
+      for (let index = 0; index < count; index++) createOne();
+    });
+    const write = (count) => {
+      for (let done = 0; done < count; done += perCommit)
+        commitBatch.immediate(Math.min(perCommit, count - done));
+    };
+    write(warmup);
+    const rates = [];
+    for (let round = 0; round < rounds; round++) {
+      const started = performance.now();
+      write(perRound);
+      rates.push(perRound / ((performance.now() - started) / 1000));
+    }
+    return rates;
+  } finally {
+    sqlite.close();
+  }
+}
