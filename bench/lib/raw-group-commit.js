@@ -39,26 +39,18 @@ function omit(row, column) {
 export function rawGroupCommit(template, { file, warmup, rounds, perRound, perCommit }) {
   const sqlite = openSqliteConnection(file);
   try {
-    const inserts = Object.entries(template).map(([table, row]) => {
-      const columns = Object.keys(row);
-      const statement = sqlite.prepare(
-        `INSERT INTO "${table}" (${columns.map((column) => `"${column}"`).join(', ')}) ` +
-          `VALUES (${columns.map(() => '?').join(', ')})`,
-      );
-      return { table, columns, row, statement };
-    });
+    const copies = Object.entries(template).map(([table, row]) => ({
+      table,
+      insert: rowCopier(sqlite, table, row),
+    }));
     let serial = 0;
     const createOne = () => {
       const jobId = uuidv7();
       const name = `raw-${serial++}`;
-      for (const { table, columns, row, statement } of inserts) {
-        const fresh =
-          table === 'jobs'
-            ? { ...row, id: jobId, name }
-            : table === 'audit_log'
-              ? { ...row, id: uuidv7(), job_id: jobId }
-              : { ...row, job_id: jobId };
-        statement.run(columns.map((column) => fresh[column]));
+      for (const { table, insert } of copies) {
+        if (table === 'jobs') insert({ id: jobId, name });
+        else if (table === 'audit_log') insert({ id: uuidv7(), job_id: jobId });
+        else insert({ job_id: jobId });
       }
     };
     const commitBatch = sqlite.transaction((count) => {
@@ -79,4 +71,15 @@ export function rawGroupCommit(template, { file, warmup, rounds, perRound, perCo
   } finally {
     sqlite.close();
   }
+}
+
+/** An insert of copies of `row` into `table`, each with `changes` (column → value) applied. */
+export function rowCopier(sqlite, table, row) {
+  const columns = Object.keys(row);
+  const statement = sqlite.prepare(
+    `INSERT INTO "${table}" (${columns.map((column) => `"${column}"`).join(', ')}) ` +
+      `VALUES (${columns.map(() => '?').join(', ')})`,
+  );
+  return (changes) =>
+    statement.run(columns.map((column) => (column in changes ? changes[column] : row[column])));
 }
