@@ -33,8 +33,11 @@ export const DEFAULT_KILL_GRACE_MS = 2_000;
  * of long ones, which wait in the worker for a slot instead of each holding a process and its pipes.
  */
 const DEFAULT_MAX_ALIVE_CHILDREN = 1_000;
-/** A child with a payload holds three pipe fds in the spawner (stdin, stdout, stderr), whose limit is the daemon's. */
-const FDS_PER_CHILD = 3;
+/**
+ * What a child holds open in the spawner, whose limit is the daemon's: stdin (with a payload), stdout and
+ * stderr pipes, the status pipe of a run as its owner, and the pidfd its exit is learnt from.
+ */
+const FDS_PER_CHILD = 5;
 /** Left for everything else the daemon opens: the database, the socket, its clients, HTTP targets. */
 const FDS_RESERVED = 512;
 /** On top of the kill grace and the worker's drain wait, before stop() gives up on a run. */
