@@ -6,9 +6,10 @@
 // The child gets what libuv gives a detached child: its own session (so pid = process group), every signal
 // at its default disposition and none blocked, stdin from a pipe or /dev/null, stdout and stderr on pipes,
 // optionally fd 3 on a pipe (sched-run-as reports a failure there), no other descriptor (closefrom), the
-// given folder and environment; a name without a slash is looked up on the PATH of that environment, as
-// execvp would. Its exit is learnt from a pidfd polled on Node's own event loop (libuv's SIGCHLD handling
-// only knows children libuv started), and reaped there; the callback gets the exit code or signal number.
+// given folder and environment; a name without a slash is looked up on the PATH of that environment, and a
+// script without a `#!` line is run by /bin/sh, as execvp would. Its exit is learnt from a pidfd polled on
+// Node's own event loop (libuv's SIGCHLD handling only knows children libuv started), and reaped there; the
+// callback gets the exit code or signal number.
 #define _GNU_SOURCE
 #define NAPI_VERSION 8
 #include <node_api.h>
@@ -48,8 +49,14 @@ static napi_value throw_code(napi_env env, const char *code, const char *message
 static napi_value throw_errno(napi_env env, const char *what, int error) {
   char message[512];
   snprintf(message, sizeof message, "%s: %s", what, strerror(error));
-  // uv_err_name knows every errno name Node's own errors carry (ENOENT, EACCES, EMFILE, ...).
+  // The errno's own name (ENOENT, EACCES, ENOEXEC, ...), as Node's errors carry it; glibc 2.32 names
+  // every errno, libuv only those it maps.
+#if defined(__GLIBC__) && __GLIBC_PREREQ(2, 32)
+  const char *name = strerrorname_np(error);
+  return throw_code(env, name != NULL ? name : uv_err_name(-error), message);
+#else
   return throw_code(env, uv_err_name(-error), message);
+#endif
 }
 
 #if SPAWN_SUPPORTED
@@ -195,6 +202,27 @@ static const char *path_of(char **envp) {
 }
 
 /**
+ * posix_spawn of the program at `path`; a file the kernel cannot execute (ENOEXEC: a script without a
+ * `#!` line) is run by /bin/sh instead, as execvp does and so as cron and Node's own spawn do.
+ */
+static int spawn_program(pid_t *pid, const char *path, const posix_spawn_file_actions_t *actions,
+                         const posix_spawnattr_t *attributes, char **argv, char **envp) {
+  int result = posix_spawn(pid, path, actions, attributes, argv, envp);
+  if (result != ENOEXEC) return result;
+  size_t count = 0;
+  while (argv[count] != NULL) count++;
+  // /bin/sh, the script, then the arguments after argv[0]: count + 2 with the NULL.
+  char **shell_argv = calloc(count + 2, sizeof(char *));
+  if (shell_argv == NULL) return ENOMEM;
+  shell_argv[0] = (char *)"/bin/sh";
+  shell_argv[1] = (char *)path;
+  for (size_t index = 1; index < count; index++) shell_argv[index + 1] = argv[index];
+  result = posix_spawn(pid, "/bin/sh", actions, attributes, shell_argv, envp);
+  free(shell_argv);
+  return result;
+}
+
+/**
  * posix_spawn of `file`, searched as execvp searches: a name with a slash as it is (relative to the child's
  * folder), any other along PATH, skipping entries where it is missing and remembering one where it may not
  * be run (EACCES wins over ENOENT when nothing else is found).
@@ -202,7 +230,7 @@ static const char *path_of(char **envp) {
 static int spawn_on_path(pid_t *pid, const char *file, const posix_spawn_file_actions_t *actions,
                          const posix_spawnattr_t *attributes, char **argv, char **envp) {
   if (strchr(file, '/') != NULL || *file == '\0')
-    return *file == '\0' ? ENOENT : posix_spawn(pid, file, actions, attributes, argv, envp);
+    return *file == '\0' ? ENOENT : spawn_program(pid, file, actions, attributes, argv, envp);
   const char *path = path_of(envp);
   size_t file_length = strlen(file);
   int result = ENOENT;
@@ -220,7 +248,7 @@ static int spawn_on_path(pid_t *pid, const char *file, const posix_spawn_file_ac
     // A relative entry is relative to the child's folder, which this process is not in: let the spawn try.
     bool may_exist = candidate[0] != '/' || stat(candidate, &info) == 0 || (errno != ENOENT && errno != ENOTDIR);
     if (may_exist) {
-      result = posix_spawn(pid, candidate, actions, attributes, argv, envp);
+      result = spawn_program(pid, candidate, actions, attributes, argv, envp);
       if (result == EACCES) denied = true;
     }
     free(candidate);

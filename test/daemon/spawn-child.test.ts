@@ -116,6 +116,20 @@ describe.each(spawners)('a child started with %s', (_name, spawner) => {
     expect(await runToClose(spawner, { file: join(folder, 'not-executable.sh') })).toBe('EACCES');
   });
 
+  it('runs a script without a #! line through /bin/sh, with its arguments, as cron and execvp do', async () => {
+    const bin = mkdtempSync(join(folder, 'plain-'));
+    writeFileSync(join(bin, 'plain-script'), 'echo "ran with $# arguments: $1 $2"\n');
+    chmodSync(join(bin, 'plain-script'), 0o755);
+    const byPath = await ended(spawner, { file: join(bin, 'plain-script'), args: ['a', 'b c'] });
+    expect(byPath).toMatchObject({ code: 0, stdout: 'ran with 2 arguments: a b c\n' });
+    const onPath = await ended(spawner, {
+      file: 'plain-script',
+      args: ['x'],
+      env: { PATH: `${bin}:${PATH}` },
+    });
+    expect(onPath).toMatchObject({ code: 0, stdout: 'ran with 1 arguments: x \n' });
+  });
+
   it('leads a session of its own, with no signal blocked and SIGPIPE at its default', async () => {
     // `read` is the shell's own: /proc/self is the shell, the child itself.
     const result = await ended(
