@@ -13,7 +13,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { knob, REPS } from './lib/config.js';
-import { startCreateClients } from './lib/create-clients.js';
+import { nextMessage, startCreateClients } from './lib/create-clients.js';
 import { startDaemon } from './lib/daemon.js';
 import { startPostgres } from './lib/postgres-server.js';
 import { cpuSeconds } from './lib/process-cpu.js';
@@ -131,18 +131,6 @@ async function countJobs(kind, url) {
   } finally {
     await client.end();
   }
-}
-
-function nextMessage(worker, type) {
-  return new Promise((resolve, reject) => {
-    const onMessage = (message) => {
-      if (message.type !== type) return;
-      worker.off('message', onMessage);
-      resolve(message);
-    };
-    worker.on('message', onMessage);
-    worker.once('exit', (code) => reject(new Error(`queue client exited with code ${code}`)));
-  });
 }
 
 progress(

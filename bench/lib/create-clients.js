@@ -43,7 +43,8 @@ export async function startCreateClients(daemon, { clients, warmup, secrets }) {
   };
 }
 
-function nextMessage(worker, type) {
+/** The next message of `type` from a forked client; rejects if the client exits first. */
+export function nextMessage(worker, type) {
   return new Promise((resolve, reject) => {
     const onMessage = (message) => {
       if (message.type !== type) return;
@@ -51,6 +52,6 @@ function nextMessage(worker, type) {
       resolve(message);
     };
     worker.on('message', onMessage);
-    worker.once('exit', (code) => reject(new Error(`create client exited with code ${code}`)));
+    worker.once('exit', (code) => reject(new Error(`a client process exited with code ${code}`)));
   });
 }
