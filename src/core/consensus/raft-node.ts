@@ -558,9 +558,13 @@ export class RaftNode<Data, State = unknown> {
     const candidate = this.replication!.majorityMatched(voters);
     if (candidate > this.commitIndex && this.log.termAt(candidate) === this.term)
       this.commitIndex = candidate;
-    // A leader that removed itself leads until that change is committed, then leaves the group to the rest.
-    if (!voters.includes(this.id) && this.commitIndex >= this.log.latestConfigIndex)
+    // A leader that removed itself leads until that change is committed, then leaves the group to the rest,
+    // telling them first what it committed: they could learn it only from their next leader, once it has
+    // committed an entry of its own term, and writes it acknowledged would wait for that election.
+    if (!voters.includes(this.id) && this.commitIndex >= this.log.latestConfigIndex) {
+      this.replication!.heartbeat(this.membership.replicas);
       this.becomeFollower(this.term, null);
+    }
   }
 
   /** The replication of a term just won, to every peer from just past the end of this node's log. */

@@ -381,6 +381,8 @@ describe('RaftNode membership changes', () => {
 
     expect(a!.currentRole).toBe('follower');
     expect(b!.currentVoters).toEqual(['b', 'c']);
+    // It told them the change is committed before it left: they need no new leader to know it.
+    expect([b!.committedIndex, c!.committedIndex]).toEqual([a!.committedIndex, a!.committedIndex]);
     // The removed node never stands for election (the others elect one of themselves: the simulator).
     a!.takeReady();
     for (let tick = 0; tick < 60; tick++) a!.tick();
