@@ -11,6 +11,7 @@
 //     1,000 fires/s.
 // Knobs: BENCH_RELAY_FIRES (fires/s, 1000; quick 300), BENCH_RELAY_DAEMONS (2), BENCH_RELAY_WINDOW_S (20;
 //        quick 10), BENCH_RELAY_LEAD_S (20), BENCH_RELAY_WARMUP_S (5).
+import { goalById } from './lib/goals.js';
 import { knob } from './lib/config.js';
 import { measureFederationWindow, windowNotes } from './lib/federation-window.js';
 import { startHttpTarget } from './lib/http-target.js';
@@ -24,7 +25,7 @@ const DAEMONS = knob('RELAY_DAEMONS', 2);
 const WINDOW_MS = knob('RELAY_WINDOW_S', 20, 10) * 1000;
 const LEAD_MS = knob('RELAY_LEAD_S', 20) * 1000;
 const WARMUP_MS = knob('RELAY_WARMUP_S', 5) * 1000;
-const TARGET_P99_MS = 100;
+const TARGET_P99_MS = goalById('event-relay-p99').target;
 
 const count = (value) => value.toLocaleString('en-US');
 
@@ -107,6 +108,8 @@ if (result) {
         `fires/s ${fires.firesPerSecond.toFixed(0)}`,
         ...windowNotes(result),
       ].join(', '),
+      // The goal is at 1,000 fires/s; a quick run's fewer fires measure something else.
+      goals: FIRES >= 1_000 ? { 'event-relay-p99': delay.p99 } : undefined,
     },
   ];
   emitResult({
