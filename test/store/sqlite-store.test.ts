@@ -132,6 +132,29 @@ describe('SQLite store on disk', () => {
     }
   });
 
+  it('Given a job looked up by name, when SQLite plans it, then a live one comes from the unique live-name index and a cancelled one from the cancelled-name index, so a create writes one name index', () => {
+    const connection = connect();
+    const statements = prepareStatements(drizzle({ client: connection }));
+    const planFor = (query: { sql: string; params: unknown[] }): string =>
+      planOf(connection, query, ...query.params.map(() => 'nightly')).join('\n');
+
+    expect(planFor(statements.liveJobByName.getQuery())).toBe(
+      'SEARCH jobs USING INDEX jobs_live_name_unique (name=?)',
+    );
+    expect(planFor(statements.newestCancelledJobByName.getQuery())).toBe(
+      'SEARCH jobs USING INDEX jobs_cancelled_name_idx (name=?)',
+    );
+    expect(planFor(statements.jobByIdOrLiveName.getQuery())).toMatch(
+      /INDEX sqlite_autoindex_jobs_1 \(id=\?\)[\s\S]*INDEX jobs_live_name_unique \(name=\?\)/,
+    );
+    const nameIndexes = connection
+      .prepare(
+        "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'jobs' AND sql LIKE '%`name`%'",
+      )
+      .all();
+    expect(nameIndexes).toEqual([{ name: 'jobs_live_name_unique' }, { name: 'jobs_cancelled_name_idx' }]);
+  });
+
   /** SQLite's plan for a page of jobs filtered by `where`, in id order. */
   function planOfJobsPage(where: SQL | undefined): string[] {
     const connection = connect();

@@ -182,7 +182,7 @@ export class SqlStore implements Store {
     const row =
       (await this.session.jobByRef(ref)) ??
       (options.includeCancelledNames
-        ? await this.session.first(this.statements.newestJobByName, { name: ref })
+        ? await this.session.first(this.statements.newestCancelledJobByName, { name: ref })
         : undefined);
     return row ? rowToJob(row) : null;
   }

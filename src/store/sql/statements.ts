@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, isNull, or, sql, type Placeholder } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNotNull, isNull, or, sql, type Placeholder } from 'drizzle-orm';
 import type { RunInFlight } from '../../core/policy/fire-overlap.js';
 import type { ApiToken } from '../../core/access/api-token.js';
 import type { RunSummary } from '../../core/run.js';
@@ -87,12 +87,13 @@ export function defineStatements(db: QueryBuilder, tables: StoreTables, dialect:
         .from(jobs)
         .where(and(eq(jobs.name, param('name')), isNull(jobs.deletedAt))),
     ),
-    newestJobByName: prepare<JobRecord>(
-      'newest_job_by_name',
+    /** Cancelled only (jobs_cancelled_name_idx in SQLite): asked once no live job has the name. */
+    newestCancelledJobByName: prepare<JobRecord>(
+      'newest_cancelled_job_by_name',
       db
         .select()
         .from(jobs)
-        .where(eq(jobs.name, param('name')))
+        .where(and(eq(jobs.name, param('name')), isNotNull(jobs.deletedAt)))
         .orderBy(desc(jobs.id))
         .limit(dialect.rowLimit(1)),
     ),
