@@ -308,6 +308,34 @@ describe('PostgreSQL store on a shared database', () => {
     }
   });
 
+  it('Given 6,500 jobs of which 2,000 are cancelled (several of one name), when PostgreSQL plans the newest cancelled job of a name, then it reads the cancelled-name index, and the only name indexes are it and the live one', async () => {
+    database = await postgres.migratedDatabase();
+    const client = await connect(database.url);
+    await client.query(`
+      INSERT INTO jobs (id, name, state, deleted_at, next_run_at, definition, labels, owner, version, created_at, updated_at)
+      SELECT 'job-' || lpad(g::text, 6, '0'), 'job-' || (g % 5000),
+             CASE WHEN g % 10 = 8 THEN 'cancelled' ELSE 'active' END,
+             CASE WHEN g % 10 = 8 THEN ${T0} END, NULL, '{}', '{}', 'alice', 1, ${T0}, ${T0}
+      FROM generate_series(1, 20000) AS g WHERE g % 10 = 8 OR g <= 5000`);
+    await client.query('ANALYZE jobs');
+
+    const query = prepareStatements(drizzle({ client })).newestCancelledJobByName.getQuery();
+    const { rows } = await client.query(
+      `EXPLAIN (FORMAT JSON) ${query.sql}`,
+      fillPlaceholders(query.params, { name: 'job-8' }),
+    );
+    const plan = JSON.stringify(rows[0]?.['QUERY PLAN']);
+    expect(plan).toMatch(/"Index Name":"jobs_cancelled_name_idx"/);
+    expect(plan).not.toMatch(/"Node Type":"Seq Scan"/);
+    const { rows: indexes } = await client.query(
+      "SELECT indexname FROM pg_indexes WHERE tablename = 'jobs' AND indexdef LIKE '%(name%' ORDER BY indexname",
+    );
+    expect(indexes.map((row: { indexname: string }) => row.indexname)).toEqual([
+      'jobs_cancelled_name_idx',
+      'jobs_live_name_unique',
+    ]);
+  });
+
   /**
    * The plan PostgreSQL makes for a page of 20,000 active jobs filtered by `where`, where one in 1,000 jobs'
    * definition is `rare` and every other `common`.

@@ -77,8 +77,11 @@ export const jobs = pgTable(
     uniqueIndex('jobs_live_name_unique')
       .on(t.name)
       .where(sql`deleted_at IS NULL`),
-    // Cancelled jobs are still found by name for their history (the newest of that name).
-    index('jobs_name_idx').on(t.name, t.id),
+    // Cancelled jobs are still found by name for their history (the newest of that name). Only they: a live
+    // job is found through the unique index above, and a create then writes one name index, not two.
+    index('jobs_cancelled_name_idx')
+      .on(t.name, t.id)
+      .where(sql`deleted_at IS NOT NULL`),
     // Only jobs that can fire are indexed; queries must repeat this WHERE literally to use it.
     index('jobs_due_idx')
       .on(t.nextRunAt, t.id)
