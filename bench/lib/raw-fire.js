@@ -1,19 +1,20 @@
 import { performance } from 'node:perf_hooks';
-import Database from 'better-sqlite3';
 import { v7 as uuidv7 } from 'uuid';
 import { openSqliteConnection } from '../../dist/store/sqlite/connection.js';
-import { rowCopier } from './raw-group-commit.js';
+import { rowCopier, withoutColumn } from './raw-group-commit.js';
+import { readDatabase } from './runs-db.js';
 
 /** The rows of one fired run in a daemon's database: its job, the run and the run's `run:fired` event. */
 export function rowsOfOneFire(databasePath) {
-  const db = new Database(databasePath, { readonly: true, fileMustExist: true });
-  try {
+  return readDatabase(databasePath, (db) => {
     const run = db.prepare('SELECT * FROM runs ORDER BY created_at, id LIMIT 1').get();
     if (run === undefined) throw new Error(`no run in ${databasePath} to copy the rows of`);
     const job = db.prepare('SELECT * FROM jobs WHERE id = ?').get(run.job_id);
-    const { id: _sequence, ...event } = db
-      .prepare("SELECT * FROM events WHERE run_id = ? AND type = 'run:fired'")
-      .get(run.id);
+    // The event's id is the log's sequence: the database gives each copy its own.
+    const event = withoutColumn(
+      db.prepare("SELECT * FROM events WHERE run_id = ? AND type = 'run:fired'").get(run.id),
+      'id',
+    );
     // As the fire inserts it: nothing of how it went yet.
     const fired = {
       ...run,
@@ -25,9 +26,7 @@ export function rowsOfOneFire(databasePath) {
       error: null,
     };
     return { job, run: fired, event };
-  } finally {
-    db.close();
-  }
+  });
 }
 
 /**

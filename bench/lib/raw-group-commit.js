@@ -1,30 +1,28 @@
 import { performance } from 'node:perf_hooks';
-import Database from 'better-sqlite3';
 import { v7 as uuidv7 } from 'uuid';
 import { openSqliteConnection } from '../../dist/store/sqlite/connection.js';
+import { readDatabase } from './runs-db.js';
 
 /** The rows the daemon wrote for one create (its newest): the job, its audit entry and its event. */
 export function rowsOfOneCreate(databasePath) {
-  const db = new Database(databasePath, { readonly: true, fileMustExist: true });
-  try {
+  return readDatabase(databasePath, (db) => {
     const job = db.prepare('SELECT * FROM jobs ORDER BY created_at DESC, id DESC LIMIT 1').get();
     if (job === undefined) throw new Error(`no job in ${databasePath} to copy the rows of`);
     return {
       jobs: job,
       audit_log: db.prepare("SELECT * FROM audit_log WHERE job_id = ? AND action = 'job.create'").get(job.id),
       // The event's id is the log's sequence: the database gives each copy its own.
-      events: omit(
+      events: withoutColumn(
         db.prepare("SELECT * FROM events WHERE job_id = ? AND type = 'job:created'").get(job.id),
         'id',
       ),
     };
-  } finally {
-    db.close();
-  }
+  });
 }
 
-function omit(row, column) {
-  if (row === undefined) throw new Error('the create wrote no such row: the template is incomplete');
+/** `row` without `column`; throws when there is no row (the write it should copy was not found). */
+export function withoutColumn(row, column) {
+  if (row === undefined) throw new Error('the daemon wrote no such row: nothing to copy');
   const { [column]: _dropped, ...rest } = row;
   return rest;
 }

@@ -16,26 +16,30 @@ export function readRuns(databasePath) {
  * (SQLite's WAL lets a reader in beside the daemon), where one read costs it little.
  */
 export function readRunsSince(databasePath, fromMs) {
-  const db = new Database(databasePath, { readonly: true, fileMustExist: true });
-  try {
-    const from = Number.isFinite(fromMs) ? fromMs : Number.MIN_SAFE_INTEGER;
-    return db.prepare(`SELECT ${RUN_COLUMNS} FROM runs WHERE created_at >= ?`).all(from);
-  } finally {
-    db.close();
-  }
+  const from = Number.isFinite(fromMs) ? fromMs : Number.MIN_SAFE_INTEGER;
+  return readDatabase(databasePath, (db) =>
+    db.prepare(`SELECT ${RUN_COLUMNS} FROM runs WHERE created_at >= ?`).all(from),
+  );
 }
 
 /** The jobs `every <intervalMs>` in a daemon's database, read-only: `{ id, anchorMs }` each. */
 export function readEveryJobs(databasePath, intervalMs) {
-  const db = new Database(databasePath, { readonly: true, fileMustExist: true });
-  try {
-    return db
+  return readDatabase(databasePath, (db) =>
+    db
       .prepare(
         `SELECT id, json_extract(definition, '$.schedule.anchorMs') AS anchorMs FROM jobs
           WHERE json_extract(definition, '$.schedule.kind') = 'every'
             AND json_extract(definition, '$.schedule.intervalMs') = ? AND deleted_at IS NULL`,
       )
-      .all(intervalMs);
+      .all(intervalMs),
+  );
+}
+
+/** `read(db)` on a daemon's database opened read-only (beside a running daemon too: WAL), closed after. */
+export function readDatabase(databasePath, read) {
+  const db = new Database(databasePath, { readonly: true, fileMustExist: true });
+  try {
+    return read(db);
   } finally {
     db.close();
   }

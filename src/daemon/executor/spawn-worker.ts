@@ -22,9 +22,9 @@ if (send === undefined) throw new Error('spawn-worker.js must be started by the 
  * thread, handed over at least 1,000 in one callback); at 2–4 ms a spawn, that kept this loop away from
  * I/O for seconds at a time: exits and pipe closes went unhandled, children piled up holding their
  * pipes, and each rare turn finished only ~511 runs (one epoll batch of pipe EOFs). Spawning from
- * setImmediate lets exits, output and closes interleave with spawning. One per turn: 1, 4 and "until 3 ms are spent" were
- * indistinguishable in throughput on a 2-vCPU machine, and one keeps every other event at most one
- * spawn away.
+ * setImmediate lets exits, output and closes interleave with spawning. One per turn: 1, 4 and "until
+ * 3 ms are spent" were indistinguishable in throughput on a 2-vCPU machine, and one keeps every other
+ * event at most one spawn away.
  */
 const SPAWNS_PER_TURN = 1;
 

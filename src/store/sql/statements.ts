@@ -87,7 +87,7 @@ export function defineStatements(db: QueryBuilder, tables: StoreTables, dialect:
         .from(jobs)
         .where(and(eq(jobs.name, param('name')), isNull(jobs.deletedAt))),
     ),
-    /** Cancelled only (jobs_cancelled_name_idx in SQLite): asked once no live job has the name. */
+    /** Cancelled only (jobs_cancelled_name_idx): asked once no live job has the name. */
     newestCancelledJobByName: prepare<JobRecord>(
       'newest_cancelled_job_by_name',
       db
