@@ -520,6 +520,7 @@ export class Daemon {
         clock,
         node,
         publish: (event) => stream.publishStored(event),
+        wanted: () => stream.subscriberCount > 0,
         onError: (error) => events.emit('cluster:error', { error }),
       }),
     );

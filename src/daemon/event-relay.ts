@@ -27,6 +27,11 @@ export interface EventRelayOptions {
   /** This node: its own events reach the stream as it stores them, not from here. */
   node: string;
   publish: (event: StoredEvent) => void;
+  /**
+   * Whether anyone here takes events now (a subscriber). While no one does, the relay follows the outbox's
+   * ids alone, so it can pass events on from the right place once someone does.
+   */
+  wanted: () => boolean;
   onError: (error: Error) => void;
 }
 
@@ -35,7 +40,7 @@ export interface EventRelayOptions {
  * it stored just after its commits; on each announcement (and every second) the relay reads the rows after
  * the last id it saw, in id order, and publishes those of other nodes. After its connection to the announcements was lost, it reads on from
  * the last id it saw, so nothing still retained is missed. A store without announcements (SQLite, one
- * daemon) has nothing to relay.
+ * daemon) has nothing to relay. While no one here takes events, it reads ids only.
  */
 export class EventRelay implements Service {
   readonly name = 'event relay';
@@ -100,24 +105,38 @@ export class EventRelay implements Service {
   }
 
   private async readNew(): Promise<void> {
-    const { store, clock } = this.options;
+    const { clock, node, publish } = this.options;
     for (;;) {
-      const page = await store.readEvents({ after: this.lastSeen, ids: [...this.gaps.keys()], limit: PAGE });
+      const wanted = this.options.wanted();
+      const page = await this.readPage(wanted);
+      // A subscriber that came while ids alone were read may be owed events among them: read them whole.
+      if (!wanted && this.options.wanted()) continue;
       const now = clock.now();
       let newer = 0;
-      for (const event of page) {
-        if (event.id > this.lastSeen) {
+      for (const { id, event } of page) {
+        if (id > this.lastSeen) {
           newer += 1;
-          for (let id = this.lastSeen + 1; id < event.id && this.gaps.size < MAX_GAPS; id += 1)
-            this.gaps.set(id, now);
-          this.lastSeen = event.id;
-        } else if (!this.gaps.delete(event.id)) continue;
-        if (event.node !== this.options.node) this.options.publish(event);
+          for (let missing = this.lastSeen + 1; missing < id && this.gaps.size < MAX_GAPS; missing += 1)
+            this.gaps.set(missing, now);
+          this.lastSeen = id;
+        } else if (!this.gaps.delete(id)) continue;
+        if (event && event.node !== node) publish(event);
       }
       for (const [id, since] of this.gaps) if (now - since >= GAP_WAIT_MS) this.gaps.delete(id);
       if (newer < PAGE) break;
     }
     this.later(this.gaps.size > 0 ? GAP_POLL_MS : POLL_MS);
+  }
+
+  /** The next page: whole events when someone takes them (this node's without their data), else ids. */
+  private async readPage(wanted: boolean): Promise<{ id: number; event?: StoredEvent }[]> {
+    const { store, node } = this.options;
+    const query = { after: this.lastSeen, ids: [...this.gaps.keys()], limit: PAGE };
+    if (wanted) {
+      const events = await store.readEvents({ ...query, withoutDataOf: node });
+      return events.map((event) => ({ id: event.id, event }));
+    }
+    return (await store.readEventIds(query)).map((id) => ({ id }));
   }
 
   private later(delayMs: number): void {

@@ -283,6 +283,13 @@ export type StoreChange =
 /** What the outbox announces: an event was stored (its id), or announcements may have been missed. */
 export type EventAnnouncement = { kind: 'event'; id: number } | { kind: 'missed' };
 
+/** A page of the outbox: the ids above `after` (at most `limit`), and those among `ids` asked for again. */
+export interface EventsQuery {
+  after: number;
+  ids?: number[];
+  limit: number;
+}
+
 export interface Store {
   readonly capabilities: StoreCapabilities;
 
@@ -360,9 +367,15 @@ export interface Store {
   /**
    * Stored events with an id above `after`, and those among `ids` (ids seen missing, which a transaction
    * still open may yet commit), in id order, at most `limit` of the former. A row that cannot be read back
-   * (its data is not JSON, its type unknown) is left out.
+   * (its data is not JSON, its type unknown) is left out. The events of node `withoutDataOf` come back
+   * with null data: the node that stored them has them already.
    */
-  readEvents(query: { after: number; ids?: number[]; limit: number }): Promise<StoredEvent[]>;
+  readEvents(query: EventsQuery & { withoutDataOf?: string }): Promise<StoredEvent[]>;
+  /**
+   * The ids of the events `readEvents` would return, data unread: what follows the outbox when no one
+   * wants the events themselves costs an index scan, not the rows.
+   */
+  readEventIds(query: EventsQuery): Promise<number[]>;
   /** The output batches stored so far of a run (running on another node), in order. */
   readRunOutput(runId: string): Promise<StoredEvent[]>;
   /** The highest event id stored, 0 when none is. */

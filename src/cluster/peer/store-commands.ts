@@ -58,6 +58,7 @@ export const LOCAL_READS = [
   'dueJobs',
   'findIdempotencyRecord',
   'readEvents',
+  'readEventIds',
   'readRunOutput',
   'latestEventId',
   'listRunningRuns',

@@ -12,6 +12,7 @@ import type {
   AuditStamp,
   DeliveryQuery,
   DependencyEdge,
+  EventsQuery,
   Fire,
   FinishedRun,
   FiredInstant,
@@ -43,7 +44,7 @@ import { listOccurrences, listRunsByInstant } from './ledger-queries.js';
 import { listAudit, listJobs, listRuns } from './list-queries.js';
 import { auditToRow, jobToRow, newJobToJob, rowToJob, rowToRun } from './row-mapping.js';
 import { EventBatch, eventRow, runOutputEvent, runStartedEvent, type NewEvent } from './event-scripts.js';
-import { readEvents, readRunOutput } from './event-queries.js';
+import { readEventIds, readEvents, readRunOutput } from './event-queries.js';
 import {
   cancelWaitingRun,
   claimRunAlone,
@@ -108,8 +109,12 @@ export class SqlStore implements Store {
     return () => this.eventListeners.delete(listener);
   }
 
-  async readEvents(query: { after: number; ids?: number[]; limit: number }): Promise<StoredEvent[]> {
+  async readEvents(query: EventsQuery & { withoutDataOf?: string }): Promise<StoredEvent[]> {
     return readEvents(this.dialect, query);
+  }
+
+  async readEventIds(query: EventsQuery): Promise<number[]> {
+    return readEventIds(this.dialect, query);
   }
 
   async readRunOutput(runId: string): Promise<StoredEvent[]> {

@@ -364,6 +364,15 @@ export function defineStatements(db: QueryBuilder, tables: StoreTables, dialect:
         .orderBy(asc(events.id))
         .limit(dialect.rowLimit(param('limit'))),
     ),
+    eventIdsAfter: prepare<{ id: number }>(
+      'event_ids_after',
+      db
+        .select({ id: events.id })
+        .from(events)
+        .where(sql`${events.id} > ${param('after')}`)
+        .orderBy(asc(events.id))
+        .limit(dialect.rowLimit(param('limit'))),
+    ),
     runOutputEvents: prepare<EventRow & { id: number }>(
       'run_output_events',
       db

@@ -37,6 +37,34 @@ export function describeEventCases(store: CurrentStore): void {
       expect(await store().latestEventId()).toBe(events.at(-1)?.id);
     });
 
+    it('Given events of two nodes, when ids alone or the events without one node’s data are read, then both give the same ids in order, the asked-again ids among them, and that node’s data null', async () => {
+      const before = await store().latestEventId();
+      store().markEventsWith('node-a');
+      const first = await createJob(store(), 'first');
+      store().markEventsWith('node-b');
+      const second = await createJob(store(), 'second');
+      const third = await createJob(store(), 'third');
+      const all = await store().readEvents({ after: before, limit: 10 });
+      const ids = all.map((event) => event.id);
+      expect(ids).toHaveLength(3);
+
+      expect(await store().readEventIds({ after: before, limit: 10 })).toEqual(ids);
+      expect(await store().readEventIds({ after: ids[0]!, limit: 1 })).toEqual([ids[1]]);
+      // An id asked for again (seen missing before) comes first, as readEvents returns it.
+      expect(await store().readEventIds({ after: ids[1]!, ids: [ids[0]!], limit: 10 })).toEqual([
+        ids[0],
+        ids[2],
+      ]);
+      const withoutB = await store().readEvents({ after: before, limit: 10, withoutDataOf: 'node-b' });
+      expect(withoutB.map((event) => [event.id, event.node, event.jobId])).toEqual([
+        [ids[0], 'node-a', first.id],
+        [ids[1], 'node-b', second.id],
+        [ids[2], 'node-b', third.id],
+      ]);
+      expect(withoutB.map((event) => event.data === null)).toEqual([false, true, true]);
+      expect(withoutB[0]?.data).toMatchObject({ id: first.id, name: 'first' });
+    });
+
     it('Given a change, when it commits, then the listeners get its events with their ids; a write that fails stores and hands over none', async () => {
       const heard: StoredEvent[] = [];
       const stop = store().onEventsStored((events) => heard.push(...events));
