@@ -8,11 +8,7 @@ import { assignShards } from '../../src/core/cluster/rendezvous.js';
 import { PostgresClusterStore } from '../../src/store/postgres/cluster-store.js';
 import { MIGRATIONS_TABLE, openPostgresPool } from '../../src/store/postgres/connection.js';
 import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
-import {
-  jobInState,
-  POSTGRES_EXPECTS_SUCCESS,
-  POSTGRES_HOLDS_SECRETS,
-} from '../../src/store/job-index-conditions.js';
+import { jobInState, EXPECTS_SUCCESS, HOLDS_SECRETS } from '../../src/store/job-index-conditions.js';
 import { postgresTables, prepareStatements } from '../../src/store/postgres/statements.js';
 import type { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import type { Fire, FiredInstant } from '../../src/store/store.js';
@@ -337,17 +333,20 @@ describe('PostgreSQL store on a shared database', () => {
   });
 
   /**
-   * The plan PostgreSQL makes for a page of 20,000 active jobs filtered by `where`, where one in 1,000 jobs'
-   * definition is `rare` and every other `common`.
+   * The plan PostgreSQL makes for a page of 20,000 active jobs filtered by `where`, where one in 1,000 jobs
+   * has `flag` (a column the store derives from the definition) set.
    */
-  async function planOfRareJobsPage(rare: string, common: string, where: SQL | undefined): Promise<string> {
+  async function planOfRareJobsPage(
+    flag: 'expects_success' | 'holds_secrets',
+    where: SQL | undefined,
+  ): Promise<string> {
     database = await postgres.migratedDatabase();
     const client = await connect(database.url);
     await client.query(`
-      INSERT INTO jobs (id, name, state, deleted_at, next_run_at, definition, labels, owner, version, created_at, updated_at)
-      SELECT 'job-' || lpad(g::text, 6, '0'), 'job-' || g, 'active', NULL, ${T0},
-             CASE WHEN g % 1000 = 0 THEN '${rare}' ELSE '${common}' END,
-             '{}', 'alice', 1, ${T0}, ${T0}
+      INSERT INTO jobs (id, name, state, deleted_at, next_run_at, definition, labels, owner, version, created_at,
+                        updated_at, ${flag})
+      SELECT 'job-' || lpad(g::text, 6, '0'), 'job-' || g, 'active', NULL, ${T0}, '{}', '{}', 'alice', 1, ${T0},
+             ${T0}, g % 1000 = 0
       FROM generate_series(1, 20000) AS g`);
     await client.query('ANALYZE jobs');
     const { jobs } = postgresTables;
@@ -364,9 +363,8 @@ describe('PostgreSQL store on a shared database', () => {
 
   it("Given 20,000 jobs of which 20 set a dead-man's switch, when PostgreSQL plans a page of those live ones, then it scans the switch's partial index", async () => {
     const plan = await planOfRareJobsPage(
-      '{"alerts":{"expectSuccessEveryMs":60000}}',
-      '{"alerts":{"expectSuccessEveryMs":null}}',
-      and(inArray(postgresTables.jobs.state, ['active', 'paused']), POSTGRES_EXPECTS_SUCCESS),
+      'expects_success',
+      and(inArray(postgresTables.jobs.state, ['active', 'paused']), EXPECTS_SUCCESS),
     );
 
     expect(plan).toMatch(/"Index Name":"jobs_expect_success_idx"/);
@@ -374,11 +372,7 @@ describe('PostgreSQL store on a shared database', () => {
   });
 
   it("Given 20,000 jobs of which 20 hold secret values, when PostgreSQL plans a page of one state's, then it scans the partial index of those jobs", async () => {
-    const plan = await planOfRareJobsPage(
-      '{"target":{"kind":"command","env":{"TOKEN":"t"}},"payload":null}',
-      '{"target":{"kind":"command","env":{}},"payload":null}',
-      and(jobInState('active'), POSTGRES_HOLDS_SECRETS),
-    );
+    const plan = await planOfRareJobsPage('holds_secrets', and(jobInState('active'), HOLDS_SECRETS));
 
     expect(plan).toMatch(/"Index Name":"jobs_secret_values_idx"/);
     expect(plan).not.toMatch(/"Node Type":"Seq Scan"/);

@@ -6,11 +6,7 @@ import { and, asc, inArray, type SQL } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { JOB_STATES } from '../../src/core/job.js';
-import {
-  jobInState,
-  SQLITE_EXPECTS_SUCCESS,
-  SQLITE_HOLDS_SECRETS,
-} from '../../src/store/job-index-conditions.js';
+import { jobInState, EXPECTS_SUCCESS, HOLDS_SECRETS } from '../../src/store/job-index-conditions.js';
 import { DELETE_AUDIT_BEFORE } from '../../src/store/sqlite/retention-queries.js';
 import { openSqliteConnection } from '../../src/store/sqlite/connection.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
@@ -170,15 +166,13 @@ describe('SQLite store on disk', () => {
   }
 
   it("Given a page of live jobs with a dead-man's switch, when SQLite plans it, then it walks the switch's partial index in id order", () => {
-    const plan = planOfJobsPage(
-      and(inArray(sqliteTables.jobs.state, ['active', 'paused']), SQLITE_EXPECTS_SUCCESS),
-    );
+    const plan = planOfJobsPage(and(inArray(sqliteTables.jobs.state, ['active', 'paused']), EXPECTS_SUCCESS));
 
     expect(plan).toEqual(['SCAN jobs USING INDEX jobs_expect_success_idx']);
   });
 
   it("Given a page of one state's jobs holding secret values, when SQLite plans it, then it walks the partial index of those jobs in id order", () => {
-    const plan = planOfJobsPage(and(jobInState('active'), SQLITE_HOLDS_SECRETS));
+    const plan = planOfJobsPage(and(jobInState('active'), HOLDS_SECRETS));
 
     expect(plan).toEqual(['SCAN jobs USING INDEX jobs_secret_values_idx']);
   });

@@ -13,7 +13,6 @@ import { postgresRetention } from './retention.js';
 import { meta } from './schema.js';
 import { inTransaction, openSession, type PgSession } from './session.js';
 import { postgresTables } from './statements.js';
-import { POSTGRES_EXPECTS_SUCCESS, POSTGRES_HOLDS_SECRETS } from '../job-index-conditions.js';
 import type { PostgresServer } from './tls-options.js';
 
 /**
@@ -29,8 +28,6 @@ export class PostgresDialect implements StoreDialect {
   readonly session: PgSession;
   readonly retention: Retention;
   readonly isUniqueViolation = isUniqueViolation;
-  readonly expectsSuccess = POSTGRES_EXPECTS_SUCCESS;
-  readonly holdsSecrets = POSTGRES_HOLDS_SECRETS;
   readonly rowLimit = postgresRowLimit;
   private closing: Promise<void> | undefined;
   private readonly announcer: EventAnnouncer;

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import {
   bigint,
   bigserial,
+  boolean,
   check,
   customType,
   index,
@@ -26,8 +27,8 @@ import {
 import {
   ACTIVE_WITHOUT_NEXT_RUN,
   jobInState,
-  POSTGRES_EXPECTS_SUCCESS,
-  POSTGRES_HOLDS_SECRETS,
+  EXPECTS_SUCCESS,
+  HOLDS_SECRETS,
 } from '../job-index-conditions.js';
 
 // drizzle-kit loads this file on its own: it imports nothing from src/ but the enumerated values and the
@@ -71,6 +72,10 @@ export const jobs = pgTable(
     updatedAt: instant('updated_at').notNull(),
     deletedAt: instant('deleted_at'),
     nextRunAt: instant('next_run_at'),
+    /** Whether the definition sets a dead-man's switch (alerts.expectSuccessEveryMs), written with it. */
+    expectsSuccess: boolean('expects_success').notNull().default(false),
+    /** Whether the definition holds a secret value, written with it. */
+    holdsSecrets: boolean('holds_secrets').notNull().default(false),
   },
   (t) => [
     // Soft-deleted jobs leave the index, which frees their name.
@@ -100,9 +105,9 @@ export const jobs = pgTable(
     // Listing done jobs reads these, not every active job; a create with a next instant does not enter it.
     index('jobs_active_without_next_run_idx').on(t.id).where(ACTIVE_WITHOUT_NEXT_RUN),
     // The overdue watch's jobs: those whose definition sets a dead-man's switch.
-    index('jobs_expect_success_idx').on(t.id).where(POSTGRES_EXPECTS_SUCCESS),
+    index('jobs_expect_success_idx').on(t.id).where(EXPECTS_SUCCESS),
     // The jobs holding secret values: what a start checks the key file against, and a rotation re-seals.
-    index('jobs_secret_values_idx').on(t.id).where(POSTGRES_HOLDS_SECRETS),
+    index('jobs_secret_values_idx').on(t.id).where(HOLDS_SECRETS),
     check('jobs_state_check', sql`state IN (${inList(JOB_STATE_VALUES)})`),
     check('jobs_cancelled_is_deleted_check', sql`(state = 'cancelled') = (deleted_at IS NOT NULL)`),
   ],

@@ -24,10 +24,6 @@ export interface StoreDialect {
   isUniqueViolation(error: unknown, key: UniqueKey): boolean;
   /** A condition on `jobs` that holds when the job carries every one of these labels. */
   hasLabels(labels: Record<string, string>): SQL | undefined;
-  /** A condition on `jobs` that holds when the job sets a dead-man's switch, as its partial index is written. */
-  readonly expectsSuccess: SQL;
-  /** A condition on `jobs` that holds when the definition holds a secret value, as its partial index is written. */
-  readonly holdsSecrets: SQL;
   /** A LIMIT as this dialect is fastest to run it. */
   rowLimit(limit: number | Placeholder): RowLimit;
   readonly retention: Retention;

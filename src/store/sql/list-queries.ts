@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, gt, inArray, isNull, lt, sql, type Column, type SQL } from 'drizzle-orm';
 import type { Job, JobState } from '../../core/job.js';
 import type { RunSummary } from '../../core/run.js';
-import { jobInState } from '../job-index-conditions.js';
+import { EXPECTS_SUCCESS, HOLDS_SECRETS, jobInState } from '../job-index-conditions.js';
 import { JOB_STATE_VALUES } from '../schema-values.js';
 import type { AuditEntry, JobQuery, Page, RunQuery } from '../store.js';
 import { runSummaryColumns } from './columns.js';
@@ -44,8 +44,8 @@ export async function listJobs(dialect: StoreDialect, query: JobQuery): Promise<
             query.cursor === undefined ? undefined : gt(jobs.id, query.cursor),
             query.labels === undefined ? undefined : dialect.hasLabels(query.labels),
             query.owner === undefined ? undefined : eq(jobs.owner, query.owner),
-            query.expectingSuccess ? dialect.expectsSuccess : undefined,
-            query.holdingSecrets ? dialect.holdsSecrets : undefined,
+            query.expectingSuccess ? EXPECTS_SUCCESS : undefined,
+            query.holdingSecrets ? HOLDS_SECRETS : undefined,
           ),
         )
         .orderBy(asc(jobs.id))

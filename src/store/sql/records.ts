@@ -24,6 +24,9 @@ export interface JobRecord {
   updatedAt: number;
   deletedAt: number | null;
   nextRunAt: number | null;
+  /** What the partial indexes on jobs select by, worked out from the definition as it is written. */
+  expectsSuccess: boolean;
+  holdsSecrets: boolean;
 }
 
 /** A run with its job's name, as stored (response headers as JSON text). */

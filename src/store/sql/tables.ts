@@ -16,6 +16,8 @@ export const JOB_COLUMNS = [
   'updatedAt',
   'deletedAt',
   'nextRunAt',
+  'expectsSuccess',
+  'holdsSecrets',
 ] as const;
 /** What a change of a job may set. */
 export const CHANGEABLE_JOB_COLUMNS = [
@@ -27,6 +29,8 @@ export const CHANGEABLE_JOB_COLUMNS = [
   'updatedAt',
   'deletedAt',
   'nextRunAt',
+  'expectsSuccess',
+  'holdsSecrets',
 ] as const;
 /** What a new run sets; the rest (output, outcome) starts at its column's default. */
 export const NEW_RUN_COLUMNS = [

@@ -14,8 +14,8 @@ import {
 import {
   ACTIVE_WITHOUT_NEXT_RUN,
   jobInState,
-  SQLITE_EXPECTS_SUCCESS,
-  SQLITE_HOLDS_SECRETS,
+  EXPECTS_SUCCESS,
+  HOLDS_SECRETS,
 } from '../job-index-conditions.js';
 
 // drizzle-kit loads this file on its own: it imports nothing from src/ but the enumerated values and the
@@ -38,6 +38,10 @@ export const jobs = sqliteTable(
     updatedAt: integer('updated_at').notNull(),
     deletedAt: integer('deleted_at'),
     nextRunAt: integer('next_run_at'),
+    /** Whether the definition sets a dead-man's switch (alerts.expectSuccessEveryMs), written with it. */
+    expectsSuccess: integer('expects_success', { mode: 'boolean' }).notNull().default(false),
+    /** Whether the definition holds a secret value, written with it. */
+    holdsSecrets: integer('holds_secrets', { mode: 'boolean' }).notNull().default(false),
   },
   (t) => [
     // Soft-deleted jobs leave the index, which frees their name.
@@ -68,9 +72,9 @@ export const jobs = sqliteTable(
     // Listing done jobs reads these, not every active job; a create with a next instant does not enter it.
     index('jobs_active_without_next_run_idx').on(t.id).where(ACTIVE_WITHOUT_NEXT_RUN),
     // The overdue watch's jobs: those whose definition sets a dead-man's switch.
-    index('jobs_expect_success_idx').on(t.id).where(SQLITE_EXPECTS_SUCCESS),
+    index('jobs_expect_success_idx').on(t.id).where(EXPECTS_SUCCESS),
     // The jobs holding secret values: what a start checks the key file against, and a rotation re-seals.
-    index('jobs_secret_values_idx').on(t.id).where(SQLITE_HOLDS_SECRETS),
+    index('jobs_secret_values_idx').on(t.id).where(HOLDS_SECRETS),
     check('jobs_state_check', sql`state IN (${inList(JOB_STATE_VALUES)})`),
     check('jobs_cancelled_is_deleted_check', sql`(state = 'cancelled') = (deleted_at IS NOT NULL)`),
   ],

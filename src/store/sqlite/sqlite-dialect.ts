@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import type Database from 'better-sqlite3';
 import { and, sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
-import { SQLITE_EXPECTS_SUCCESS, SQLITE_HOLDS_SECRETS } from '../job-index-conditions.js';
 import type { Retention, StoreDialect } from '../sql/dialect.js';
 import type { RowEncoding } from '../sql/records.js';
 import { sqliteRowLimit } from '../sql/row-limit.js';
@@ -26,8 +25,6 @@ const SQLITE_ENCODING: RowEncoding = { labels: (labels) => JSON.stringify(labels
 export class SqliteDialect implements StoreDialect {
   readonly capabilities = { notify: false };
   readonly tables = sqliteTables;
-  readonly expectsSuccess = SQLITE_EXPECTS_SUCCESS;
-  readonly holdsSecrets = SQLITE_HOLDS_SECRETS;
   readonly encoding = SQLITE_ENCODING;
   readonly session: Session;
   readonly retention: Retention;

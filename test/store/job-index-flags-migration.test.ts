@@ -1,0 +1,116 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { drizzle as sqliteDrizzle } from 'drizzle-orm/better-sqlite3';
+import { migrate as migrateSqlite } from 'drizzle-orm/better-sqlite3/migrator';
+import { drizzle as pgDrizzle } from 'drizzle-orm/node-postgres';
+import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
+import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { JobDefinition } from '../../src/core/job.js';
+import { newId } from '../../src/store/ids.js';
+import { MIGRATIONS_TABLE } from '../../src/store/postgres/connection.js';
+import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import type { Store } from '../../src/store/store.js';
+import { usePostgres } from '../support/postgres.js';
+import type { TestDatabase } from '../support/postgres.js';
+import { definition, stamp, T0 } from './conformance/fixtures.js';
+import { insertSql, migrationsUpTo } from './migration-fixtures.js';
+
+const postgres = usePostgres();
+
+/** The migrations before the jobs' index flags: SQLite 0000–0015, PostgreSQL 0000–0014. */
+const BEFORE_FLAGS = { sqlite: 16, postgres: 15 };
+
+const command = (env: Record<string, string>) => ({
+  target: { kind: 'command' as const, argv: ['true'], shell: null, cwd: null, env },
+});
+
+/** Jobs as an older release stored them, each named for what its definition holds. */
+const OLD_JOBS: Record<string, Partial<JobDefinition>> = {
+  plain: {},
+  watched: { alerts: { expectSuccessEveryMs: 60_000 } } as Partial<JobDefinition>,
+  'switch-off': { alerts: { expectSuccessEveryMs: null } } as Partial<JobDefinition>,
+  env: command({ TOKEN: 'sealed:v2:k:x' }),
+  payload: { payload: { to: 'ops' } },
+};
+
+function oldJobRows(): Record<string, unknown>[] {
+  return Object.entries(OLD_JOBS).map(([name, overrides]) => ({
+    id: newId(),
+    name,
+    state: 'active',
+    definition: JSON.stringify(definition(name, overrides)),
+    labels: '{}',
+    owner: 'alice',
+    version: 1,
+    created_at: T0,
+    updated_at: T0,
+    next_run_at: T0 + 60_000,
+  }));
+}
+
+/** What the upgraded store lists by the two flags, then after a change that drops one. */
+async function expectFlagged(store: Store): Promise<void> {
+  const names = async (query: { expectingSuccess?: boolean; holdingSecrets?: boolean }) =>
+    (await store.listJobs({ limit: 10, ...query })).items.map((job) => job.name).sort();
+  expect(await names({ expectingSuccess: true })).toEqual(['watched']);
+  expect(await names({ holdingSecrets: true })).toEqual(['env', 'payload']);
+
+  const env = (await store.findJob('env'))!;
+  const change = { definition: definition('env', command({})) };
+  await store.updateJob(env.id, env.version, change, stamp('job.update', T0 + 1));
+  expect(await names({ holdingSecrets: true })).toEqual(['payload']);
+}
+
+describe('Upgrade to index flags on jobs', () => {
+  const cleanup: Array<() => unknown> = [];
+  let database: TestDatabase | undefined;
+
+  afterEach(async () => {
+    for (const step of cleanup.splice(0).reverse()) await step();
+    await database?.drop();
+    database = undefined;
+  });
+
+  it("Given a SQLite database of the release before the flags with jobs that set a dead-man's switch or hold secrets, when the store opens it, then each job's flags are set from its definition", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sched-index-flags-'));
+    cleanup.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const file = path.join(dir, 'sched.db');
+    const { folder } = migrationsUpTo('sqlite', BEFORE_FLAGS.sqlite);
+    cleanup.push(() => fs.rmSync(folder, { recursive: true, force: true }));
+    const old = new Database(file);
+    migrateSqlite(sqliteDrizzle({ client: old }), { migrationsFolder: folder });
+    for (const row of oldJobRows()) {
+      const { text, values } = insertSql('jobs', row, () => '?');
+      old.prepare(text).run(...values);
+    }
+    old.close();
+
+    const store = openSqliteStore(file);
+    cleanup.push(() => store.close());
+
+    await expectFlagged(store);
+  });
+
+  it("Given a PostgreSQL database of the release before the flags with jobs that set a dead-man's switch or hold secrets, when the store opens it, then each job's flags are set from its definition", async () => {
+    database = await postgres.freshDatabase();
+    const { folder } = migrationsUpTo('postgres', BEFORE_FLAGS.postgres);
+    cleanup.push(() => fs.rmSync(folder, { recursive: true, force: true }));
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    cleanup.push(() => client.end());
+    await migratePg(pgDrizzle({ client }), { migrationsFolder: folder, ...MIGRATIONS_TABLE });
+    for (const row of oldJobRows()) {
+      const { text, values } = insertSql('jobs', row, (index) => `$${index + 1}`);
+      await client.query(text, values);
+    }
+
+    const store = await openPostgresStore(database.url, { poolSize: 2 });
+    cleanup.push(() => store.close());
+
+    await expectFlagged(store);
+  });
+});
