@@ -8,7 +8,7 @@ import type { FinishedRun, Store } from '../../store/store.js';
  * anyone could read them elsewhere; its tails are in its end).
  */
 export function journaledRunsStore(store: Store, journal: RunJournal): Store {
-  const journaled = (runId: string): boolean => journal.get(runId)?.inStore === false;
+  const journaled = (runId: string): boolean => journal.holdsAlone(runId);
   const overrides: Partial<Store> = {
     findRun: async (id) => (journaled(id) ? journal.read(id) : store.findRun(id)),
     finishRun: async (runId, outcome, retry, deliveries): Promise<FinishedRun> => {

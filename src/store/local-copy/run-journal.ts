@@ -35,11 +35,17 @@ export class RunJournal {
    * and a look in memory spares the others a write to the journal's file.
    */
   private readonly inStore: Set<string>;
+  /**
+   * The runs only the journal holds, kept here as well: every run's end, and every look for a run, asks
+   * whether it is one of them, and almost never is (this daemon is the journal's only writer).
+   */
+  private readonly notInStore: Set<string>;
 
   constructor(db: Database.Database) {
     this.statement = statementCache(db);
-    const rows = db.prepare('SELECT id FROM journaled_runs WHERE in_store = 1').all() as { id: string }[];
-    this.inStore = new Set(rows.map((row) => row.id));
+    const rows = db.prepare('SELECT id, in_store FROM journaled_runs').all() as JournalRow[];
+    this.inStore = new Set(rows.filter((row) => row.in_store === 1).map((row) => row.id));
+    this.notInStore = new Set(rows.filter((row) => row.in_store !== 1).map((row) => row.id));
   }
 
   add(run: NewRun, jobName: string): void {
@@ -48,10 +54,17 @@ export class RunJournal {
       jobName,
       JSON.stringify(run),
     );
+    this.notInStore.add(run.id);
+  }
+
+  /** Whether only the journal holds the run (the store does not yet). */
+  holdsAlone(runId: string): boolean {
+    return this.notInStore.has(runId);
   }
 
   /** Records how a journaled run ended; false when the store holds the run already (its end goes there). */
   finish(runId: string, outcome: RunOutcome): boolean {
+    if (!this.notInStore.has(runId)) return false;
     const changed = this.statement('UPDATE journaled_runs SET outcome = ? WHERE id = ? AND in_store = 0').run(
       storedOutcome(outcome),
       runId,
@@ -83,6 +96,7 @@ export class RunJournal {
   markInStore(runId: string): void {
     this.statement('UPDATE journaled_runs SET in_store = 1 WHERE id = ?').run(runId);
     this.inStore.add(runId);
+    this.notInStore.delete(runId);
   }
 
   /** The store took the end of a run it held since a replay while it ran: the journal is done with it. */
@@ -95,6 +109,7 @@ export class RunJournal {
   remove(runId: string): void {
     this.statement('DELETE FROM journaled_runs WHERE id = ?').run(runId);
     this.inStore.delete(runId);
+    this.notInStore.delete(runId);
   }
 
   get(runId: string): JournaledRun | null {

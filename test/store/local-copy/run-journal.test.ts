@@ -85,6 +85,23 @@ describe('the journal of runs fired, and ledger entries decided, while the store
     });
   });
 
+  it('Given a run journaled by a daemon that stopped mid-outage, when it ends under the next one, then the journal takes its end; the end of a run it never held is not its to take', async () => {
+    const running = newRun(job.id, { state: 'running' });
+    copy.runs.add(running, job.name);
+    const elsewhere = newRun(job.id, { state: 'running', scheduledFor: T0 + 5_000 });
+
+    reopen();
+
+    expect(copy.runs.holdsAlone(running.id)).toBe(true);
+    expect(copy.runs.holdsAlone(elsewhere.id)).toBe(false);
+    expect(copy.runs.finish(elsewhere.id, outcome())).toBe(false);
+    expect(copy.runs.finish(running.id, outcome({ state: 'failed', exitCode: 2 }))).toBe(true);
+    expect(copy.runs.read(running.id)).toMatchObject({ id: running.id, state: 'failed', exitCode: 2 });
+    await replay();
+    expect(copy.runs.holdsAlone(running.id)).toBe(false);
+    expect((await runsOfJob()).map((r) => [r.id, r.state])).toEqual([[running.id, 'failed']]);
+  });
+
   it('Given a replay cut short after the store took a run (the write committed, its answer lost), when replayed again, then the run is not written twice and gets its end', async () => {
     const run = newRun(job.id, { state: 'running' });
     copy.runs.add(run, job.name);
