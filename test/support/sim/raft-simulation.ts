@@ -125,6 +125,11 @@ export interface RaftSimulationResult {
   votersChanged: number;
   /** Entries committed after a forced recovery (0 without one). */
   acknowledgedAfterRecovery: number;
+  /** Leaders that stepped down once their own removal was committed, and a successor was elected after. */
+  selfRemovals: number;
+  /** The ticks from each such step-down to its successor's election, in order, and their sum. */
+  successionTicks: number[];
+  ticksToSuccessor: number;
 }
 
 interface SimulatedHost {
@@ -136,6 +141,8 @@ interface SimulatedHost {
   /** Everything it ever applied, in any of its lives, by index. */
   appliedEver: Map<number, Entry>;
   wasLeader: boolean;
+  /** The term it last led. */
+  ledTerm: number;
   lostForGood: boolean;
 }
 
@@ -174,6 +181,9 @@ class RaftSimulation {
   private recovered = false;
   private acknowledgedAfterRecovery = 0;
   private readonly initialVoters: string[];
+  /** A leader stepped down after its own removal at this tick and term: its successor is awaited. */
+  private succession: { since: number; term: number } | null = null;
+  private readonly successionTicks: number[] = [];
 
   constructor(private readonly options: RaftSimulationOptions) {
     this.random = seededRandom(options.seed);
@@ -187,6 +197,7 @@ class RaftSimulation {
       applied: [],
       appliedEver: new Map(),
       wasLeader: false,
+      ledTerm: 0,
       lostForGood: false,
     }));
     for (const host of this.hosts) {
@@ -226,6 +237,9 @@ class RaftSimulation {
       snapshotsInstalled: this.snapshotsInstalled,
       votersChanged: this.votersChanged,
       acknowledgedAfterRecovery: this.acknowledgedAfterRecovery,
+      selfRemovals: this.successionTicks.length,
+      successionTicks: this.successionTicks,
+      ticksToSuccessor: this.successionTicks.reduce((sum, ticks) => sum + ticks, 0),
     };
   }
 
@@ -261,6 +275,7 @@ class RaftSimulation {
       host.disk.force!(hardState, forced);
     }
     this.recovered = true;
+    this.succession = null;
   }
 
   private advance(faulty: boolean, proposing = true): void {
@@ -381,9 +396,30 @@ class RaftSimulation {
       if (holder !== undefined && holder !== host.id)
         this.violate(`election safety: ${holder} and ${host.id} both lead term ${node.currentTerm}`);
       this.leaderOfTerm.set(node.currentTerm, host.id);
-      if (!host.wasLeader) this.checkLeaderCompleteness(host);
-    }
+      if (!host.wasLeader) {
+        this.checkLeaderCompleteness(host);
+        this.noteSuccessor(node.currentTerm);
+      }
+      host.ledTerm = node.currentTerm;
+    } else if (host.wasLeader) this.noteStepDown(host);
     host.wasLeader = leads;
+  }
+
+  /**
+   * A leader that steps down in its own term once it is no longer a voter left on its own (its removal
+   * committed), not deposed by a newer term: how long the rest take to elect a successor is measured.
+   */
+  private noteStepDown(host: SimulatedHost): void {
+    const node = host.node!;
+    if (node.currentVoters.includes(host.id) || node.currentTerm !== host.ledTerm) return;
+    this.succession ??= { since: this.now, term: node.currentTerm };
+  }
+
+  private noteSuccessor(term: number): void {
+    const succession = this.succession;
+    if (succession === null || term <= succession.term) return;
+    this.successionTicks.push(this.now - succession.since);
+    this.succession = null;
   }
 
   private checkLeaderCompleteness(host: SimulatedHost): void {
