@@ -125,9 +125,9 @@ export interface RaftSimulationResult {
   votersChanged: number;
   /** Entries committed after a forced recovery (0 without one). */
   acknowledgedAfterRecovery: number;
-  /** Leaders that stepped down once their own removal was committed, and a successor was elected after. */
+  /** Leaders that committed their own removal, and a successor was elected after. */
   selfRemovals: number;
-  /** The ticks from each such step-down to its successor's election, in order, and their sum. */
+  /** The ticks from each such commit to its successor's election, in order, and their sum. */
   successionTicks: number[];
   ticksToSuccessor: number;
 }
@@ -181,7 +181,7 @@ class RaftSimulation {
   private recovered = false;
   private acknowledgedAfterRecovery = 0;
   private readonly initialVoters: string[];
-  /** A leader stepped down after its own removal at this tick and term: its successor is awaited. */
+  /** A leader committed its own removal at this tick and term: its successor is awaited. */
   private succession: { since: number; term: number } | null = null;
   private readonly successionTicks: number[] = [];
 
@@ -401,17 +401,19 @@ class RaftSimulation {
         this.noteSuccessor(node.currentTerm);
       }
       host.ledTerm = node.currentTerm;
-    } else if (host.wasLeader) this.noteStepDown(host);
+    }
+    if (leads || host.wasLeader) this.noteRemoval(host);
     host.wasLeader = leads;
   }
 
   /**
-   * A leader that steps down in its own term once it is no longer a voter left on its own (its removal
-   * committed), not deposed by a newer term: how long the rest take to elect a successor is measured.
+   * A leader (or one that just stepped down, in the term it led) has committed its own removal: how long the
+   * rest take to elect a successor from then is measured.
    */
-  private noteStepDown(host: SimulatedHost): void {
+  private noteRemoval(host: SimulatedHost): void {
     const node = host.node!;
-    if (node.currentVoters.includes(host.id) || node.currentTerm !== host.ledTerm) return;
+    if (node.currentVoters.includes(host.id) || node.changePending || node.currentTerm !== host.ledTerm)
+      return;
     this.succession ??= { since: this.now, term: node.currentTerm };
   }
 
