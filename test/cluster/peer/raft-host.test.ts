@@ -149,6 +149,44 @@ describe('Raft members on real timers and real log files', () => {
     for (const id of IDS) expect(members.get(id)!.machine.items).toEqual(everything);
   });
 
+  it('Given a leader that hands its leadership over before it stops, then another member leads in the next term as soon as it resolves, and takes the writes', async () => {
+    for (const id of IDS) startMember(id);
+    const leader = await proposeAll(IDS, ['a', 'b']);
+    const term = members.get(leader)!.host.term;
+
+    await members.get(leader)!.host.handOver();
+
+    // No election timeout was waited out, and no vote was split: the next term is the successor's.
+    expect(members.get(leader)!.host.role).toBe('follower');
+    const successor = members.get(leader)!.host.leader;
+    expect(successor).not.toBeNull();
+    expect(successor).not.toBe(leader);
+    expect(members.get(successor!)!.host.term).toBe(term + 1);
+    stopMember(leader);
+    const rest = IDS.filter((id) => id !== leader);
+    await proposeAll(rest, ['c']);
+    const everywhere = async () =>
+      rest.every((id) => members.get(id)!.machine.items.join() === ['a', 'b', 'c'].join());
+    expect(await waitFor(everywhere, 20_000, 20)).toBe(true);
+  });
+
+  it('Given a leader that removes itself, then once the change is applied another member leads in the next term, and the removed one leads no more', async () => {
+    for (const id of IDS) startMember(id);
+    const leader = await proposeAll(IDS, ['a']);
+    const term = members.get(leader)!.host.term;
+    const rest = IDS.filter((id) => id !== leader);
+
+    expect(await members.get(leader)!.host.changeVoters(rest)).toMatchObject({ applied: true });
+
+    const successor = await leaderOf(rest);
+    expect(members.get(successor)!.host.term).toBe(term + 1);
+    await waitFor(async () => members.get(leader)!.host.role === 'follower', 20_000, 20);
+    await proposeAll(rest, ['b']);
+    const everywhere = async () =>
+      rest.every((id) => members.get(id)!.machine.items.join() === ['a', 'b'].join());
+    expect(await waitFor(everywhere, 20_000, 20)).toBe(true);
+  });
+
   it('Given a member cut off from the others, when it comes back, then the writes it missed reach it (by snapshot once the log was compacted)', async () => {
     for (const id of IDS) startMember(id);
     const leader = await leaderOf(IDS);
