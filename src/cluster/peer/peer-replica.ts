@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Clock } from '../../core/clock.js';
 import { raftWire } from '../../core/consensus/raft-wire.js';
+import { protocolFeatures } from '../../core/peer/protocol-version.js';
 import type { ReplicaFile, ReplicaRows, ReplicaState } from '../../store/sqlite/sqlite-replica.js';
 import type { RaftMessage } from '../../core/consensus/raft-messages.js';
 import type { SqliteStore } from '../../store/sqlite/sqlite-store.js';
@@ -54,6 +55,8 @@ export interface PeerReplicaOptions {
   commitTimeoutMs?: number;
   /** Whether membership (gossip) sees `member` alive now. */
   isAlive(member: string): boolean;
+  /** The peer protocol version `member` advertises through membership; undefined for none (version 1). */
+  protocolOf?(member: string): number | undefined;
   /** Whom this member asks to be sent the log while it is not a voter: those it joins through, and gossip's. */
   contacts(): readonly string[];
   /** This member can no longer keep its copy: the daemon must stop. */
@@ -141,6 +144,8 @@ export class PeerReplica {
       machine: replication.machine,
       clock,
       ...timing,
+      // A member of an older build would drop a timeout-now: it is never handed the leadership.
+      takesTransfer: (member) => protocolFeatures(options.protocolOf?.(member)).leadershipTransfer,
     });
     const forwarding = new CommandForwarding(streams, {
       self,
