@@ -277,6 +277,8 @@ export class RaftNode<Data, State = unknown> {
     if (this.role !== 'leader') return { started: false, reason: 'not the leader' };
     if (this.transfer !== null)
       return { started: false, reason: `already handing the leadership to ${this.transfer.target}` };
+    if (!this.handOverCanWin())
+      return { started: false, reason: 'too few voters run a build that takes part in a hand-over' };
     const target = to ?? this.transferTarget();
     if (target === null) return { started: false, reason: 'no other voter can take the leadership' };
     if (!this.membership.peers.includes(target))
@@ -647,9 +649,21 @@ export class RaftNode<Data, State = unknown> {
       this.transfer.stepDown = true;
       return this.handOverIfCaughtUp();
     }
-    const target = this.transferTarget();
+    const target = this.handOverCanWin() ? this.transferTarget() : null;
     if (target === null) return this.becomeFollower(this.term, null);
     this.beginTransfer(target, true);
+  }
+
+  /**
+   * Whether the voters that know a vote's `transfer` flag make a majority: one of an older build, still
+   * hearing this leader, ignores the vote its successor asks for, and too many of them would leave the
+   * successor short of a majority until the hand-over is given up, an election timeout later than a plain
+   * step-down. This leader, a voter, votes for its successor.
+   */
+  private handOverCanWin(): boolean {
+    return this.membership.isMajority(
+      new Set(this.membership.voters.filter((voter) => voter === this.id || this.takesTransfer(voter))),
+    );
   }
 
   private transferTarget(): string | null {

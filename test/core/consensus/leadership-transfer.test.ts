@@ -192,6 +192,25 @@ describe('RaftNode handing its leadership over', () => {
     expect(a!.transferLeadership('b')).toEqual({ started: false, reason: 'not the leader' });
   });
 
+  it('given remaining voters of which too few know the transfer flag (an older build, sticking to its leader), steps down at once rather than hand over to the one that does', () => {
+    const [a, b, c] = led(['a', 'b', 'c'], { takesTransfer: (member) => member !== 'c' });
+    a!.changeVoters(['b', 'c']);
+
+    const sent = settle([a!, b!, c!]);
+
+    expect(timeoutNows(sent)).toEqual([]);
+    expect(a!.currentRole).toBe('follower');
+  });
+
+  it('given voters of which too few know the transfer flag, refuses to hand over', () => {
+    const [a] = led(['a', 'b', 'c'], { takesTransfer: () => false });
+
+    expect(a!.transferLeadership()).toEqual({
+      started: false,
+      reason: 'too few voters run a build that takes part in a hand-over',
+    });
+  });
+
   it('refuses to hand over to itself, to a node that is not a voter, or to one that cannot take it', () => {
     const [a] = led(['a', 'b', 'c'], { takesTransfer: (member) => member !== 'c' });
 
