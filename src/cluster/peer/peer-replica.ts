@@ -55,6 +55,8 @@ export interface PeerReplicaOptions {
   commitTimeoutMs?: number;
   /** Whether membership (gossip) sees `member` alive now. */
   isAlive(member: string): boolean;
+  /** Whether membership holds `member` dead: a snapshot on its way to it is given up. */
+  isDead?(member: string): boolean;
   /** The peer protocol version `member` advertises through membership; undefined for none (version 1). */
   protocolOf?(member: string): number | undefined;
   /** Whom this member asks to be sent the log while it is not a voter: those it joins through, and gossip's. */
@@ -133,6 +135,7 @@ export class PeerReplica {
         link: snapshotPartStreams(streams, clock, SNAPSHOT_STALL_MS),
         clock,
         partBytes: options.snapshotPartBytes,
+        isDead: options.isDead,
         onDrop: drop,
       },
     ));

@@ -165,6 +165,7 @@ export class PeerMembership implements Service {
       raftFile,
       clock,
       isAlive: (member) => swim.stateOf(member) === 'alive',
+      isDead: (member) => swim.stateOf(member) === 'dead',
       protocolOf: (member) => swim.protocolOf(member),
       contacts: () => [
         ...joinThrough,
