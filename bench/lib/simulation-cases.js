@@ -11,7 +11,16 @@ export function simulationCases(sims) {
     ['3 voters, loss, duplication, delay, partitions, crashes', 5, { voters: 3 }],
     ['5 voters, loss, duplication, delay, partitions, crashes', 5, { voters: 5 }],
     ['3 voters, crashes in the middle of elections', 5, { voters: 3, ...crashHeavy }],
-    ['3 voters of 5 hosts, voters added and removed', 5, { voters: 3, spares: 2, changeRate: 0.03 }],
+    [
+      '3 voters of 5 hosts, voters added and removed, leadership handed over',
+      5,
+      { voters: 3, spares: 2, changeRate: 0.03, transferRate: 0.01 },
+    ],
+    [
+      '3 voters of 5 hosts, voters changed, leadership handed over, 2 of an older build',
+      5,
+      { voters: 3, spares: 2, changeRate: 0.03, transferRate: 0.01, olderBuilds: 2 },
+    ],
     ['3 voters, majority lost for good, survivor recovered by force', 5, { voters: 3, loseForGood: 2 }],
     ['7 voters, 4 lost for good, 3 survivors recovered by force', 1, { voters: 7, loseForGood: 4 }],
     [

@@ -11,6 +11,7 @@ import type { Replication } from './peer/replicated-store.js';
 import type { MemberContact } from './peer/swim-membership.js';
 import type { MemberRecord } from './peer/store-commands.js';
 import { hasErrorCode } from '../core/errors.js';
+import { PROTOCOL_VERSION } from '../core/peer/protocol-version.js';
 
 /** What the cluster reads of this member's Raft. */
 export interface RaftView {
@@ -30,6 +31,8 @@ export interface MembershipView {
   stateOf(id: string): 'alive' | 'suspect' | 'dead' | undefined;
   /** The last word from `id` and the running runs it last told; undefined if none yet. */
   contactOf(id: string): MemberContact | undefined;
+  /** The peer protocol version `id` advertises; undefined for none (an older build's: version 1). */
+  protocolOf?(id: string): number | undefined;
 }
 
 export interface PeerClusterOptions {
@@ -113,6 +116,8 @@ export class PeerCluster extends MappedCluster implements Cluster {
     // The voters, and this node when it is not one (joining, or removed): a member that left is not listed.
     const ids = [...new Set([...voters, this.nodeId])].sort();
     const stateOf = (id: string) => (id === this.nodeId ? 'alive' : (membership.stateOf(id) ?? 'dead'));
+    const protocolOf = (id: string) =>
+      id === this.nodeId ? PROTOCOL_VERSION : (membership.protocolOf?.(id) ?? 1);
     // Another member's load and heartbeat are what it last told this one, and when: a member not heard from
     // since this daemon started shows that start, so its age reads as how long it has been silent at least.
     const contact = (id: string) =>
@@ -151,7 +156,7 @@ export class PeerCluster extends MappedCluster implements Cluster {
         voting: voters.includes(this.nodeId),
         leader: raft.leader,
         raftTerm: raft.term,
-        members: ids.map((id) => ({ id, state: stateOf(id) })),
+        members: ids.map((id) => ({ id, state: stateOf(id), protocol: protocolOf(id) })),
       },
     };
   }

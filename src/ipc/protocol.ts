@@ -292,7 +292,11 @@ export interface ClusterStatus {
     voting: boolean;
     leader: string | null;
     raftTerm: number;
-    members: { id: string; state: 'alive' | 'suspect' | 'dead' }[];
+    /**
+     * `protocol`: the peer protocol version the member advertises (1 for one that advertises none, an older
+     * build's); absent from a daemon of a build before it was shown.
+     */
+    members: { id: string; state: 'alive' | 'suspect' | 'dead'; protocol?: number }[];
   };
 }
 

@@ -161,6 +161,30 @@ describe('renderClusterStatus in peer mode', () => {
     expect(text).not.toContain('not a voter');
   });
 
+  it('given members that advertise a protocol version, when rendered, then each voter shows it', () => {
+    const text = renderClusterStatus(
+      {
+        ...federated,
+        mode: 'peers',
+        peers: {
+          voters: ['10.0.0.1:7946', '10.0.0.2:7946'],
+          voting: true,
+          leader: '10.0.0.1:7946',
+          raftTerm: 5,
+          members: [
+            { id: '10.0.0.1:7946', state: 'alive', protocol: 2 },
+            { id: '10.0.0.2:7946', state: 'alive', protocol: 1 },
+          ],
+        },
+      },
+      plain,
+    );
+
+    expect(text).toContain(
+      'Voters:       10.0.0.1:7946 (alive, protocol 2), 10.0.0.2:7946 (alive, protocol 1)',
+    );
+  });
+
   it('given a node that is not a voter (joining), when rendered, then it says so and how it becomes one', () => {
     const text = renderClusterStatus(
       {

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { PROTOCOL_VERSION } from '../../src/core/peer/protocol-version.js';
 import { freePeerPort, peerRunsOf, peerStatus, startPeerDaemons } from '../support/peer-daemons.js';
 import { sched, useDaemons, waitFor } from '../support/sched-harness.js';
 
@@ -36,6 +37,10 @@ describe('peer mode: three daemons with no shared database', () => {
       'alive',
       'alive',
     ]);
+    // Each advertises this build's peer protocol through gossip, so each can be handed the leadership.
+    expect(agreed[0].peers.members.map((member: { protocol: number }) => member.protocol)).toEqual(
+      Array(3).fill(PROTOCOL_VERSION),
+    );
 
     const added = await sched(homes[1]!, ['add', 'tick', '--every', '1s', '--', '/bin/true']);
     expect(added.code, added.stderr).toBe(0);

@@ -216,6 +216,8 @@ export class ReplicaCluster {
         if (altered !== null && this.reaches(from, to)) this.partHandlers.get(to)?.(altered);
         return true;
       },
+      // Parts to a member cut off are lost as if on the way: no connection is seen to fail.
+      connection: () => 0,
       onPart: (handler) => this.partHandlers.set(from, handler),
     };
   }

@@ -102,10 +102,18 @@ export function renderNodeTable(status: ClusterStatus, painter: ChalkInstance = 
   );
 }
 
-/** Peer mode's Raft and membership: the voters (each as membership sees it) and the leader with its term. */
+/**
+ * Peer mode's Raft and membership: the voters (each as membership sees it, with the protocol version it
+ * advertises) and the leader with its term.
+ */
 function describePeers(peers: NonNullable<ClusterStatus['peers']>): [string, string][] {
-  const stateOf = new Map(peers.members.map((member) => [member.id, member.state]));
-  const voters = peers.voters.map((voter) => `${voter} (${stateOf.get(voter) ?? 'unknown'})`).join(', ');
+  const memberOf = new Map(peers.members.map((member) => [member.id, member]));
+  const describe = (voter: string) => {
+    const member = memberOf.get(voter);
+    const protocol = member?.protocol === undefined ? '' : `, protocol ${member.protocol}`;
+    return `${voter} (${member?.state ?? 'unknown'}${protocol})`;
+  };
+  const voters = peers.voters.map(describe).join(', ');
   return [
     ['Voters', voters],
     [

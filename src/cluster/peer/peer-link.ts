@@ -35,6 +35,7 @@ export class PeerLink {
   private retry: CancelTimer | null = null;
   private closed = false;
   private corkedNow = false;
+  private connections = 0;
 
   constructor(
     private readonly to: { host: string; port: number },
@@ -71,6 +72,14 @@ export class PeerLink {
     return socket;
   }
 
+  /**
+   * The number of the connection frames are written to now: it goes up each time one closes, after which
+   * frames written to the one before may not have arrived.
+   */
+  get connection(): number {
+    return this.connections;
+  }
+
   /** Bytes queued while the connection opens, or written to it and not yet taken by the kernel. */
   get unwritten(): number {
     const queued = this.queue.reduce((total, framed) => total + framed.length, 0);
@@ -98,6 +107,7 @@ export class PeerLink {
       this.queue = [];
     });
     socket.once('close', () => {
+      this.connections += 1;
       this.socket = null;
       this.open = false;
       if (this.closed || this.queue.length === 0) return;

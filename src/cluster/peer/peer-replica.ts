@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Clock } from '../../core/clock.js';
 import { raftWire } from '../../core/consensus/raft-wire.js';
+import { protocolFeatures } from '../../core/peer/protocol-version.js';
 import type { ReplicaFile, ReplicaRows, ReplicaState } from '../../store/sqlite/sqlite-replica.js';
 import type { RaftMessage } from '../../core/consensus/raft-messages.js';
 import type { SqliteStore } from '../../store/sqlite/sqlite-store.js';
@@ -54,6 +55,10 @@ export interface PeerReplicaOptions {
   commitTimeoutMs?: number;
   /** Whether membership (gossip) sees `member` alive now. */
   isAlive(member: string): boolean;
+  /** Whether membership holds `member` dead: a snapshot on its way to it is given up. */
+  isDead?(member: string): boolean;
+  /** The peer protocol version `member` advertises through membership; undefined for none (version 1). */
+  protocolOf?(member: string): number | undefined;
   /** Whom this member asks to be sent the log while it is not a voter: those it joins through, and gossip's. */
   contacts(): readonly string[];
   /** This member can no longer keep its copy: the daemon must stop. */
@@ -130,6 +135,7 @@ export class PeerReplica {
         link: snapshotPartStreams(streams, clock, SNAPSHOT_STALL_MS),
         clock,
         partBytes: options.snapshotPartBytes,
+        isDead: options.isDead,
         onDrop: drop,
       },
     ));
@@ -141,6 +147,8 @@ export class PeerReplica {
       machine: replication.machine,
       clock,
       ...timing,
+      // A member of an older build would drop a timeout-now: it is never handed the leadership.
+      takesTransfer: (member) => protocolFeatures(options.protocolOf?.(member)).leadershipTransfer,
     });
     const forwarding = new CommandForwarding(streams, {
       self,
@@ -172,8 +180,12 @@ export class PeerReplica {
     this.learnerRequests.start();
   }
 
-  /** Stops taking part and closes the log (the streams and the copy are the caller's). */
+  /**
+   * Stops taking part and closes the log (the streams and the copy are the caller's). A leader hands its
+   * leadership over first, so the others need not wait out an election timeout.
+   */
   async close(): Promise<void> {
+    await this.raft.handOver();
     this.learnerRequests.stop();
     this.raft.stop();
     await this.snapshotFiles.close();

@@ -126,6 +126,14 @@ export class PeerStreams {
     return false;
   }
 
+  /**
+   * The number of the connection to `to` frames go to now: it changes when one closes (a frame written to
+   * the one before may be lost). 0 before anything was sent to it.
+   */
+  connectionTo(to: PeerAddress): number {
+    return this.links.get(`${to.host}:${to.port}`)?.connection ?? 0;
+  }
+
   /** Bytes sent to `to` that its connection has not handed to the kernel yet (queued while it opens, or buffered). */
   unwrittenTo(to: PeerAddress): number {
     return this.links.get(`${to.host}:${to.port}`)?.unwritten ?? 0;

@@ -2,7 +2,12 @@ import { randomInt } from 'node:crypto';
 import type { CancelTimer, Clock } from '../../core/clock.js';
 import type { LogEntry, RaftMessage, Snapshot } from '../../core/consensus/raft-messages.js';
 import { LeaderContact } from '../../core/consensus/leader-contact.js';
-import { RaftNode, type RaftDurableState, type RaftRole } from '../../core/consensus/raft-node.js';
+import {
+  RaftNode,
+  type RaftDurableState,
+  type RaftRole,
+  type TransferStart,
+} from '../../core/consensus/raft-node.js';
 import { MAX_STREAM_FRAME } from '../../core/peer/wire-fields.js';
 import type { DurableChanges } from './raft-disk.js';
 
@@ -69,6 +74,11 @@ export interface RaftHostOptions<Data, State> {
    * passes one that calls it at once.
    */
   defer?: (step: () => void) => void;
+  /**
+   * Whether `member` runs a build that can be handed the leadership (default: every member): a leader hands
+   * over (when it leaves, or stops) only to one that can (see protocolFeatures).
+   */
+  takesTransfer?: (member: string) => boolean;
 }
 
 /** Where a proposal went: applied here at `index`, or refused with the leader to ask instead. */
@@ -217,6 +227,30 @@ export class RaftHost<Data, State> {
     return this.settled(proposal);
   }
 
+  /**
+   * Leading: hands the leadership to the voter that holds the most of the log (or `to`), refusing proposals
+   * until it is over (an election timeout at most).
+   */
+  transferLeadership(to?: string): TransferStart {
+    if (this.node === null) return { started: false, reason: 'stopped' };
+    const start = this.node.transferLeadership(to);
+    this.deferFlush();
+    return start;
+  }
+
+  /**
+   * Leading: hands the leadership over and waits until another is elected (this member then follows it) or
+   * the hand-over is given up, an election timeout at most; at once otherwise. A leader stopped this way (a
+   * restart, an upgrade) leaves the others no election timeout to wait out first.
+   */
+  async handOver(): Promise<void> {
+    if (!this.transferLeadership().started) return;
+    const { clock, tickMs, electionTicks } = this.options;
+    const deadline = clock.monotonic() + tickMs * (electionTicks + 2);
+    while ((this.node?.transferringTo ?? null) !== null && clock.monotonic() < deadline)
+      await new Promise<void>((resolve) => clock.setTimer(tickMs, resolve));
+  }
+
   start(): void {
     const { id, voters, disk, channel, machine, electionTicks, heartbeatTicks } = this.options;
     const durable = disk.load();
@@ -238,6 +272,7 @@ export class RaftHost<Data, State> {
         random,
         maxBytesPerMessage: this.maxAppendBytes,
         entryBytes: (entry) => this.bytesOf(entry),
+        takesTransfer: this.options.takesTransfer,
       },
       durable,
     );

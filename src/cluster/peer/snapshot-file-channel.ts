@@ -13,6 +13,8 @@ export interface SnapshotFilesOptions {
   clock: Clock;
   /** Bytes in one part (1 MiB); smaller in a test, for many parts. */
   partBytes?: number;
+  /** Whether membership holds `member` dead: a transfer to it is given up (see SnapshotSending). */
+  isDead?(member: string): boolean;
   /** A part or file refused, a transfer that failed: for the peer drops' counter and the log. */
   onDrop(reason: 'snapshot-refused' | 'snapshot-failed', detail: string): void;
 }
@@ -29,6 +31,7 @@ export function withSnapshotFiles<Data>(
     link,
     clock,
     partBytes: options.partBytes,
+    isDead: options.isDead,
     onFailed: (detail) => options.onDrop('snapshot-failed', detail),
   });
   const receiving = new SnapshotReceiving({

@@ -13,8 +13,16 @@ export const SNAPSHOT_STALL_MS = 60_000;
 
 /** How the parts of a snapshot file reach a member: sealed frames of their own topic on the peer streams. */
 export interface SnapshotPartLink {
-  /** Sends a part to `to`; resolves once there is room for the next, or false: dropped, or no room in time. */
-  send(to: string, part: Uint8Array): Promise<boolean>;
+  /**
+   * Sends a part to `to`; resolves once there is room for the next, or false: dropped, no room in time, or
+   * `abandoned` said so while it waited.
+   */
+  send(to: string, part: Uint8Array, abandoned?: () => boolean): Promise<boolean>;
+  /**
+   * The number of the connection to `to` now: it changes when one fails, after which parts sent over the
+   * one before may be lost.
+   */
+  connection(to: string): number;
   onPart(handler: (part: Buffer) => void): void;
 }
 
@@ -33,6 +41,11 @@ export interface SnapshotSendingOptions {
   /** Bytes in one part, header included (1 MiB). */
   partBytes?: number;
   stallMs?: number;
+  /**
+   * Whether membership holds `member` dead: a transfer to it is given up at once, and none is begun until
+   * it is back (Raft sends the snapshot again meanwhile), instead of waiting out the stall bound.
+   */
+  isDead?(member: string): boolean;
   /** A transfer failed (the copy could not be made or read, a part dropped): for the log. */
   onFailed(detail: string): void;
 }
@@ -46,6 +59,7 @@ interface Copy {
 }
 
 interface Transfer {
+  to: string;
   mark: number;
   lastProgress: number;
   over: boolean;
@@ -56,7 +70,9 @@ interface Transfer {
  * made a few pages a turn and shared by every member that needs it, then streamed to each in parts read
  * with async I/O, each waiting for room on the way, and at last the snapshot message naming the file.
  * Raft sends a snapshot again while it waits for an answer: a transfer under way to that member for the
- * same mark goes on instead, unless it has stalled.
+ * same mark goes on instead, unless it has stalled. A transfer is given up as soon as membership holds its
+ * member dead, or the connection that carried its parts fails (a part may be lost: the member could never
+ * put the file together); Raft's next send begins a new one from the first part, once the member is back.
  */
 export class SnapshotSending<Data> {
   private copy: Copy | null = null;
@@ -78,7 +94,8 @@ export class SnapshotSending<Data> {
     const stallMs = this.options.stallMs ?? SNAPSHOT_STALL_MS;
     if (under && !under.over && under.mark === mark && now - under.lastProgress < stallMs) return;
     if (under) under.over = true;
-    const transfer: Transfer = { mark, lastProgress: now, over: false };
+    if (this.options.isDead?.(message.to)) return;
+    const transfer: Transfer = { to: message.to, mark, lastProgress: now, over: false };
     this.transfers.set(message.to, transfer);
     this.run(message, this.copyFor(mark), transfer, send).catch((error: Error) => {
       transfer.over = true;
@@ -124,6 +141,21 @@ export class SnapshotSending<Data> {
     return { appliedIndex, bytes, sha256: hash.digest('hex') };
   }
 
+  /** Why `transfer` can no longer arrive whole, or null: its member is dead, or the connection failed. */
+  private cutOff(transfer: Transfer, connection: number): string | null {
+    if (this.options.isDead?.(transfer.to)) return 'membership holds it dead';
+    if (this.options.link.connection(transfer.to) !== connection) return 'the connection to it failed';
+    return null;
+  }
+
+  /** Gives `transfer` up (and says why) when it can no longer arrive whole. */
+  private checkCutOff(transfer: Transfer, connection: number): void {
+    if (transfer.over) return;
+    const why = this.cutOff(transfer, connection);
+    if (why === null) return;
+    throw new Error(`given up: ${why}; begun again once Raft sends the snapshot again`);
+  }
+
   /** Superseded: removed once made (a transfer reading it already goes on reading what it opened). */
   private async discard(copy: Copy): Promise<void> {
     await copy.made;
@@ -142,24 +174,32 @@ export class SnapshotSending<Data> {
     const transferId = randomBytes(8).toString('hex');
     const body = partBodyBytes(this.options.partBytes ?? PART_BYTES);
     const count = Math.ceil(made.bytes / body);
+    const { link } = this.options;
+    const connection = link.connection(message.to);
+    const givenUp = () => transfer.over || this.cutOff(transfer, connection) !== null;
     const handle = await fs.promises.open(copy.file, 'r');
     try {
       for (let index = 0; index < count; index += 1) {
+        this.checkCutOff(transfer, connection);
         if (transfer.over) return;
         const part = Buffer.alloc(Math.min(body, made.bytes - index * body));
         const { bytesRead } = await handle.read(part, 0, part.length, index * body);
         if (bytesRead !== part.length) throw new Error(`the copy ${copy.file} is shorter than it was`);
         const fileBytes = made.bytes;
-        const sent = await this.options.link.send(
+        const sent = await link.send(
           message.to,
           encodeSnapshotPart({ transfer: transferId, index, count, fileBytes, body: part }),
+          givenUp,
         );
+        this.checkCutOff(transfer, connection);
+        if (!sent && transfer.over) return;
         if (!sent) throw new Error(`part ${index} of ${count} was dropped, or found no room in time`);
         transfer.lastProgress = this.options.clock.monotonic();
       }
     } finally {
       await handle.close();
     }
+    this.checkCutOff(transfer, connection);
     if (transfer.over) return;
     transfer.over = true;
     const file = { id: transferId, bytes: made.bytes, sha256: made.sha256 };

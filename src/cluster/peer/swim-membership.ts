@@ -65,6 +65,8 @@ export interface SwimMembershipOptions {
   timing?: SwimTiming;
   /** This member's running runs, told to every member it sends to (`sched cluster status`'s LOAD). */
   load?: () => number;
+  /** The peer protocol version this member advertises (see protocol-version.ts); none when not given. */
+  protocolVersion?: number;
   onDrop?: (reason: DatagramDrop, detail: string) => void;
   onError?: (error: Error) => void;
 }
@@ -107,6 +109,7 @@ export class SwimMembership {
       ackTimeoutTicks: timing.ackTimeoutTicks,
       suspicionMultiplier: timing.suspicionMultiplier,
       indirectProbes: timing.indirectProbes,
+      version: options.protocolVersion,
       random: () => randomInt(2 ** 47) / 2 ** 47,
     });
     const started = new SwimMembership(id, node, transport, options);
@@ -127,6 +130,11 @@ export class SwimMembership {
 
   stateOf(id: string): MemberState | undefined {
     return this.node.stateOf(id);
+  }
+
+  /** The peer protocol version `id` advertises as far as gossip says; undefined for none (version 1). */
+  protocolOf(id: string): number | undefined {
+    return this.node.versionOf(id);
   }
 
   /**

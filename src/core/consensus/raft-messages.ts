@@ -40,6 +40,11 @@ export interface VoteRequest {
   term: number;
   lastLogIndex: number;
   lastLogTerm: number;
+  /**
+   * A vote asked by a candidate its leader told to stand (a TimeoutNow, thesis 3.10): granted even by a
+   * voter that still hears that leader, whose leave to disrupt it is what the flag carries (thesis 4.2.3).
+   */
+  transfer?: boolean;
 }
 
 export interface VoteResponse {
@@ -99,5 +104,16 @@ export interface SnapshotRequest<State> {
   round?: number;
 }
 
+/**
+ * A leader handing over its leadership (thesis 3.10) tells the voter it chose, whose log it knows to be as
+ * long as its own, to stand for election now, without waiting for its timeout or asking for pre-votes.
+ */
+export interface TimeoutNow {
+  type: 'timeout-now';
+  from: string;
+  to: string;
+  term: number;
+}
+
 export type RaftMessage<Data, State = unknown> =
-  VoteRequest | VoteResponse | AppendRequest<Data> | AppendResponse | SnapshotRequest<State>;
+  VoteRequest | VoteResponse | AppendRequest<Data> | AppendResponse | SnapshotRequest<State> | TimeoutNow;

@@ -1,4 +1,5 @@
 import { LeaderReplication } from './leader-replication.js';
+import { LeadershipTransfer, transferTarget } from './leadership-transfer.js';
 import { RaftLog } from './raft-log.js';
 import { RaftMembership } from './raft-membership.js';
 import type {
@@ -10,6 +11,7 @@ import type {
   RaftMessage,
   Snapshot,
   SnapshotRequest,
+  TimeoutNow,
   VoteRequest,
   VoteResponse,
 } from './raft-messages.js';
@@ -48,6 +50,11 @@ export interface RaftConfig {
    * hears from its leader ignores vote requests of higher terms meanwhile (default true).
    */
   checkQuorum?: boolean;
+  /**
+   * Whether `member` can be handed the leadership: its build knows `timeout-now` (default: every member). A
+   * leader leaving the group hands over only to one that can; with none, it steps down as older builds do.
+   */
+  takesTransfer?: (member: string) => boolean;
 }
 
 /**
@@ -82,13 +89,20 @@ export type Proposal =
   | { accepted: true; index: number; term: number }
   | { accepted: false; leader: string | null; reason?: string };
 
+/** A hand-over of the leadership begun (to `target`), or why not. */
+export type TransferStart = { started: true; target: string } | { started: false; reason: string };
+
+/** What a leader handing over its leadership answers a proposal or a change of voters meanwhile. */
+export const HANDING_OVER = 'the leader is handing over its leadership';
+
 /**
  * One member of a Raft group (Ongaro and Ousterhout, 2014), as a pure state machine: the host feeds it
  * ticks, messages and proposals, and carries out what `takeReady` returns. It owns no clock, socket or
  * disk, so a simulator can drive many of them through any interleaving. The host compacts the log
  * with a snapshot of what it applied (`compact`). Members join and leave one at a time (`changeVoters`,
  * Ongaro's thesis, 4.1): a configuration is in force as soon as it is in a node's log. A new member first
- * follows the log as a learner, which does not vote (`addLearner`, 4.2.1), until it has caught up.
+ * follows the log as a learner, which does not vote (`addLearner`, 4.2.1), until it has caught up. A leader
+ * hands its leadership to another voter (`transferLeadership`, 3.10), as it does once it has removed itself.
  */
 export class RaftNode<Data, State = unknown> {
   readonly id: string;
@@ -113,6 +127,8 @@ export class RaftNode<Data, State = unknown> {
   private votesGranted = new Set<string>();
   /** While this node leads: how it sends its log to each follower, and what it knows of them. */
   private replication: LeaderReplication<Data, State> | null = null;
+  /** While this node leads and hands its leadership over: to whom, and since when. */
+  private transfer: LeadershipTransfer | null = null;
   private outbox: RaftMessage<Data | null, State>[] = [];
   /** The latest snapshot, sent to followers that need what it covers. */
   private snapshot: Snapshot<State> | null;
@@ -199,6 +215,11 @@ export class RaftNode<Data, State = unknown> {
     return this.membership.forcedVoters;
   }
 
+  /** The voter this leader is handing its leadership to, or null. */
+  get transferringTo(): string | null {
+    return this.transfer?.target ?? null;
+  }
+
   /** Whether a configuration change is in the log and not committed yet. */
   get changePending(): boolean {
     return this.log.latestConfigIndex > this.commitIndex;
@@ -217,6 +238,7 @@ export class RaftNode<Data, State = unknown> {
    */
   changeVoters(voters: readonly string[]): Proposal {
     if (this.role !== 'leader') return { accepted: false, leader: this.leader };
+    if (this.transfer !== null) return { accepted: false, leader: this.id, reason: HANDING_OVER };
     const next = [...new Set(voters)].sort();
     const change = this.membership.changeTo(next);
     if (change === null)
@@ -246,9 +268,34 @@ export class RaftNode<Data, State = unknown> {
     this.syncVoters();
   }
 
+  /**
+   * Hands the leadership to `to`, or to the voter that holds the most of the log (the leader only; thesis
+   * 3.10). Proposals are refused until it is over: once `to` is elected (this leader then hears its term), or
+   * after an election timeout, when this leader takes them again.
+   */
+  transferLeadership(to?: string): TransferStart {
+    if (this.role !== 'leader') return { started: false, reason: 'not the leader' };
+    if (this.transfer !== null)
+      return { started: false, reason: `already handing the leadership to ${this.transfer.target}` };
+    if (!this.handOverCanWin())
+      return { started: false, reason: 'too few voters run a build that takes part in a hand-over' };
+    const target = to ?? this.transferTarget();
+    if (target === null) return { started: false, reason: 'no other voter can take the leadership' };
+    if (!this.membership.peers.includes(target))
+      return { started: false, reason: `${target} is not another voter` };
+    if (!this.takesTransfer(target))
+      return { started: false, reason: `${target} runs a build that cannot take the leadership` };
+    this.beginTransfer(target, false);
+    return { started: true, target };
+  }
+
   /** One unit of logical time. */
   tick(): void {
     if (this.role === 'leader') {
+      if (this.transfer?.tick()) {
+        this.giveUpTransfer();
+        if (this.role !== 'leader') return;
+      }
       this.electionElapsed += 1;
       if (this.electionElapsed >= this.config.electionTicks) {
         this.electionElapsed = 0;
@@ -281,6 +328,7 @@ export class RaftNode<Data, State = unknown> {
   /** Appends `data` if this node leads; it is committed once a majority has it (see `committed`). */
   propose(data: Data): Proposal {
     if (this.role !== 'leader') return { accepted: false, leader: this.leader };
+    if (this.transfer !== null) return { accepted: false, leader: this.id, reason: HANDING_OVER };
     return this.replicate(this.log.append(this.term, data));
   }
 
@@ -299,9 +347,11 @@ export class RaftNode<Data, State = unknown> {
       // A pre-vote, or a pre-vote granted, carries the term the candidate would stand at: no one's yet.
       const prospective =
         message.type === 'pre-vote' || (message.type === 'pre-vote-response' && message.granted);
-      // Leader stickiness: while our leader is heard, a vote for a higher term is a disruption.
-      if (message.type === 'vote' && this.checkQuorum && this.hearsLeader()) return;
-      const fromLeader = message.type === 'append' || message.type === 'snapshot';
+      // Leader stickiness: while our leader is heard, a vote for a higher term is a disruption, unless that
+      // leader asked for it, handing its leadership over.
+      if (message.type === 'vote' && !message.transfer && this.checkQuorum && this.hearsLeader()) return;
+      const fromLeader =
+        message.type === 'append' || message.type === 'snapshot' || message.type === 'timeout-now';
       if (!prospective) this.becomeFollower(message.term, fromLeader ? message.from : null);
     }
     if (message.term < this.term) {
@@ -326,6 +376,8 @@ export class RaftNode<Data, State = unknown> {
         return this.handleAppendResponse(message);
       case 'snapshot':
         return this.handleSnapshot(message);
+      case 'timeout-now':
+        return this.handleTimeoutNow(message);
     }
   }
 
@@ -376,7 +428,8 @@ export class RaftNode<Data, State = unknown> {
     this.askForVotes('pre-vote', this.term + 1);
   }
 
-  private campaign(): void {
+  /** `transfer`: the leader handed its leadership to this node, which stands at once (see VoteRequest). */
+  private campaign(transfer = false): void {
     this.term += 1;
     this.role = 'candidate';
     this.leader = null;
@@ -385,13 +438,26 @@ export class RaftNode<Data, State = unknown> {
     this.votesGranted = new Set([this.id]);
     this.resetElectionTimer();
     if (this.isMajority(this.votesGranted)) return this.becomeLeader();
-    this.askForVotes('vote', this.term);
+    this.askForVotes('vote', this.term, transfer);
   }
 
-  private askForVotes(type: VoteRequest['type'], term: number): void {
+  private askForVotes(type: VoteRequest['type'], term: number, transfer = false): void {
     const { lastIndex: lastLogIndex, lastTerm: lastLogTerm } = this.log;
-    for (const peer of this.membership.peers)
-      this.send({ ...this.header(peer), term, type, lastLogIndex, lastLogTerm });
+    for (const peer of this.membership.peers) {
+      const request: VoteRequest = { ...this.header(peer), term, type, lastLogIndex, lastLogTerm };
+      if (transfer) request.transfer = true;
+      this.send(request);
+    }
+  }
+
+  /**
+   * The leader hands its leadership to this node: a voter stands at once, skipping pre-votes (its leader
+   * asked it to). One that does not vote (a learner, or removed) or that leads ignores it; one of a stale
+   * term never gets here.
+   */
+  private handleTimeoutNow(_message: TimeoutNow): void {
+    if (this.role === 'leader' || !this.membership.voters.includes(this.id)) return;
+    this.campaign(true);
   }
 
   private handleVote(request: VoteRequest): void {
@@ -468,6 +534,7 @@ export class RaftNode<Data, State = unknown> {
   }
 
   private becomeFollower(term: number, leader: string | null): void {
+    this.transfer = null;
     if (term !== this.term) {
       this.term = term;
       this.votedFor = null;
@@ -549,6 +616,7 @@ export class RaftNode<Data, State = unknown> {
     if (this.role !== 'leader' || !replication?.isTracked(response.from)) return;
     if (!replication.answered(response)) return;
     this.advanceCommit();
+    if (this.transfer?.target === response.from) this.handOverIfCaughtUp();
     // Not when that commit removed this leader: it no longer sends the log.
     this.replication?.sendNext(response.from);
   }
@@ -558,13 +626,78 @@ export class RaftNode<Data, State = unknown> {
     const candidate = this.replication!.majorityMatched(voters);
     if (candidate > this.commitIndex && this.log.termAt(candidate) === this.term)
       this.commitIndex = candidate;
-    // A leader that removed itself leads until that change is committed, then leaves the group to the rest,
-    // telling them first what it committed: they could learn it only from their next leader, once it has
-    // committed an entry of its own term, and writes it acknowledged would wait for that election.
-    if (!voters.includes(this.id) && this.commitIndex >= this.log.latestConfigIndex) {
+    // A leader that removed itself leads until that change is committed, then hands the group over to the
+    // rest, telling them first what it committed: they could learn it only from their next leader, once it
+    // has committed an entry of its own term, and writes it acknowledged would wait for that election.
+    if (
+      !voters.includes(this.id) &&
+      this.commitIndex >= this.log.latestConfigIndex &&
+      !this.transfer?.stepDown
+    ) {
       this.replication!.heartbeat(this.membership.replicas);
-      this.becomeFollower(this.term, null);
+      this.leave();
     }
+  }
+
+  /**
+   * Leaves the group it led, handing the leadership to the voter that holds the most of the log, so the rest
+   * need not wait out an election timeout, and split their votes, to elect one; with no voter that can take
+   * it, it steps down at once.
+   */
+  private leave(): void {
+    if (this.transfer !== null) {
+      this.transfer.stepDown = true;
+      return this.handOverIfCaughtUp();
+    }
+    const target = this.handOverCanWin() ? this.transferTarget() : null;
+    if (target === null) return this.becomeFollower(this.term, null);
+    this.beginTransfer(target, true);
+  }
+
+  /**
+   * Whether the voters that know a vote's `transfer` flag make a majority: one of an older build, still
+   * hearing this leader, ignores the vote its successor asks for, and too many of them would leave the
+   * successor short of a majority until the hand-over is given up, an election timeout later than a plain
+   * step-down. This leader, a voter, votes for its successor.
+   */
+  private handOverCanWin(): boolean {
+    return this.membership.isMajority(
+      new Set(this.membership.voters.filter((voter) => voter === this.id || this.takesTransfer(voter))),
+    );
+  }
+
+  private transferTarget(): string | null {
+    const matched = (voter: string) => this.replication!.matchedIndexOf(voter);
+    return transferTarget(this.membership.peers, matched, (voter) => this.takesTransfer(voter));
+  }
+
+  private takesTransfer(member: string): boolean {
+    return this.config.takesTransfer?.(member) ?? true;
+  }
+
+  private beginTransfer(target: string, stepDown: boolean): void {
+    this.transfer = new LeadershipTransfer(target, stepDown, this.config.electionTicks);
+    // What it lacks goes now, and the rest as it acknowledges (see handleAppendResponse).
+    if (this.replication!.matchedIndexOf(target) < this.log.lastIndex) this.replication!.sendAppend(target);
+    else this.handOverIfCaughtUp();
+  }
+
+  /**
+   * Tells the target to stand once it holds the whole log (no proposal lengthens it meanwhile), so it wins
+   * the votes of the others; again at each answer of it while it does not (the first may be lost). This
+   * leader leads on until it hears the target's term, or gives up after an election timeout.
+   */
+  private handOverIfCaughtUp(): void {
+    const transfer = this.transfer;
+    if (transfer === null || this.replication!.matchedIndexOf(transfer.target) < this.log.lastIndex) return;
+    this.send({ ...this.header(transfer.target), type: 'timeout-now' });
+  }
+
+  /** The transfer took an election timeout: a leader that leaves steps down; another takes proposals again. */
+  private giveUpTransfer(): void {
+    const stepDown = this.transfer!.stepDown;
+    this.transfer = null;
+    if (stepDown) this.becomeFollower(this.term, null);
   }
 
   /** The replication of a term just won, to every peer from just past the end of this node's log. */

@@ -21,6 +21,7 @@ export function raftWire<Data, State>(data: z.ZodType<Data>, state: z.ZodType<St
       ...base,
       lastLogIndex: wireCount,
       lastLogTerm: wireCount,
+      transfer: z.boolean().optional(),
     }),
     z.object({ type: z.enum(['vote-response', 'pre-vote-response']), ...base, granted: z.boolean() }),
     z.object({
@@ -47,6 +48,7 @@ export function raftWire<Data, State>(data: z.ZodType<Data>, state: z.ZodType<St
       snapshot: z.object({ index: wireCount, term: wireCount, voters, state }),
       round: wireCount.optional(),
     }),
+    z.object({ type: z.literal('timeout-now'), ...base }),
   ]);
   return {
     encode: (message: RaftMessage<Data, State>): Uint8Array => utf8.encode(JSON.stringify(message)),

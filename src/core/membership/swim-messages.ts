@@ -10,6 +10,11 @@ export interface MemberUpdate {
    * independent confirmations (Lifeguard's LHA-Suspicion) and the same one coming back by gossip is not.
    */
   suspectedBy?: string;
+  /**
+   * The peer protocol version the member advertises (see protocol-version.ts): its own word, at this
+   * incarnation. None from a member of an older build, or passed on by one (its decoder drops it).
+   */
+  version?: number;
 }
 
 interface Envelope {

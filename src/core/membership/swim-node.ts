@@ -1,5 +1,5 @@
 import { failedProbePenalty, LocalHealth } from './local-health.js';
-import { overrides, retransmitLimit } from './member-updates.js';
+import { addsVersion, overrides, retransmitLimit, withKnownVersion } from './member-updates.js';
 import { MembershipNews } from './membership-news.js';
 import type { MemberState, MemberUpdate, SwimMessage } from './swim-messages.js';
 import { Suspicion, suspicionBounds } from './suspicion.js';
@@ -25,6 +25,8 @@ export interface SwimConfig {
   maxLocalHealth?: number;
   /** Updates piggybacked on one message at most. */
   maxUpdatesPerMessage?: number;
+  /** The peer protocol version this member advertises with its own updates (none: it advertises none). */
+  version?: number;
   random: () => number;
 }
 
@@ -86,7 +88,7 @@ export class SwimNode {
     this.id = config.id;
     this.health = new LocalHealth(config.maxLocalHealth ?? 8);
     this.nextProbeAt = config.probeTicks;
-    this.members.set(this.id, { id: this.id, incarnation: 0, state: 'alive' });
+    this.members.set(this.id, this.selfAt(0));
     for (const seed of config.seeds)
       if (seed !== this.id) this.members.set(seed, { id: seed, incarnation: 0, state: 'alive' });
   }
@@ -98,6 +100,11 @@ export class SwimNode {
 
   stateOf(id: string): MemberState | undefined {
     return this.members.get(id)?.state;
+  }
+
+  /** The peer protocol version `id` advertises, as far as this node has heard; undefined if none. */
+  versionOf(id: string): number | undefined {
+    return this.members.get(id)?.version;
   }
 
   /** This member's local health multiplier: 0 while it sees no sign of being slow itself. */
@@ -288,10 +295,12 @@ export class SwimNode {
   }
 
   /** Takes in what another node says of a member; news about this node itself is refuted. */
-  private learn(update: MemberUpdate): void {
-    if (update.id === this.id) return this.refute(update);
-    const current = this.members.get(update.id);
+  private learn(news: MemberUpdate): void {
+    if (news.id === this.id) return this.refute(news);
+    const current = this.members.get(news.id);
+    const update = withKnownVersion(news, current);
     if (overrides(update, current)) return this.record(update);
+    if (addsVersion(update, current)) return this.record({ ...current!, version: update.version });
     if (
       update.state === 'suspect' &&
       current?.state === 'suspect' &&
@@ -302,10 +311,30 @@ export class SwimNode {
 
   private refute(update: MemberUpdate): void {
     const self = this.members.get(this.id)!;
-    if (update.state === 'alive' || update.incarnation < self.incarnation) return;
-    this.record({ id: this.id, incarnation: update.incarnation + 1, state: 'alive' });
+    if (update.incarnation < self.incarnation) return;
+    if (update.state === 'alive' && !this.misstatesVersion(update, self)) return;
+    this.record(this.selfAt(update.incarnation + 1));
     // Being suspected is a sign of being slow: memberlist's refute raises the local health multiplier too.
-    this.health.apply(1);
+    if (update.state !== 'alive') this.health.apply(1);
+  }
+
+  /**
+   * Whether news that this member is alive says it under another version than it advertises: news of an
+   * earlier life of it (restarted on another build, within its suspicion time, others still hold that life's
+   * word). News without a version may be this life's, passed on by an older build: only one of an
+   * incarnation this life never reached is taken as an earlier life's (refuted every time, it would raise
+   * the incarnation for as long as older builds pass it on).
+   */
+  private misstatesVersion(update: MemberUpdate, self: MemberUpdate): boolean {
+    const own = this.config.version;
+    if (own === undefined || update.version === own) return false;
+    return update.version !== undefined || update.incarnation > self.incarnation;
+  }
+
+  /** This member's own word at `incarnation`: alive, with the version it advertises. */
+  private selfAt(incarnation: number): MemberUpdate {
+    const { version } = this.config;
+    return { id: this.id, incarnation, state: 'alive', ...(version === undefined ? {} : { version }) };
   }
 
   /** Another member's independent suspicion shortens the timeout, and is passed on for others to count. */

@@ -11,12 +11,15 @@ export const MAX_SWIM_DATAGRAM = 1_400;
 const MAX_UPDATES = 64;
 /** A view larger than this is no cluster sched is built for; a state exchange is refused beyond it. */
 const MAX_MEMBERS = 4_096;
+/** Versions of the peer protocol go up by one a feature: a larger one is no member's. */
+const MAX_PROTOCOL_VERSION = 65_535;
 
 const memberUpdate = z.object({
   id: wireId,
   incarnation: wireCount,
   state: z.enum(['alive', 'suspect', 'dead']),
   suspectedBy: wireId.optional(),
+  version: z.int().min(1).max(MAX_PROTOCOL_VERSION).optional(),
 });
 const envelope = {
   from: wireId,

@@ -13,6 +13,7 @@ import { SwimMembership } from '../../cluster/peer/swim-membership.js';
 import { memberLeaseExpired, type MemberLeaseBounds } from '../../core/cluster/member-lease.js';
 import { SchedError } from '../../core/errors.js';
 import { formatPeerAddress, parsePeerAddress, type PeerAddress } from '../../core/peer/peer-address.js';
+import { PROTOCOL_VERSION } from '../../core/peer/protocol-version.js';
 import { SqliteStore } from '../../store/sqlite/sqlite-store.js';
 import type { Store } from '../../store/store.js';
 import type { Clock } from '../clock.js';
@@ -149,6 +150,7 @@ export class PeerMembership implements Service {
       streams: this.streams,
       clock,
       load: this.options.load,
+      protocolVersion: PROTOCOL_VERSION,
       onDrop: drops.on('datagram'),
       onError: this.options.onError,
     });
@@ -163,6 +165,8 @@ export class PeerMembership implements Service {
       raftFile,
       clock,
       isAlive: (member) => swim.stateOf(member) === 'alive',
+      isDead: (member) => swim.stateOf(member) === 'dead',
+      protocolOf: (member) => swim.protocolOf(member),
       contacts: () => [
         ...joinThrough,
         ...swim

@@ -159,6 +159,19 @@ describe('Raft over TCP', () => {
     expect(b.inbox.map((message) => message.term)).toEqual([1, 2, 3]);
   });
 
+  it('given a connection that fails, numbers the next one afresh, so a sender knows frames it wrote may be lost', async () => {
+    const a = await node('127.0.0.1');
+    const b = await node('127.0.0.1');
+    expect(a.streams.connectionTo(b.address)).toBe(0);
+    a.send(b.address, append(1));
+    await waitFor(async () => b.inbox.length === 1, 15_000, 20);
+    expect(a.streams.connectionTo(b.address)).toBe(0);
+
+    await b.streams.close();
+
+    await waitFor(async () => a.streams.connectionTo(b.address) > 0, 15_000, 20);
+  });
+
   it('given a key rotation done member by member, delivers every frame throughout', async () => {
     const k2 = newKey();
     const [a, b] = [await node('127.0.0.1'), await node('127.0.0.1')];

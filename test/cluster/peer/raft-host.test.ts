@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RaftDisk } from '../../../src/cluster/peer/raft-disk.js';
 import { RaftHost, type RaftChannel } from '../../../src/cluster/peer/raft-host.js';
 import type { LogEntry, RaftMessage } from '../../../src/core/consensus/raft-messages.js';
+import { protocolFeatures } from '../../../src/core/peer/protocol-version.js';
 import { systemClock } from '../../../src/daemon/clock.js';
 import { waitFor } from '../../support/sched-harness.js';
 
@@ -16,15 +17,18 @@ class LoopbackNetwork {
   private readonly handlers = new Map<string, (message: Message) => void>();
   readonly cutOff = new Set<string>();
   delivered = 0;
+  readonly sentTypes: string[] = [];
 
   channel(id: string): RaftChannel<string, string[]> {
     return {
-      send: (message) =>
+      send: (message) => {
+        this.sentTypes.push(message.type);
         setImmediate(() => {
           if (this.cutOff.has(message.from) || this.cutOff.has(message.to)) return;
           this.delivered += 1;
           this.handlers.get(message.to)?.(message);
-        }),
+        });
+      },
       onMessage: (handler) => this.handlers.set(id, handler),
     };
   }
@@ -62,7 +66,7 @@ describe('Raft members on real timers and real log files', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  function startMember(id: string, maxAppendBytes?: number): void {
+  function startMember(id: string, maxAppendBytes?: number, protocolOf?: (member: string) => number): void {
     const disk = RaftDisk.open<string, string[]>(path.join(dir, `${id}.db`));
     const machine = new AppliedList();
     const host = new RaftHost<string, string[]>({
@@ -77,6 +81,7 @@ describe('Raft members on real timers and real log files', () => {
       heartbeatTicks: 2,
       compactEvery: 16,
       maxAppendBytes,
+      takesTransfer: protocolOf && ((member) => protocolFeatures(protocolOf(member)).leadershipTransfer),
     });
     host.start();
     members.set(id, { host, disk, machine });
@@ -147,6 +152,57 @@ describe('Raft members on real timers and real log files', () => {
       20,
     );
     for (const id of IDS) expect(members.get(id)!.machine.items).toEqual(everything);
+  });
+
+  it('Given a leader that hands its leadership over before it stops, then another member leads in the next term as soon as it resolves, and takes the writes', async () => {
+    for (const id of IDS) startMember(id);
+    const leader = await proposeAll(IDS, ['a', 'b']);
+    const term = members.get(leader)!.host.term;
+
+    await members.get(leader)!.host.handOver();
+
+    // No election timeout was waited out, and no vote was split: the next term is the successor's.
+    expect(members.get(leader)!.host.role).toBe('follower');
+    const successor = members.get(leader)!.host.leader;
+    expect(successor).not.toBeNull();
+    expect(successor).not.toBe(leader);
+    expect(members.get(successor!)!.host.term).toBe(term + 1);
+    stopMember(leader);
+    const rest = IDS.filter((id) => id !== leader);
+    await proposeAll(rest, ['c']);
+    const everywhere = async () =>
+      rest.every((id) => members.get(id)!.machine.items.join() === ['a', 'b', 'c'].join());
+    expect(await waitFor(everywhere, 20_000, 20)).toBe(true);
+  });
+
+  it('Given a leader that removes itself, then once the change is applied another member leads in the next term, and the removed one leads no more', async () => {
+    for (const id of IDS) startMember(id);
+    const leader = await proposeAll(IDS, ['a']);
+    const term = members.get(leader)!.host.term;
+    const rest = IDS.filter((id) => id !== leader);
+
+    expect(await members.get(leader)!.host.changeVoters(rest)).toMatchObject({ applied: true });
+
+    const successor = await leaderOf(rest);
+    expect(members.get(successor)!.host.term).toBe(term + 1);
+    await waitFor(async () => members.get(leader)!.host.role === 'follower', 20_000, 20);
+    await proposeAll(rest, ['b']);
+    const everywhere = async () =>
+      rest.every((id) => members.get(id)!.machine.items.join() === ['a', 'b'].join());
+    expect(await waitFor(everywhere, 20_000, 20)).toBe(true);
+  });
+
+  it('Given members that advertise no protocol version (an older build), when the leader removes itself, then it hands over to none of them and steps down as before, and they elect one', async () => {
+    network.sentTypes.length = 0;
+    for (const id of IDS) startMember(id, undefined, () => 1);
+    const leader = await proposeAll(IDS, ['a']);
+    const rest = IDS.filter((id) => id !== leader);
+
+    expect(await members.get(leader)!.host.changeVoters(rest)).toMatchObject({ applied: true });
+
+    expect(members.get(leader)!.host.role).toBe('follower');
+    await leaderOf(rest);
+    expect(network.sentTypes).not.toContain('timeout-now');
   });
 
   it('Given a member cut off from the others, when it comes back, then the writes it missed reach it (by snapshot once the log was compacted)', async () => {

@@ -29,6 +29,11 @@ describe('Sending a snapshot as a file, in parts', () => {
   let parts: Array<{ to: string; transfer: string; index: number; count: number }>;
   /** Parts the link holds without room for more, until released. */
   let hold: (() => void) | null;
+  /** The held part's link looks again whether the sender gave the transfer up (as it does every 20 ms). */
+  let recheck: () => void;
+  /** The number of the connection to the member (it changes when one fails), and who membership holds dead. */
+  let connection: number;
+  let dead: Set<string>;
   let named: SnapshotMessage<null>[];
   let failed: string[];
   let sending: SnapshotSending<null>;
@@ -40,6 +45,9 @@ describe('Sending a snapshot as a file, in parts', () => {
     failing = 0;
     parts = [];
     hold = null;
+    recheck = () => undefined;
+    connection = 0;
+    dead = new Set();
     named = [];
     failed = [];
     sending = new SnapshotSending<null>({
@@ -51,17 +59,22 @@ describe('Sending a snapshot as a file, in parts', () => {
         return 40 + copies;
       },
       link: {
-        send: async (to, bytes) => {
+        send: async (to, bytes, abandoned) => {
           const { transfer, index, count } = decodeSnapshotPart(bytes)!;
           parts.push({ to, transfer, index, count });
           if (hold === null) return true;
-          return new Promise<boolean>((resolve) => (hold = () => resolve(true)));
+          return new Promise<boolean>((resolve) => {
+            hold = () => resolve(true);
+            recheck = () => abandoned?.() && resolve(false);
+          });
         },
+        connection: () => connection,
         onPart: () => undefined,
       },
       clock,
       partBytes: 122,
       stallMs: STALL_MS,
+      isDead: (member) => dead.has(member),
       onFailed: (detail) => void failed.push(detail),
     });
   });
@@ -121,6 +134,63 @@ describe('Sending a snapshot as a file, in parts', () => {
     expect(transfers.size).toBe(2);
     expect(named).toHaveLength(1);
     expect(named[0]!.snapshot.state).toMatchObject({ file: { id: [...transfers][1] } });
+  });
+
+  it('Given a transfer waiting for room, when membership holds its member dead, then it is given up at once, not at the stall bound, and no message names a file; once the member is back, Raft’s next send begins a new transfer from the first part', async () => {
+    hold = () => undefined;
+    sending.ship(snapshotMessage('n2', 30), send);
+    await waitFor(async () => parts.length === 1, 5_000, 5);
+
+    dead.add('n2');
+    recheck();
+    await waitFor(async () => failed.length === 1, 5_000, 5);
+    expect(failed[0]).toMatch(/snapshot to n2: given up: membership holds it dead/);
+    // Raft sends it again while the member is dead: nothing begins.
+    hold = null;
+    sending.ship(snapshotMessage('n2', 30), send);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(parts).toHaveLength(1);
+
+    dead.delete('n2');
+    sending.ship(snapshotMessage('n2', 30), send);
+    await waitFor(async () => named.length === 1, 5_000, 5);
+
+    const [abandoned, fresh] = [...new Set(parts.map((part) => part.transfer))];
+    expect(parts.filter((part) => part.transfer === fresh).map((part) => part.index)).toEqual([
+      ...Array(10).keys(),
+    ]);
+    expect(named[0]!.snapshot.state).toMatchObject({ file: { id: fresh } });
+    expect(fresh).not.toBe(abandoned);
+    expect(copies).toBe(1);
+  });
+
+  it('Given a member held dead, when Raft sends it a snapshot, then no copy is made and no part sent', async () => {
+    dead.add('n3');
+
+    sending.ship(snapshotMessage('n3', 30), send);
+    await new Promise((resolve) => setImmediate(resolve));
+
+    expect([copies, parts.length, failed]).toEqual([0, 0, []]);
+  });
+
+  it('Given the connection that carried a transfer’s parts failing, then the transfer is given up (a part may be lost), and Raft’s next send begins a new one from the first part', async () => {
+    hold = () => undefined;
+    sending.ship(snapshotMessage('n2', 30), send);
+    await waitFor(async () => parts.length === 1, 5_000, 5);
+
+    connection += 1;
+    const release = hold;
+    hold = null;
+    release();
+    await waitFor(async () => failed.length === 1, 5_000, 5);
+    expect(failed[0]).toMatch(/given up: the connection to it failed/);
+    expect(parts).toHaveLength(1);
+    expect(named).toEqual([]);
+
+    sending.ship(snapshotMessage('n2', 30), send);
+    await waitFor(async () => named.length === 1, 5_000, 5);
+    expect(parts.slice(1).map((part) => part.index)).toEqual([...Array(10).keys()]);
+    expect(new Set(parts.map((part) => part.transfer)).size).toBe(2);
   });
 
   it('Given a later snapshot, then a new copy is made and the one it supersedes is removed, and closing removes the last', async () => {

@@ -372,18 +372,27 @@ describe('RaftNode membership changes', () => {
     expect(a!.committedIndex).toBe(3);
   });
 
-  it('given a leader that removes itself, it leads until the change is committed, then steps down', () => {
+  it('given a leader that removes itself, it leads until the change is committed, hands over, then steps down', () => {
     const [a, b, c] = electA();
     a!.changeVoters(['b', 'c']);
     expect(a!.currentRole).toBe('leader');
 
-    settle([a!, b!, c!]);
+    settle([a!, b!, c!], [], (message) => message.type === 'timeout-now');
 
-    expect(a!.currentRole).toBe('follower');
     expect(b!.currentVoters).toEqual(['b', 'c']);
     // It told them the change is committed before it left: they need no new leader to know it.
     expect([b!.committedIndex, c!.committedIndex]).toEqual([a!.committedIndex, a!.committedIndex]);
-    // The removed node never stands for election (the others elect one of themselves: the simulator).
+    // It hands its leadership to one of them (see leadership-transfer.test.ts), and steps down once elected.
+    expect(a!.transferringTo).not.toBeNull();
+    for (let tick = 0; tick < 4; tick++) {
+      a!.tick();
+      settle([a!, b!, c!]);
+    }
+    expect([a!.currentRole, b!.currentRole === 'leader' || c!.currentRole === 'leader']).toEqual([
+      'follower',
+      true,
+    ]);
+    // The removed node never stands for election.
     a!.takeReady();
     for (let tick = 0; tick < 60; tick++) a!.tick();
     expect([a!.currentRole, a!.takeReady().messages]).toEqual(['follower', []]);

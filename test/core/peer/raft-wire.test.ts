@@ -29,12 +29,16 @@ const entry: fc.Arbitrary<LogEntry<Command>> = fc.record(
 );
 const base = { from: id, to: id, term: count };
 const raftMessage: fc.Arbitrary<RaftMessage<Command, string[]>> = fc.oneof(
-  fc.record({
-    type: fc.constantFrom('vote' as const, 'pre-vote' as const),
-    ...base,
-    lastLogIndex: count,
-    lastLogTerm: count,
-  }),
+  fc.record(
+    {
+      type: fc.constantFrom('vote' as const, 'pre-vote' as const),
+      ...base,
+      lastLogIndex: count,
+      lastLogTerm: count,
+      transfer: fc.boolean(),
+    },
+    { requiredKeys: ['type', 'from', 'to', 'term', 'lastLogIndex', 'lastLogTerm'] },
+  ),
   fc.record({
     type: fc.constantFrom('vote-response' as const, 'pre-vote-response' as const),
     ...base,
@@ -80,6 +84,7 @@ const raftMessage: fc.Arbitrary<RaftMessage<Command, string[]>> = fc.oneof(
     },
     { requiredKeys: ['type', 'from', 'to', 'term', 'snapshot'] },
   ),
+  fc.record({ type: fc.constant('timeout-now' as const), ...base }),
 );
 
 const utf8 = (text: string) => Buffer.from(text, 'utf8');
@@ -123,6 +128,14 @@ describe('the Raft wire format', () => {
       /granted/,
     ],
     [
+      'a transfer flag that is a string',
+      { type: 'vote', from: 'a', to: 'b', term: 2, lastLogIndex: 1, lastLogTerm: 1, transfer: 'yes' },
+      /transfer/,
+    ],
+    ['a timeout-now without a term', { type: 'timeout-now', from: 'a', to: 'b' }, /term/],
+    ['a timeout-now to no one', { type: 'timeout-now', from: 'a', to: '', term: 2 }, /to/],
+    ['a type no release sends', { type: 'timeout-later', from: 'a', to: 'b', term: 2 }, /type/],
+    [
       'too many voters',
       { ...append([{ index: 1, term: 1, data: null, voters: Array(65).fill('v') }]) },
       /voters/,
@@ -132,6 +145,15 @@ describe('the Raft wire format', () => {
       ok: false,
       reason: expect.stringMatching(reason),
     });
+  });
+
+  it('given a vote of an older release (no transfer flag), decodes it as one that asks for none', () => {
+    const vote = { type: 'vote', from: 'a', to: 'b', term: 2, lastLogIndex: 1, lastLogTerm: 1 };
+
+    const decoded = wire.decode(utf8(JSON.stringify(vote)));
+
+    expect(decoded).toEqual({ ok: true, message: vote });
+    expect(decoded.ok && decoded.message.type === 'vote' && decoded.message.transfer).toBeFalsy();
   });
 
   it('given more entries than a batch may hold, or an infinite term, refuses it', () => {

@@ -17,6 +17,7 @@ const update: fc.Arbitrary<MemberUpdate> = fc.record(
     incarnation: count,
     state: fc.constantFrom('alive' as const, 'suspect' as const, 'dead' as const),
     suspectedBy: id,
+    version: fc.integer({ min: 1, max: 65_535 }),
   },
   { requiredKeys: ['id', 'incarnation', 'state'] },
 );
@@ -90,6 +91,12 @@ describe('the SWIM wire format', () => {
     ['an id with a space', { ...ping(), from: 'a b' }, /from: an id is/],
     ['an unknown type', { ...ping(), type: 'shutdown' }, /type/],
     ['no recipient', { ...ping(), to: undefined }, /to/],
+    ['a protocol version 0', ping([{ id: 'c', incarnation: 1, state: 'alive', version: 0 }]), /version/],
+    [
+      'a protocol version that is a string',
+      ping([{ id: 'c', incarnation: 1, state: 'alive', version: '2' }]),
+      /updates\.0\.version/,
+    ],
   ])('given a message with %s, refuses it with a reason', (_, message, reason) => {
     const decoded = decodeSwimMessage(utf8(JSON.stringify(message)));
     expect(decoded).toEqual({ ok: false, reason: expect.stringMatching(reason) });
@@ -111,6 +118,17 @@ describe('the SWIM wire format', () => {
       ok: false,
       reason: `longer than ${MAX_SWIM_DATAGRAM} bytes`,
     });
+  });
+
+  it('given updates of an older build (no protocol version), in a datagram or a state exchange, decodes them as they are', () => {
+    const old = [
+      { id: 'c:1', incarnation: 3, state: 'alive' },
+      { id: 'd:1', incarnation: 0, state: 'suspect', suspectedBy: 'c:1' },
+    ];
+
+    expect(decodeSwimMessage(utf8(JSON.stringify(ping(old))))).toEqual({ ok: true, message: ping(old) });
+    const exchange = { type: 'state', from: 'a:1', to: 'b:2', reply: false, members: old };
+    expect(decodeStateExchange(utf8(JSON.stringify(exchange)))).toEqual({ ok: true, message: exchange });
   });
 
   it('given any state exchange, decodes what it encodes; given a bad one, refuses it with a reason', () => {

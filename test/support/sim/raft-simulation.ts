@@ -35,6 +35,14 @@ export interface RaftSimulationOptions {
    * first, and made a voter by a later change (whether it has caught up or not).
    */
   changeRate?: number;
+  /** Per tick: chance the leader (if any) is asked to hand its leadership to a voter (chosen or its pick). */
+  transferRate?: number;
+  /**
+   * The last this many hosts run an older build, which knows neither `timeout-now` nor a vote's `transfer`
+   * flag: the others must never hand them the leadership (one sent a `timeout-now` is a violation), and
+   * they ignore the flag (as an older build's decoder drops it).
+   */
+  olderBuilds?: number;
   /**
    * After the faulty ticks, this many of the initial voters are lost for good and the others are recovered
    * with `forceVoters` (every survivor, the same voters), as `sched cluster recover --force` does. Entries
@@ -125,6 +133,13 @@ export interface RaftSimulationResult {
   votersChanged: number;
   /** Entries committed after a forced recovery (0 without one). */
   acknowledgedAfterRecovery: number;
+  /** Leaders that committed their own removal, and a successor was elected after. */
+  selfRemovals: number;
+  /** The ticks from each such commit to its successor's election, in order, and their sum. */
+  successionTicks: number[];
+  ticksToSuccessor: number;
+  /** `timeout-now` messages sent: leaders that handed their leadership over. */
+  timeoutNows: number;
 }
 
 interface SimulatedHost {
@@ -136,10 +151,13 @@ interface SimulatedHost {
   /** Everything it ever applied, in any of its lives, by index. */
   appliedEver: Map<number, Entry>;
   wasLeader: boolean;
+  /** The term it last led. */
+  ledTerm: number;
   lostForGood: boolean;
 }
 
-const ELECTION_TICKS = 10;
+/** Ticks without a leader before a voter stands: its election timeout is in [10, 20). */
+export const ELECTION_TICKS = 10;
 const HEARTBEAT_TICKS = 2;
 const QUIET_TICKS = 50;
 const SETTLE_TICKS = 1_000;
@@ -174,6 +192,12 @@ class RaftSimulation {
   private recovered = false;
   private acknowledgedAfterRecovery = 0;
   private readonly initialVoters: string[];
+  /** A leader committed its own removal at this tick and term: its successor is awaited. */
+  private succession: { since: number; term: number } | null = null;
+  private readonly successionTicks: number[] = [];
+  /** The removals timed, as `host@term`. */
+  private readonly removalsTimed = new Set<string>();
+  private timeoutNows = 0;
 
   constructor(private readonly options: RaftSimulationOptions) {
     this.random = seededRandom(options.seed);
@@ -187,6 +211,7 @@ class RaftSimulation {
       applied: [],
       appliedEver: new Map(),
       wasLeader: false,
+      ledTerm: 0,
       lostForGood: false,
     }));
     for (const host of this.hosts) {
@@ -226,6 +251,10 @@ class RaftSimulation {
       snapshotsInstalled: this.snapshotsInstalled,
       votersChanged: this.votersChanged,
       acknowledgedAfterRecovery: this.acknowledgedAfterRecovery,
+      selfRemovals: this.successionTicks.length,
+      successionTicks: this.successionTicks,
+      ticksToSuccessor: this.successionTicks.reduce((sum, ticks) => sum + ticks, 0),
+      timeoutNows: this.timeoutNows,
     };
   }
 
@@ -261,6 +290,7 @@ class RaftSimulation {
       host.disk.force!(hardState, forced);
     }
     this.recovered = true;
+    this.succession = null;
   }
 
   private advance(faulty: boolean, proposing = true): void {
@@ -275,6 +305,8 @@ class RaftSimulation {
       this.propose(leader, faulty);
     if (leader && proposing && this.random() < (this.options.changeRate ?? 0))
       this.changeVoters(leader, faulty);
+    if (leader && proposing && this.options.transferRate && this.random() < this.options.transferRate)
+      this.transferLeadership(leader, faulty);
     this.deliverDue(faulty);
   }
 
@@ -305,6 +337,22 @@ class RaftSimulation {
     this.handleReady(host, faulty);
   }
 
+  /** To a voter chosen at random, or (half the time) to the leader's own pick. */
+  private transferLeadership(host: SimulatedHost, faulty: boolean): void {
+    const node = host.node!;
+    const others = node.currentVoters.filter((id) => id !== host.id);
+    const to =
+      others.length > 0 && this.random() < 0.5
+        ? others[randomInt(this.random, 0, others.length - 1)]
+        : undefined;
+    node.transferLeadership(to);
+    this.handleReady(host, faulty);
+  }
+
+  private isOlderBuild(id: string): boolean {
+    return this.ids.indexOf(id) >= this.ids.length - (this.options.olderBuilds ?? 0);
+  }
+
   private deliverDue(faulty: boolean): void {
     const due: { message: Message }[] = [];
     const later: typeof this.inFlight = [];
@@ -314,6 +362,16 @@ class RaftSimulation {
     for (const { message } of due) {
       const host = this.hostById.get(message.to)!;
       if (!host.node || !this.connected(message.from, message.to)) continue;
+      if (this.isOlderBuild(host.id)) {
+        if (message.type === 'timeout-now')
+          this.violate(`${message.from} handed its leadership to ${host.id}, of an older build`);
+        if (message.type === 'vote' && message.transfer) {
+          const { transfer: _unknown, ...older } = message;
+          host.node.step(older);
+          this.handleReady(host, faulty);
+          continue;
+        }
+      }
       host.node.step(message);
       this.handleReady(host, faulty);
     }
@@ -348,6 +406,7 @@ class RaftSimulation {
   }
 
   private send(message: Message, faulty: boolean): void {
+    if (message.type === 'timeout-now') this.timeoutNows += 1;
     if (faulty && this.random() < (this.options.lossRate ?? 0.05)) return;
     const maxDelay = faulty ? (this.options.maxDelayTicks ?? 3) : 1;
     this.inFlight.push({ deliverAt: this.now + randomInt(this.random, 0, maxDelay), message });
@@ -381,9 +440,36 @@ class RaftSimulation {
       if (holder !== undefined && holder !== host.id)
         this.violate(`election safety: ${holder} and ${host.id} both lead term ${node.currentTerm}`);
       this.leaderOfTerm.set(node.currentTerm, host.id);
-      if (!host.wasLeader) this.checkLeaderCompleteness(host);
+      if (!host.wasLeader) {
+        this.checkLeaderCompleteness(host);
+        this.noteSuccessor(node.currentTerm);
+      }
+      host.ledTerm = node.currentTerm;
     }
+    if (leads || host.wasLeader) this.noteRemoval(host);
     host.wasLeader = leads;
+  }
+
+  /**
+   * A leader (or one that just stepped down, in the term it led) has committed its own removal: how long the
+   * rest take to elect a successor from then is measured.
+   */
+  private noteRemoval(host: SimulatedHost): void {
+    const node = host.node!;
+    const removal = `${host.id}@${node.currentTerm}`;
+    if (node.currentVoters.includes(host.id) || node.changePending || node.currentTerm !== host.ledTerm)
+      return;
+    // Timed once: a leader that leads on, unaware it has a successor, is not a new removal.
+    if (this.removalsTimed.has(removal)) return;
+    this.removalsTimed.add(removal);
+    if (this.succession === null) this.succession = { since: this.now, term: node.currentTerm };
+  }
+
+  private noteSuccessor(term: number): void {
+    const succession = this.succession;
+    if (succession === null || term <= succession.term) return;
+    this.successionTicks.push(this.now - succession.since);
+    this.succession = null;
   }
 
   private checkLeaderCompleteness(host: SimulatedHost): void {
@@ -502,6 +588,8 @@ class RaftSimulation {
         random: this.random,
         preVote: this.options.preVote ?? true,
         checkQuorum: this.options.checkQuorum ?? true,
+        // An older build hands its leadership to no one; a newer one to no older build.
+        takesTransfer: (member) => !this.isOlderBuild(host.id) && !this.isOlderBuild(member),
       },
       { hardState, snapshot: durable.snapshot, entries: [...durable.entries], forced: durable.forced },
     );
