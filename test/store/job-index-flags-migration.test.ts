@@ -1,23 +1,13 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import Database from 'better-sqlite3';
-import { drizzle as sqliteDrizzle } from 'drizzle-orm/better-sqlite3';
-import { migrate as migrateSqlite } from 'drizzle-orm/better-sqlite3/migrator';
-import { drizzle as pgDrizzle } from 'drizzle-orm/node-postgres';
-import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { JobDefinition } from '../../src/core/job.js';
 import { newId } from '../../src/store/ids.js';
-import { MIGRATIONS_TABLE } from '../../src/store/postgres/connection.js';
 import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
 import { usePostgres } from '../support/postgres.js';
-import type { TestDatabase } from '../support/postgres.js';
 import { definition, stamp, T0 } from './conformance/fixtures.js';
-import { insertSql, migrationsUpTo } from './migration-fixtures.js';
+import { oldPostgresDatabase, oldSqliteDatabase, type TableRow } from './migration-fixtures.js';
 
 const postgres = usePostgres();
 
@@ -37,19 +27,22 @@ const OLD_JOBS: Record<string, Partial<JobDefinition>> = {
   payload: { payload: { to: 'ops' } },
 };
 
-function oldJobRows(): Record<string, unknown>[] {
-  return Object.entries(OLD_JOBS).map(([name, overrides]) => ({
-    id: newId(),
-    name,
-    state: 'active',
-    definition: JSON.stringify(definition(name, overrides)),
-    labels: '{}',
-    owner: 'alice',
-    version: 1,
-    created_at: T0,
-    updated_at: T0,
-    next_run_at: T0 + 60_000,
-  }));
+function oldJobRows(): TableRow[] {
+  return Object.entries(OLD_JOBS).map(([name, overrides]): TableRow => [
+    'jobs',
+    {
+      id: newId(),
+      name,
+      state: 'active',
+      definition: JSON.stringify(definition(name, overrides)),
+      labels: '{}',
+      owner: 'alice',
+      version: 1,
+      created_at: T0,
+      updated_at: T0,
+      next_run_at: T0 + 60_000,
+    },
+  ]);
 }
 
 /** What the upgraded store lists by the two flags, then after a change that drops one. */
@@ -66,28 +59,14 @@ async function expectFlagged(store: Store): Promise<void> {
 }
 
 describe('Upgrade to index flags on jobs', () => {
+  /** What each case made, removed in the reverse order. */
   const cleanup: Array<() => unknown> = [];
-  let database: TestDatabase | undefined;
-
   afterEach(async () => {
     for (const step of cleanup.splice(0).reverse()) await step();
-    await database?.drop();
-    database = undefined;
   });
 
   it("Given a SQLite database of the release before the flags with jobs that set a dead-man's switch or hold secrets, when the store opens it, then each job's flags are set from its definition", async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sched-index-flags-'));
-    cleanup.push(() => fs.rmSync(dir, { recursive: true, force: true }));
-    const file = path.join(dir, 'sched.db');
-    const { folder } = migrationsUpTo('sqlite', BEFORE_FLAGS.sqlite);
-    cleanup.push(() => fs.rmSync(folder, { recursive: true, force: true }));
-    const old = new Database(file);
-    migrateSqlite(sqliteDrizzle({ client: old }), { migrationsFolder: folder });
-    for (const row of oldJobRows()) {
-      const { text, values } = insertSql('jobs', row, () => '?');
-      old.prepare(text).run(...values);
-    }
-    old.close();
+    const file = oldSqliteDatabase(BEFORE_FLAGS.sqlite, oldJobRows(), cleanup);
 
     const store = openSqliteStore(file);
     cleanup.push(() => store.close());
@@ -96,17 +75,12 @@ describe('Upgrade to index flags on jobs', () => {
   });
 
   it("Given a PostgreSQL database of the release before the flags with jobs that set a dead-man's switch or hold secrets, when the store opens it, then each job's flags are set from its definition", async () => {
-    database = await postgres.freshDatabase();
-    const { folder } = migrationsUpTo('postgres', BEFORE_FLAGS.postgres);
-    cleanup.push(() => fs.rmSync(folder, { recursive: true, force: true }));
+    const database = await postgres.freshDatabase();
+    cleanup.push(() => database.drop());
     const client = new pg.Client({ connectionString: database.url });
     await client.connect();
     cleanup.push(() => client.end());
-    await migratePg(pgDrizzle({ client }), { migrationsFolder: folder, ...MIGRATIONS_TABLE });
-    for (const row of oldJobRows()) {
-      const { text, values } = insertSql('jobs', row, (index) => `$${index + 1}`);
-      await client.query(text, values);
-    }
+    await oldPostgresDatabase(client, BEFORE_FLAGS.postgres, oldJobRows(), cleanup);
 
     const store = await openPostgresStore(database.url, { poolSize: 2 });
     cleanup.push(() => store.close());

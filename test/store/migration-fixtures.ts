@@ -2,6 +2,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { drizzle as sqliteDrizzle } from 'drizzle-orm/better-sqlite3';
+import { migrate as migrateSqlite } from 'drizzle-orm/better-sqlite3/migrator';
+import { drizzle as pgDrizzle } from 'drizzle-orm/node-postgres';
+import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
+import type pg from 'pg';
+import { MIGRATIONS_TABLE } from '../../src/store/postgres/connection.js';
 import type { JobDefinition } from '../../src/core/job.js';
 import { newId } from '../../src/store/ids.js';
 import { definition, T0 } from './conformance/fixtures.js';
@@ -80,4 +87,47 @@ export function insertSql(
       .join(', ')})`,
     values: Object.values(row),
   };
+}
+
+/** Rows to write into an old schema, in order: [table, row with its SQL column names]. */
+export type TableRow = [string, Record<string, unknown>];
+
+/**
+ * A SQLite file in a new temp folder made by the first `count` migrations, holding `rows`; the steps that
+ * remove what it made are pushed onto `cleanup`.
+ */
+export function oldSqliteDatabase(count: number, rows: TableRow[], cleanup: (() => unknown)[]): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sched-old-sqlite-'));
+  cleanup.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'sched.db');
+  const { folder } = migrationsUpTo('sqlite', count);
+  cleanup.push(() => fs.rmSync(folder, { recursive: true, force: true }));
+  const old = new Database(file);
+  try {
+    old.pragma('foreign_keys = ON');
+    migrateSqlite(sqliteDrizzle({ client: old }), { migrationsFolder: folder });
+    for (const [table, row] of rows) {
+      const { text, values } = insertSql(table, row, () => '?');
+      old.prepare(text).run(...values);
+    }
+  } finally {
+    old.close();
+  }
+  return file;
+}
+
+/** Brings the database of `client` to the first `count` migrations and writes `rows` into it. */
+export async function oldPostgresDatabase(
+  client: pg.Client,
+  count: number,
+  rows: TableRow[],
+  cleanup: (() => unknown)[],
+): Promise<void> {
+  const { folder } = migrationsUpTo('postgres', count);
+  cleanup.push(() => fs.rmSync(folder, { recursive: true, force: true }));
+  await migratePg(pgDrizzle({ client }), { migrationsFolder: folder, ...MIGRATIONS_TABLE });
+  for (const [table, row] of rows) {
+    const { text, values } = insertSql(table, row, (index) => `$${index + 1}`);
+    await client.query(text, values);
+  }
 }

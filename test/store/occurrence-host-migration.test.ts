@@ -1,14 +1,5 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import Database from 'better-sqlite3';
-import { drizzle as sqliteDrizzle } from 'drizzle-orm/better-sqlite3';
-import { migrate as migrateSqlite } from 'drizzle-orm/better-sqlite3/migrator';
-import { drizzle as pgDrizzle } from 'drizzle-orm/node-postgres';
-import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MIGRATIONS_TABLE } from '../../src/store/postgres/connection.js';
 import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { openSqliteConnection } from '../../src/store/sqlite/connection.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
@@ -16,8 +7,8 @@ import type { Store } from '../../src/store/store.js';
 import { usePostgres } from '../support/postgres.js';
 import type { TestDatabase } from '../support/postgres.js';
 import { T0 } from './conformance/fixtures.js';
-import { insertSql, migrationsUpTo, oldRows } from './migration-fixtures.js';
-import type { OldRows } from './migration-fixtures.js';
+import { oldPostgresDatabase, oldRows, oldSqliteDatabase } from './migration-fixtures.js';
+import type { OldRows, TableRow } from './migration-fixtures.js';
 
 const postgres = usePostgres();
 
@@ -40,11 +31,8 @@ function oldOccurrences(jobId: string) {
 }
 
 /** The rows to write, in order: a job, then its ledger rows. */
-function oldTableRows(rows: OldRows): Array<[string, Record<string, unknown>]> {
-  return [
-    ['jobs', rows.job],
-    ...oldOccurrences(rows.job.id).map((row): [string, Record<string, unknown>] => ['occurrences', row]),
-  ];
+function oldTableRows(rows: OldRows): TableRow[] {
+  return [['jobs', rows.job], ...oldOccurrences(rows.job.id).map((row): TableRow => ['occurrences', row])];
 }
 
 /** The old rows read back as entries decided once, and a second node's entry of their instant kept beside them. */
@@ -85,20 +73,8 @@ describe('Upgrade to ledger entries keyed by host', () => {
   });
 
   it("Given a SQLite database made by the migrations before hosts with ledger rows, when the store opens it, then the rows survive with host '' and the table keeps its key, index and checks", async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sched-occurrence-host-'));
-    cleanup.push(() => fs.rmSync(dir, { recursive: true, force: true }));
-    const file = path.join(dir, 'sched.db');
-    const { folder } = migrationsUpTo('sqlite', BEFORE_HOST);
-    cleanup.push(() => fs.rmSync(folder, { recursive: true, force: true }));
-    const old = new Database(file);
-    old.pragma('foreign_keys = ON');
-    migrateSqlite(sqliteDrizzle({ client: old }), { migrationsFolder: folder });
     const rows = oldRows('nightly');
-    for (const [table, row] of oldTableRows(rows)) {
-      const { text, values } = insertSql(table, row, () => '?');
-      old.prepare(text).run(...values);
-    }
-    old.close();
+    const file = oldSqliteDatabase(BEFORE_HOST, oldTableRows(rows), cleanup);
 
     const store = openSqliteStore(file);
     cleanup.push(() => store.close());
@@ -125,17 +101,11 @@ describe('Upgrade to ledger entries keyed by host', () => {
 
   it("Given a PostgreSQL database made by the migrations before hosts with ledger rows, when the store opens it, then the rows survive with host '' and the key includes host", async () => {
     database = await postgres.freshDatabase();
-    const { folder } = migrationsUpTo('postgres', BEFORE_HOST);
-    cleanup.push(() => fs.rmSync(folder, { recursive: true, force: true }));
     const client = new pg.Client({ connectionString: database.url });
     await client.connect();
     cleanup.push(() => client.end());
-    await migratePg(pgDrizzle({ client }), { migrationsFolder: folder, ...MIGRATIONS_TABLE });
     const rows = oldRows('nightly');
-    for (const [table, row] of oldTableRows(rows)) {
-      const { text, values } = insertSql(table, row, (index) => `$${index + 1}`);
-      await client.query(text, values);
-    }
+    await oldPostgresDatabase(client, BEFORE_HOST, oldTableRows(rows), cleanup);
 
     const store = await openPostgresStore(database.url, { poolSize: 2 });
     cleanup.push(() => store.close());

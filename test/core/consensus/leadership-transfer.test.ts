@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { transferTarget } from '../../../src/core/consensus/leadership-transfer.js';
 import type { RaftMessage } from '../../../src/core/consensus/raft-messages.js';
 import { HANDING_OVER, RaftNode, type RaftConfig } from '../../../src/core/consensus/raft-node.js';
+import { deliverAll } from './message-delivery.js';
 
 type Member = RaftNode<string, string[]>;
 type Message = RaftMessage<string | null, string[]>;
@@ -17,25 +18,9 @@ function node(id: string, voters: string[], options: Partial<RaftConfig> = {}): 
   });
 }
 
-/**
- * Delivers messages in order until none is left, except those `lost` says are lost; returns every message
- * that was sent.
- */
+/** Delivers messages in order until none is left, except those `lost` says are lost (see deliverAll). */
 function settle(members: Member[], lost = (_message: Message) => false): Message[] {
-  const byId = new Map(members.map((member) => [member.id, member]));
-  const queue: Message[] = [];
-  for (const member of members) queue.push(...member.takeReady().messages);
-  const sent = [...queue];
-  for (let step = 0; queue.length > 0 && step < 2_000; step++) {
-    const message = queue.shift()!;
-    const target = byId.get(message.to);
-    if (!target || lost(message)) continue;
-    target.step(message);
-    const out = target.takeReady().messages;
-    queue.push(...out);
-    sent.push(...out);
-  }
-  return sent;
+  return deliverAll(members, { lost, maxSteps: 2_000 });
 }
 
 /** `voters` started, the first elected, and the entries proposed committed everywhere. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RaftMessage } from '../../../src/core/consensus/raft-messages.js';
 import { RaftNode } from '../../../src/core/consensus/raft-node.js';
+import { deliverAll } from './message-delivery.js';
 
 type Member = RaftNode<string, string[]>;
 type Message = RaftMessage<string | null, string[]>;
@@ -9,25 +10,9 @@ function node(id: string, voters: string[], random = () => 0): Member {
   return new RaftNode<string, string[]>({ id, voters, electionTicks: 10, heartbeatTicks: 2, random });
 }
 
-/**
- * Delivers messages until none is left, in order, except those `lost` says are lost; returns every
- * message that was sent.
- */
+/** Delivers messages until none is left, in order, except those `lost` says are lost (see deliverAll). */
 function settle(nodes: Member[], first: Message[] = [], lost = (_message: Message) => false): Message[] {
-  const byId = new Map(nodes.map((member) => [member.id, member]));
-  const queue = [...first];
-  for (const member of nodes) queue.push(...member.takeReady().messages);
-  const sent = [...queue];
-  for (let step = 0; queue.length > 0 && step < 1_000; step++) {
-    const message = queue.shift()!;
-    const target = byId.get(message.to);
-    if (!target || lost(message)) continue;
-    target.step(message);
-    const out = target.takeReady().messages;
-    queue.push(...out);
-    sent.push(...out);
-  }
-  return sent;
+  return deliverAll(nodes, { first, lost });
 }
 
 function tickUntilCandidate(member: Member): void {
