@@ -1,9 +1,11 @@
+import { IANAZone } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import { SchedError } from '../../src/core/errors.js';
 import {
   assertTimezone,
   findOffsetChange,
   isValidTimezone,
+  offsetAt,
   wallTimeToInstant,
 } from '../../src/core/schedule/timezone.js';
 
@@ -70,6 +72,38 @@ describe('assertTimezone', () => {
 
   it('given a valid zone, returns without throwing', () => {
     expect(() => assertTimezone('Europe/London')).not.toThrow();
+  });
+});
+
+describe('offsetAt', () => {
+  const fromLuxon = (tz: string, instant: number) => Math.round(IANAZone.create(tz).offset(instant) * 60_000);
+
+  it('gives each instant its own offset in the hours clocks change, asked in order, backwards and at random', () => {
+    // Spring-forward and fall-back instants of zones that change on the hour, on the half hour (Lord Howe
+    // by 30 minutes) and at 00:00 local (Santiago), and an instant a millisecond either side of each.
+    const changes = [
+      ['America/New_York', Date.parse('2026-03-08T07:00:00Z')],
+      ['America/New_York', Date.parse('2026-11-01T06:00:00Z')],
+      ['Europe/Berlin', Date.parse('2026-03-29T01:00:00Z')],
+      ['Australia/Lord_Howe', Date.parse('2026-04-04T15:00:00Z')],
+      ['Australia/Lord_Howe', Date.parse('2026-10-03T15:30:00Z')],
+      ['America/Santiago', Date.parse('2026-04-05T03:00:00Z')],
+    ] as const;
+    const asked: [string, number][] = [];
+    for (const [tz, change] of changes)
+      for (let step = -90; step <= 90; step += 1) asked.push([tz, change + step * 60_000 + (step % 3) - 1]);
+    let seed = 7;
+    const shuffled = [...asked].sort(() => ((seed = (seed * 48_271) % 2_147_483_647) % 3) - 1);
+    for (const order of [asked, [...asked].reverse(), shuffled])
+      for (const [tz, instant] of order)
+        expect([tz, instant, offsetAt(tz, instant)]).toEqual([tz, instant, fromLuxon(tz, instant)]);
+    expect(offsetAt('Europe/Berlin', Date.parse('2026-03-29T00:59:59.999Z'))).toBe(3_600_000);
+    expect(offsetAt('Europe/Berlin', Date.parse('2026-03-29T01:00:00.000Z'))).toBe(7_200_000);
+  });
+
+  it('refuses an unknown zone every time it is asked', () => {
+    expect(errorOf(() => offsetAt('Mars/Olympus', 0)).code).toBe('UNKNOWN_TIMEZONE');
+    expect(errorOf(() => offsetAt('Mars/Olympus', 0)).code).toBe('UNKNOWN_TIMEZONE');
   });
 });
 

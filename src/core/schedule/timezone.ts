@@ -77,12 +77,29 @@ function suggestTimezone(tz: string): string | undefined {
   return best?.zone;
 }
 
+const HOUR_MS = 3_600_000;
+
+/**
+ * Per zone, the latest hour found to have one offset throughout. luxon asks Intl for each offset (~20 us),
+ * and firing asks for the offset of every instant it fires; most fall in the hour asked for last.
+ */
+const steadyHours = new Map<string, { from: number; offset: number }>();
+
 /** The zone's offset from UTC at an instant, in milliseconds (positive east of Greenwich). */
 export function offsetAt(tz: string, instant: number): number {
+  const from = Math.floor(instant / HOUR_MS) * HOUR_MS;
+  const steady = steadyHours.get(tz);
+  if (steady?.from === from) return steady.offset;
   const zone = IANAZone.create(tz);
   if (!zone.isValid)
     throw new SchedError('UNKNOWN_TIMEZONE', `Unknown time zone "${tz}".`, { hint: ZONE_HINT });
-  return Math.round(zone.offset(instant) * 60_000);
+  const offsetOf = (at: number) => Math.round(zone.offset(at) * 60_000);
+  const offset = offsetOf(instant);
+  // The same offset at both ends of the hour is its offset throughout: no zone changes its offset twice
+  // within 24 hours (findOffsetChange relies on it too), so no change and change back hides between them.
+  if (offsetOf(from) === offset && offsetOf(from + HOUR_MS - 1) === offset && steadyHours.size < 10_000)
+    steadyHours.set(tz, { from, offset });
+  return offset;
 }
 
 /**
