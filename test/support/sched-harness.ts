@@ -182,6 +182,8 @@ export function useDaemons(register: (cleanup: () => Promise<void>) => void) {
   register(async () => {
     for (const daemon of daemons.splice(0)) {
       await daemon.stop('SIGKILL');
+      // A home its test removed already took the journal with it; sweeping would only make it again.
+      if (!fs.existsSync(daemon.home)) continue;
       // A SIGKILLed daemon cannot end its jobs: stop what it left running, as the next daemon would.
       await stopOrphanedRuns({
         journal: new ChildJournal(path.join(daemon.home, 'children')),
