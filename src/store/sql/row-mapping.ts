@@ -1,3 +1,4 @@
+import { hasSecrets } from '../../core/secrets/secret-fields.js';
 import { withDefinitionDefaults, type StoredDefinition } from '../../core/stored-definition.js';
 import type { Job, JobDefinition } from '../../core/job.js';
 import type { Run, RunOutcome } from '../../core/run.js';
@@ -35,21 +36,8 @@ export function jobToRow(job: Job, encoding: RowEncoding): JobRecord {
     deletedAt,
     nextRunAt,
     expectsSuccess: definition.alerts?.expectSuccessEveryMs != null,
-    holdsSecrets: holdsSecretValues(definition),
+    holdsSecrets: hasSecrets(definition),
   };
-}
-
-/**
- * Whether a definition holds a secret value: a payload (any but null), or an environment or header value.
- * Both maps are looked at whatever the target's kind, as the migration that wrote this first did in SQL.
- */
-function holdsSecretValues(definition: JobDefinition): boolean {
-  const target = definition.target as { env?: Record<string, string>; headers?: Record<string, string> };
-  return (
-    definition.payload != null ||
-    Object.keys(target.env ?? {}).length > 0 ||
-    Object.keys(target.headers ?? {}).length > 0
-  );
 }
 
 export function newJobToJob(job: NewJob): Job {
