@@ -107,6 +107,8 @@ export class RunLauncher {
   private readonly inFlight = new Map<string, Job>();
   /** The attempt of each run launched here and not yet released, as its end needs it (the retry's rule). */
   private readonly attempts = new Map<string, EndingAttempt>();
+  /** When each run launched here without a process started: its start stored only its event (see RunStart). */
+  private readonly startsWithoutPid = new Map<string, number>();
   private readonly starts: GroupCommit<RunStart, void>;
   private readonly ends: GroupCommit<RunEnd, FinishedRun | null>;
   private readonly writes = new Map<string, Promise<void>>();
@@ -127,6 +129,7 @@ export class RunLauncher {
             if (pid !== null) await options.store.setRunPid(runId, pid);
             return;
           }
+          if (pid === null) this.startsWithoutPid.set(runId, startedAt);
           await this.starts.write({ runId, jobId: job.id, pid, at: startedAt });
           options.events.emit('run:started', { runId, jobId: job.id, pid, at: startedAt });
         }),
@@ -309,6 +312,7 @@ export class RunLauncher {
     } finally {
       this.inFlight.delete(runId);
       this.attempts.delete(runId);
+      this.startsWithoutPid.delete(runId);
       this.options.events.emit('run:released', { runId, jobId });
     }
   }
@@ -325,7 +329,8 @@ export class RunLauncher {
       : { retry: undefined, error: outcome.error };
     const ended = { ...outcome, error };
     const deliveries = job ? await this.options.notices?.(job, runId, ended, retry !== undefined) : undefined;
-    const finished = await write({ runId, outcome: ended, retry, deliveries });
+    const startedAt = this.startsWithoutPid.get(runId);
+    const finished = await write({ runId, outcome: ended, retry, deliveries, startedAt });
     if (finished === null) {
       const current = await this.options.store.findRun(runId);
       if (current) this.options.events.emit('run:reconciled', { run: current, outcome });

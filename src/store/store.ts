@@ -117,6 +117,8 @@ export interface FinishedRun {
 export interface RunEnd {
   runId: string;
   outcome: RunOutcome;
+  /** When it started, for a run whose start stored only its event (it has no pid; see RunStart). */
+  startedAt?: number;
   retry?: NewRun;
   deliveries?: NewDelivery[];
 }
@@ -253,7 +255,10 @@ export interface RunOutputBatch {
   at: number;
 }
 
-/** A run's process is up (or its HTTP request sent): its pid, when it has one, and the event that says so. */
+/**
+ * A run's process is up (or its HTTP request sent): its pid, when it has one, and the event that says so.
+ * A start without a pid stores only the event; its instant is stored with the run's end (RunEnd.startedAt).
+ */
 export interface RunStart {
   runId: string;
   jobId: string;

@@ -1,10 +1,9 @@
-import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Job } from '../../src/core/job.js';
-import type { Run, RunOutcome } from '../../src/core/run.js';
+import type { Run } from '../../src/core/run.js';
 import { systemClock } from '../../src/daemon/clock.js';
 import { DaemonEvents } from '../../src/daemon/events.js';
 import type { CommandExecutor } from '../../src/daemon/executor/command-executor.js';
@@ -15,44 +14,14 @@ import { RunLauncher } from '../../src/daemon/run-launcher.js';
 import { newId } from '../../src/store/ids.js';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { createJob, newRun, outcome, T0 } from '../store/conformance/fixtures.js';
+import { ScriptedExecutor } from './scripted-executor.js';
 
-/** An executor that runs nothing: the test says when a run starts, ends, or cannot be handed over. */
-class ScriptedExecutor {
-  readonly handed: string[] = [];
-  refuse: Error | null = null;
-  private readonly emitter = new EventEmitter();
-
-  on(event: string, listener: (runId: string, ...rest: never[]) => void): () => void {
-    const heard = listener as (...args: unknown[]) => void;
-    this.emitter.on(event, heard);
-    return () => this.emitter.off(event, heard);
-  }
-
-  run(execution: { runId: string }): void {
-    if (this.refuse) throw this.refuse;
-    this.handed.push(execution.runId);
-  }
-
-  finish(runId: string, result: RunOutcome): void {
-    this.emitter.emit('finished', runId, result);
-  }
-
-  kill(): boolean {
-    return false;
-  }
-
-  runningCount(): number {
-    return this.handed.length;
-  }
-
-  async stop(): Promise<void> {}
-}
-
-describe('a run ending here gives back what counted it', () => {
+describe('a run launched here: what its start and end write, and what it gives back', () => {
   let dir: string;
   let store: SqliteStore;
   let events: DaemonEvents;
   let commands: ScriptedExecutor;
+  let http: ScriptedExecutor;
   let launcher: RunLauncher;
   let gate: RunGate;
   let job: Job;
@@ -63,6 +32,7 @@ describe('a run ending here gives back what counted it', () => {
     store = openSqliteStore(path.join(dir, 'sched.db'));
     events = new DaemonEvents();
     commands = new ScriptedExecutor();
+    http = new ScriptedExecutor();
     const clock = { ...systemClock, now: () => T0 + 70_000 };
     launcher = new RunLauncher({
       store,
@@ -72,7 +42,7 @@ describe('a run ending here gives back what counted it', () => {
       node: 'node-a',
       runFence: () => 1,
       commands: commands as unknown as CommandExecutor,
-      http: new ScriptedExecutor() as unknown as HttpExecutor,
+      http: http as unknown as HttpExecutor,
       baseEnv: {},
       daemonAccount: { user: os.userInfo().username, isRoot: process.getuid?.() === 0 },
       waitForRetry: () => undefined,
@@ -96,12 +66,38 @@ describe('a run ending here gives back what counted it', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  async function startRun(): Promise<Run> {
-    const run = await store.insertRun(newRun(job.id, { state: 'running' }));
+  async function startRun(of: Job = job, scheduledFor = T0 + 60_000): Promise<Run> {
+    const run = await store.insertRun(newRun(of.id, { state: 'running', scheduledFor }));
     expect(gate.reserve()).toBe(true);
-    gate.launchReserved(run, job);
+    gate.launchReserved(run, of);
     return run;
   }
+
+  it('stores a started process’s pid and start at once, and an HTTP run’s start (no pid) with its end', async () => {
+    const command = await startRun();
+    commands.start(command.id, 4242, T0 + 70_010);
+    await launcher.settled();
+    expect(await store.findRun(command.id)).toMatchObject({ pid: 4242, startedAt: T0 + 70_010 });
+    commands.finish(command.id, outcome());
+    await launcher.settled();
+
+    // The launcher hands a run by its job's target kind; the scripted executor sends nothing.
+    const hook = await startRun({ ...job, target: { kind: 'http' } as Job['target'] }, T0 + 61_000);
+    http.start(hook.id, null, T0 + 70_020);
+    await launcher.settled();
+    // Only its event: the row is as the fire wrote it until the end.
+    expect(await store.findRun(hook.id)).toMatchObject({ pid: null, startedAt: hook.startedAt });
+    expect(
+      (await store.readEvents({ after: 0, limit: 100 })).filter(
+        (e) => e.runId === hook.id && e.type === 'run:started',
+      ),
+    ).toMatchObject([{ type: 'run:started', data: { pid: null, at: T0 + 70_020 } }]);
+    http.finish(hook.id, outcome({ exitCode: null, httpStatus: 204 }));
+    await launcher.settled();
+
+    expect(await store.findRun(hook.id)).toMatchObject({ state: 'succeeded', startedAt: T0 + 70_020 });
+    expect(await store.findRun(command.id)).toMatchObject({ state: 'succeeded', startedAt: T0 + 70_010 });
+  });
 
   it('records nothing when a run left behind turns out to have ended before it could be recorded lost', async () => {
     const reconciled: string[] = [];

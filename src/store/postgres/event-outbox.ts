@@ -24,7 +24,7 @@ const INSERT_EVENT = {
   text: `INSERT INTO events (type, node, at, job_id, run_id, data) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
 };
 
-/** The pid of a run that started (when it has one) and its `run:started` event, in one statement. */
+/** The pid of a run that started and its `run:started` event, in one statement. */
 const START_RUN = {
   name: 'sched_start_run',
   text: `WITH started AS (
@@ -43,6 +43,7 @@ export async function startRunAndAnnounce(
   { runId, pid, startedAt }: RunPid,
   row: EventRow,
 ): Promise<number> {
+  if (pid === null) return insertEventAndAnnounce(client, row);
   return storedId(
     await client.query<{ id: string }>({
       ...START_RUN,

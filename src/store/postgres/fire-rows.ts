@@ -108,9 +108,11 @@ export async function insertEvents(client: Client, rows: readonly EventRow[]): P
 /** The pids of runs that started (those that have one) and their `run:started` events, in one statement. */
 export async function startRuns(
   client: Client,
-  pids: readonly RunPid[],
+  starts: readonly RunPid[],
   rows: readonly EventRow[],
 ): Promise<number[]> {
+  const pids = starts.filter((start) => start.pid !== null);
+  if (pids.length === 0) return insertEvents(client, rows);
   const values = [
     ...columnArrays(rows, EVENT_COLUMNS),
     pids.map((run) => run.runId),

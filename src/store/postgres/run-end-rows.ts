@@ -15,11 +15,12 @@ const FINISH_RUNS = {
   text: `UPDATE runs SET state = ended.state, finished_at = ended.finished_at, exit_code = ended.exit_code,
       http_status = ended.http_status, signal = ended.signal, error = ended.error,
       stdout_tail = ended.stdout_tail, stderr_tail = ended.stderr_tail, stdout_bytes = ended.stdout_bytes,
-      stderr_bytes = ended.stderr_bytes, response_headers = ended.response_headers
+      stderr_bytes = ended.stderr_bytes, response_headers = ended.response_headers,
+      started_at = coalesce(ended.started_at, runs.started_at)
     FROM unnest($1::text[], $2::text[], $3::bigint[], $4::integer[], $5::integer[], $6::text[], $7::text[],
-        $8::bytea[], $9::bytea[], $10::bigint[], $11::bigint[], $12::text[])
+        $8::bytea[], $9::bytea[], $10::bigint[], $11::bigint[], $12::text[], $13::bigint[])
       AS ended(id, state, finished_at, exit_code, http_status, signal, error, stdout_tail, stderr_tail,
-        stdout_bytes, stderr_bytes, response_headers),
+        stdout_bytes, stderr_bytes, response_headers, started_at),
       jobs
     WHERE runs.id = ended.id COLLATE "C" AND jobs.id = runs.job_id AND runs.state IN ('scheduled', 'running')
     RETURNING runs.id, runs.job_id AS "jobId", jobs.name AS "jobName", runs.scheduled_for AS "scheduledFor",
@@ -71,6 +72,7 @@ export async function finishRuns(client: Client, ends: readonly FinishingRun[]):
     ends.map((end) => end.stdoutBytes),
     ends.map((end) => end.stderrBytes),
     ends.map((end) => end.responseHeaders),
+    ends.map((end) => end.startedAt),
   ];
   const { rows } = await client.query<RawRunRow>({ ...FINISH_RUNS, values });
   return rows.map(runRecordOf);

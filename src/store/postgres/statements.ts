@@ -2,12 +2,12 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { alias } from 'drizzle-orm/pg-core';
 import { jobInState } from '../job-index-conditions.js';
-import { param, placeholders, runColumns, setParam, statePredicates } from '../sql/columns.js';
+import { param, runColumns, runEndSet, statePredicates } from '../sql/columns.js';
 import type { QueryBuilder, QueryChain, Statement } from '../sql/query-builder.js';
 import type { RunRecord } from '../sql/records.js';
 import { postgresRowLimit } from '../sql/row-limit.js';
 import { defineStatements } from '../sql/statements.js';
-import { OUTCOME_COLUMNS, type StoreTables } from '../sql/tables.js';
+import type { StoreTables } from '../sql/tables.js';
 import * as schema from './schema.js';
 
 export const postgresTables = {
@@ -48,7 +48,7 @@ export function prepareStatements(db: NodePgDatabase) {
     finishRun: prepared<RunRecord>(
       builder
         .update(runs)
-        .set(placeholders(OUTCOME_COLUMNS, setParam))
+        .set(runEndSet(postgresTables))
         .from(jobs)
         .where(
           and(eq(runs.id, param('id')), eq(jobs.id, runs.jobId), statePredicates(postgresTables).unfinished),

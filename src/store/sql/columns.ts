@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Placeholder, SQL } from 'drizzle-orm';
-import type { StoreTables } from './tables.js';
+import { OUTCOME_COLUMNS, type StoreTables } from './tables.js';
 
 export const param = (name: string): Placeholder => sql.placeholder(name);
 
@@ -13,6 +13,17 @@ export const setParam = (name: string): SQL => sql.placeholder(name) as unknown 
 /** `{ column: placeholder named after it }` for an INSERT's values or an UPDATE's set. */
 export function placeholders(columns: readonly string[], as: (name: string) => unknown = param) {
   return Object.fromEntries(columns.map((column) => [column, as(column)]));
+}
+
+/**
+ * What a run's end sets: its outcome, and its start when the end brings one (a run without a process, whose
+ * start stored only its event), else the start stored already.
+ */
+export function runEndSet({ runs }: StoreTables) {
+  return {
+    ...placeholders(OUTCOME_COLUMNS, setParam),
+    startedAt: sql`coalesce(${sql.placeholder('startedAt')}, ${runs.startedAt})`,
+  };
 }
 
 /** An ApiToken straight from SQL: every column but the hash. */

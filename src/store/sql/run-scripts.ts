@@ -106,7 +106,9 @@ export function* finishRun(
   retry?: NewRun,
   deliveries: readonly NewDelivery[] = [],
 ): Script<FinishedRun> {
-  const row = yield* step(session.finishRun({ id: runId, ...outcomeToRow(outcome, dialect.encoding) }));
+  const row = yield* step(
+    session.finishRun({ id: runId, ...outcomeToRow(outcome, dialect.encoding), startedAt: null }),
+  );
   if (!row) return yield* explainUnchangedRun(session, runId, outcome.state);
   if (deliveries.length > 0) yield* insertDeliveries(dialect.tables, session, deliveries);
   const run = rowToRun(row);
@@ -158,7 +160,11 @@ export function* finishRuns(
   assertOneEndPerRun(ends);
   const rows = yield* step(
     session.finishRuns(
-      ends.map(({ runId, outcome }) => ({ id: runId, ...outcomeToRow(outcome, dialect.encoding) })),
+      ends.map(({ runId, outcome, startedAt }) => ({
+        id: runId,
+        ...outcomeToRow(outcome, dialect.encoding),
+        startedAt: startedAt ?? null,
+      })),
     ),
   );
   const finished = new Map(rows.map((row) => [row.id, rowToRun(row)]));

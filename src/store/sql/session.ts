@@ -15,13 +15,18 @@ export interface NextRunAdvance {
   nextRunAt: number | null;
 }
 
-/** A run's outcome as the finishRun statement writes it (see outcomeToRow). */
-export type FinishingRun = { id: string } & ReturnType<typeof outcomeToRow>;
+/**
+ * A run's outcome as the finishRun statement writes it (see outcomeToRow), with its start when the end
+ * brings it (see RunEnd.startedAt), else null.
+ */
+export type FinishingRun = { id: string; startedAt: number | null } & ReturnType<typeof outcomeToRow>;
 
 /**
  * A run that started: its pid (null when it has none, an HTTP run) and the instant it started, which
  * becomes its `startedAt`: the spawn, after the commit that let it start, so after the end of any run it
  * waited for (a start stamped at the fire or claim may precede that end by the time the write waited).
+ * Only a start with a pid changes the run's row (a restart must find the process); one without stores its
+ * event alone, and its instant comes with the run's end (RunEnd.startedAt): a row update fewer per run.
  */
 export interface RunPid {
   runId: string;

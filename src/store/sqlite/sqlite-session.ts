@@ -28,7 +28,7 @@ export function openSqliteSession(db: BetterSQLite3Database): Session {
       ? (sqlite(statements.runById).get({ id: values.id }) as RunRecord)
       : undefined;
   const startRun = ({ runId, pid, startedAt }: RunPid, event: EventRow): number => {
-    sqlite(statements.setRunStart).run({ id: runId, pid, startedAt });
+    if (pid !== null) sqlite(statements.setRunStart).run({ id: runId, pid, startedAt });
     return (insertEvent.get(event as never) as { id: number }).id;
   };
   return {

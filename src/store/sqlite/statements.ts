@@ -1,11 +1,11 @@
 import { and, eq } from 'drizzle-orm';
 import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { alias } from 'drizzle-orm/sqlite-core';
-import { param, placeholders, setParam, statePredicates } from '../sql/columns.js';
+import { param, runEndSet, statePredicates } from '../sql/columns.js';
 import type { QueryBuilder, QueryChain, Statement } from '../sql/query-builder.js';
 import { sqliteRowLimit } from '../sql/row-limit.js';
 import { defineStatements } from '../sql/statements.js';
-import { OUTCOME_COLUMNS, type StoreTables } from '../sql/tables.js';
+import type { StoreTables } from '../sql/tables.js';
 import * as schema from './schema.js';
 
 export const sqliteTables = { ...schema, upstreamJobs: alias(schema.jobs, 'upstream') } satisfies StoreTables;
@@ -32,7 +32,7 @@ export function prepareStatements(db: BetterSQLite3Database) {
     finishRun: prepared<never>(
       builder
         .update(runs)
-        .set(placeholders(OUTCOME_COLUMNS, setParam))
+        .set(runEndSet(sqliteTables))
         .where(and(eq(runs.id, param('id')), statePredicates(sqliteTables).unfinished)),
     ),
   };

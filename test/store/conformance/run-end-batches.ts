@@ -203,7 +203,7 @@ export function describeRunEndBatchCases(store: CurrentStore): void {
   });
 
   describe('recordRunsStarted', () => {
-    it('Given three running runs, two with a pid, when their starts are recorded together, then each pid is stored and their run:started events come in order, announced to listeners', async () => {
+    it('Given three running runs, two with a pid, when their starts are recorded together, then each pid and start is stored, the one without a pid keeps its row as it was, and their run:started events come in order, announced to listeners', async () => {
       store().markEventsWith('node-a');
       const job = await createJob(store(), 'nightly');
       const runs = await Promise.all(
@@ -229,10 +229,11 @@ export function describeRunEndBatchCases(store: CurrentStore): void {
         null,
         4343,
       ]);
-      // A run's start is its spawn, recorded here: after whatever its fire or claim waited for.
+      // A run's start is its spawn, recorded here: after whatever its fire or claim waited for. A start
+      // without a pid writes its event alone: its instant comes with the run's end (the next case).
       expect(await Promise.all(runs.map(async (run) => (await store().findRun(run.id))?.startedAt))).toEqual([
         T0 + 10,
-        T0 + 11,
+        runs[1]!.startedAt,
         T0 + 12,
       ]);
       const events = await store().readEvents({ after, limit: 100 });
@@ -241,6 +242,29 @@ export function describeRunEndBatchCases(store: CurrentStore): void {
       );
       expect(events[1]?.data).toEqual({ runId: runs[1]!.id, jobId: job.id, pid: null, at: T0 + 11 });
       expect(heard).toEqual(runs.map((run) => `run:started ${run.id}`));
+    });
+
+    it('Given a run whose start stored only its event, when its end brings the start, then the run keeps that start; an end without one keeps the start stored', async () => {
+      const job = await createJob(store(), 'nightly');
+      const [hook, command] = await Promise.all(
+        [1, 2].map((offset) =>
+          store().insertRun(newRun(job.id, { state: 'running', scheduledFor: T0 + offset })),
+        ),
+      );
+      await store().recordRunsStarted([
+        { runId: hook!.id, jobId: job.id, pid: null, at: T0 + 20 },
+        { runId: command!.id, jobId: job.id, pid: 4242, at: T0 + 21 },
+      ]);
+      expect((await store().findRun(hook!.id))?.startedAt).toBe(hook!.startedAt);
+
+      const finished = await store().finishRuns([
+        { runId: hook!.id, outcome: outcome({ exitCode: null, httpStatus: 200 }), startedAt: T0 + 20 },
+        { runId: command!.id, outcome: outcome() },
+      ]);
+
+      expect(finished.map((end) => end?.run.startedAt)).toEqual([T0 + 20, T0 + 21]);
+      expect((await store().findRun(hook!.id))?.startedAt).toBe(T0 + 20);
+      expect((await store().findRun(command!.id))?.startedAt).toBe(T0 + 21);
     });
 
     it('Given no starts, when they are recorded, then nothing is written', async () => {
