@@ -1,3 +1,4 @@
+import type { Clock } from '../core/clock.js';
 import { isStoreUnreachable } from '../store/unreachable.js';
 
 /** Items written in one call at most: one statement's parameters stay small. */
@@ -16,13 +17,20 @@ interface Pending<Item, Result> {
  * waits for nothing; under load, many share one statement or transaction instead of each paying its round
  * trips. A write that fails is made again item by item, so one item's failure (a run end whose retry's
  * attempt is taken) is that item's alone; a store that cannot be reached fails them all at once.
+ * With a gap, a write of more than one item (there is load) is followed by the next no sooner than the gap
+ * after it began, so that more items share each write where every write costs round trips.
  */
 export class GroupCommit<Item, Result> {
   private queued: Pending<Item, Result>[] = [];
   private writing = false;
+  /** No write begins before this monotonic instant (see the gap). */
+  private nextWriteAt = 0;
 
   /** `writeAll` writes the items together and answers for each, in their order. */
-  constructor(private readonly writeAll: (items: readonly Item[]) => Promise<Result[]>) {}
+  constructor(
+    private readonly writeAll: (items: readonly Item[]) => Promise<Result[]>,
+    private readonly gap?: { clock: Clock; ms: number },
+  ) {}
 
   write(item: Item): Promise<Result> {
     return new Promise((resolve, reject) => {
@@ -34,7 +42,15 @@ export class GroupCommit<Item, Result> {
   }
 
   private async writeQueued(): Promise<void> {
-    while (this.queued.length > 0) await this.writeTogether(this.queued.splice(0, MAX_ITEMS_PER_WRITE));
+    while (this.queued.length > 0) {
+      if (this.gap) {
+        const { clock, ms } = this.gap;
+        const wait = this.nextWriteAt - clock.monotonic();
+        if (wait > 0) await new Promise<void>((resolve) => clock.setTimer(wait, resolve));
+        if (this.queued.length > 1) this.nextWriteAt = clock.monotonic() + ms;
+      }
+      await this.writeTogether(this.queued.splice(0, MAX_ITEMS_PER_WRITE));
+    }
     this.writing = false;
   }
 

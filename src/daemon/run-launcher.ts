@@ -93,6 +93,8 @@ export interface RunLauncherOptions {
    * is then recorded cancelled with that reason, never started.
    */
   refuseLaunch?: (job: Job) => string | null;
+  /** Between two writes of run starts or ends that had company, at least this long (see GroupCommit); 0 by default. */
+  writeGapMs?: number;
 }
 
 /**
@@ -116,11 +118,12 @@ export class RunLauncher {
 
   constructor(private readonly options: RunLauncherOptions) {
     this.executors = [options.commands, options.http];
+    const gap = options.writeGapMs ? { clock: options.clock, ms: options.writeGapMs } : undefined;
     this.starts = new GroupCommit(async (starts): Promise<void[]> => {
       await options.store.recordRunsStarted(starts);
       return [];
-    });
-    this.ends = new GroupCommit((ends) => options.store.finishRuns(ends));
+    }, gap);
+    this.ends = new GroupCommit((ends) => options.store.finishRuns(ends), gap);
     for (const executor of this.executors) {
       executor.on('started', (runId, pid, startedAt) =>
         this.write(runId, async () => {

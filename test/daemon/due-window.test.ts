@@ -21,7 +21,7 @@ describe('DueWindow', () => {
 
   function makeWindow(
     items: Item[],
-    options: { windowMs: number; loadLimit?: number; loadDelayMs?: number },
+    options: { windowMs: number; loadLimit?: number; loadDelayMs?: number; batchGapMs?: number },
   ) {
     const fired: { key: string; late: number }[] = [];
     const loads: number[] = [];
@@ -45,6 +45,7 @@ describe('DueWindow', () => {
       onError: (error) => {
         throw error;
       },
+      batchGapMs: options.batchGapMs,
     });
     windows.push(window);
     return { window, fired, loads };
@@ -64,6 +65,29 @@ describe('DueWindow', () => {
     await startAndAdvance(window, 100 + 30 * 40 + 400);
     expect(fired.map((item) => item.key)).toEqual(items.map((item) => item.key));
     expect(loads.length).toBeGreaterThanOrEqual(4);
+  });
+
+  it('with a batch gap, waits that long after a round of several items before the next round, and not after a round of one', async () => {
+    const start = clock.now();
+    const items = [
+      { key: 'alone', dueAt: start + 100 },
+      { key: 'next', dueAt: start + 110 },
+      { key: 'together-1', dueAt: start + 200 },
+      { key: 'together-2', dueAt: start + 200 },
+      { key: 'held', dueAt: start + 210 },
+      { key: 'after', dueAt: start + 400 },
+    ];
+    const { window, fired } = makeWindow(items, { windowMs: 1_000, batchGapMs: 50 });
+    await startAndAdvance(window, 500);
+    // Due 10 ms after a round of two, `held` waits for the gap; `next`, 10 ms after a round of one, does not.
+    expect(Object.fromEntries(fired.map((item) => [item.key, item.late]))).toEqual({
+      alone: 0,
+      next: 0,
+      'together-1': 0,
+      'together-2': 0,
+      held: 40,
+      after: 0,
+    });
   });
 
   it('loads the next window ahead, so a slow load does not hold up the items due after it', async () => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Run, RunOutcome } from '../../src/core/run.js';
 import type { FinishedRun, RunEnd } from '../../src/store/store.js';
 import { GroupCommit } from '../../src/daemon/group-commit.js';
+import { FakeClock } from '../support/fake-clock.js';
 
 const OUTCOME: RunOutcome = {
   state: 'succeeded',
@@ -77,5 +78,37 @@ describe('group commit of run ends', () => {
 
     expect(results.map((result) => result.status)).toEqual(['rejected', 'rejected']);
     expect(calls).toEqual([['a', 'b']]);
+  });
+
+  it('Given a gap, when a write had company, then the next waits until the gap after it began; after a write of one, the next goes at once', async () => {
+    const clock = new FakeClock();
+    const written: { ids: string[]; at: number }[] = [];
+    const { store } = storeAnswering(async (ends) => {
+      written.push({ ids: ends.map((one) => one.runId), at: clock.monotonic() });
+      return ends.map((one) => finished(one.runId));
+    });
+    const batch = new GroupCommit((ends: readonly RunEnd[]) => store.finishRuns(ends), { clock, ms: 50 });
+
+    const alone = batch.write(end('alone'));
+    await clock.advance(0);
+    await alone;
+    const right = batch.write(end('right after'));
+    await clock.advance(0);
+    await right;
+    const together = [batch.write(end('a')), batch.write(end('b'))];
+    await clock.advance(10);
+    await Promise.all(together);
+    const next = batch.write(end('c'));
+    await clock.advance(30);
+    expect(written.map((write) => write.ids)).toEqual([['alone'], ['right after'], ['a', 'b']]);
+    await clock.advance(10);
+    await next;
+
+    expect(written).toEqual([
+      { ids: ['alone'], at: 0 },
+      { ids: ['right after'], at: 0 },
+      { ids: ['a', 'b'], at: 0 },
+      { ids: ['c'], at: 50 },
+    ]);
   });
 });

@@ -38,6 +38,12 @@ export interface DueWindowOptions<T> {
    */
   onDue: (items: T[]) => Promise<T[] | void>;
   onError: (error: Error) => void;
+  /**
+   * After a wake-up that handed over more than one item, the next waits at least this long from it (default
+   * 0). Items come due together only under load, and then those of the next few milliseconds share the
+   * next round's writes instead of each round paying its own round trips to a distant store.
+   */
+  batchGapMs?: number;
 }
 
 /** The first pause after a failed fire or load, doubled at each failure in a row up to the longest. */
@@ -73,6 +79,8 @@ export class DueWindow<T> {
   /** After a failure, nothing is tried before this (monotonic) instant, so an outage is not hammered. */
   private retryAt = 0;
   private retryDelayMs = 0;
+  /** After a round of several items, the next waits until this (monotonic) instant: see batchGapMs. */
+  private nextRoundAt = 0;
 
   constructor(private readonly options: DueWindowOptions<T>) {}
 
@@ -170,7 +178,7 @@ export class DueWindow<T> {
     const { clock } = this.options;
     const earliest = Math.min(this.peekLive()?.dueAt ?? Infinity, Math.max(refillAt, clock.now()));
     // The pause is on monotonic time; waking is on wall time, so it is carried over as a wall instant.
-    const pauseLeft = this.retryAt - clock.monotonic();
+    const pauseLeft = Math.max(this.retryAt, this.nextRoundAt) - clock.monotonic();
     const wakeAt = pauseLeft > 0 ? Math.max(earliest, clock.now() + pauseLeft) : earliest;
     if (this.timer && wakeAt >= this.armedFor) return;
     this.timer?.();
@@ -194,12 +202,14 @@ export class DueWindow<T> {
     const due: T[] = [];
     let failed: T[] = [];
     try {
-      const now = this.options.clock.now();
+      const { clock, batchGapMs = 0 } = this.options;
+      const now = clock.now();
       for (let top = this.peekLive(); top && top.dueAt <= now; top = this.peekLive()) {
         this.heap.pop();
         due.push(this.items.get(top.key)!);
         this.items.delete(top.key);
       }
+      if (due.length > 1) this.nextRoundAt = clock.monotonic() + batchGapMs;
       if (due.length > 0) failed = (await this.options.onDue(due)) ?? [];
     } catch (error) {
       this.options.onError(error as Error);

@@ -37,6 +37,8 @@ export interface SchedulerOptions {
   storeUnreachableAt?: (instant: number) => boolean;
   windowMs?: number;
   loadLimit?: number;
+  /** After a round of several fires, the next waits at least this long (see DueWindow's batchGapMs); 0 by default. */
+  fireBatchGapMs?: number;
 }
 
 /** At most this many fires due together are written in one transaction; more go in several, side by side. */
@@ -80,6 +82,7 @@ export class Scheduler {
       loadKeyOf: (job) => job.nextRunAt ?? Number.MAX_SAFE_INTEGER,
       onDue: (jobs) => this.fireAll(jobs),
       onError: (error) => options.events.emit('scheduler:error', { error }),
+      batchGapMs: options.fireBatchGapMs,
     });
   }
 
