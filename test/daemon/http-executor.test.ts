@@ -218,6 +218,17 @@ describe('HttpExecutor requests', () => {
     });
   });
 
+  it('Given a URL with a query, when its runs are sent, then each reaches the server with its path and query', async () => {
+    const server = await startServer(respond(204));
+    const executor = newExecutor();
+    await runToEnd(executor, execution(`${server.url}?team=a%20b&n=1`));
+    await runToEnd(executor, execution(`${server.url}?team=a%20b&n=1`));
+    expect(server.requests.map((request) => request.url)).toEqual([
+      '/hook?team=a%20b&n=1',
+      '/hook?team=a%20b&n=1',
+    ]);
+  });
+
   it('Given a JSON payload, when it is sent, then the body and an application/json content type reach the server', async () => {
     const server = await startServer(respond(200));
     const run = execution(server.url, { body: '{"greeting":"hello"}' }, { method: 'PUT' });

@@ -27,9 +27,11 @@ interface OriginBreaker {
 export class BreakerRegistry {
   private readonly breakers = new Map<string, OriginBreaker>();
 
-  /** Must be called synchronously before dispatch, so two runs cannot both become the half-open trial. */
-  admit(url: string, settings: BreakerSettings, now: number): BreakerTicket {
-    const origin = originOf(url);
+  /**
+   * Must be called synchronously before dispatch, so two runs cannot both become the half-open trial.
+   * `origin` is the target URL's (see originOf).
+   */
+  admit(origin: string, settings: BreakerSettings, now: number): BreakerTicket {
     const entry = this.breakers.get(origin);
     if (entry === undefined) return { admitted: true, origin, trial: false };
     entry.settings = settings;

@@ -1,5 +1,5 @@
 import { maskResponseHeaders } from '../../core/secrets/mask.js';
-import { Agent, request } from 'undici';
+import { Agent } from 'undici';
 import type { Dispatcher } from 'undici';
 import type { HttpTarget } from '../../core/job.js';
 import { systemClock, type Clock } from '../clock.js';
@@ -9,6 +9,7 @@ import { BreakerRegistry, type BreakerTicket, type BreakerVerdict } from './brea
 import type { ExecutorEvents } from './command-executor.js';
 import { describeExpected, statusMatches } from './expected-status.js';
 import { describeNetworkError, errorCode } from './network-error.js';
+import { RequestAddresses, type RequestAddress } from './request-address.js';
 import { flattenHeaders, readBodyHead } from './response-body.js';
 import { ExecutorSignals } from './executor-signals.js';
 import { timedOutAfter } from './timed-out.js';
@@ -59,6 +60,7 @@ export class HttpExecutor {
   private readonly agent: Agent;
   private readonly clock: Clock;
   private readonly breakers = new BreakerRegistry();
+  private readonly addresses = new RequestAddresses();
   private readonly running = new Map<string, InFlight>();
   private readonly signals: ExecutorSignals;
   private stopped: Promise<void> | null = null;
@@ -88,8 +90,17 @@ export class HttpExecutor {
       this.finishWithoutRequest(runId, 'lost', 'http executor is stopped');
       return;
     }
+    let address: RequestAddress;
+    try {
+      address = this.addresses.of(execution.target.url);
+    } catch (error) {
+      this.finishWithoutRequest(runId, 'failed', `invalid request: ${String(error)}`, {
+        kind: 'invalid-request',
+      });
+      return;
+    }
     // Admission happens now, not after an await, so concurrent runs see the half-open trial taken.
-    const ticket = this.breakers.admit(execution.target.url, execution.target.breaker, this.clock.now());
+    const ticket = this.breakers.admit(address.origin, execution.target.breaker, this.clock.now());
     if (!ticket.admitted) {
       this.finishWithoutRequest(runId, 'failed', ticket.reason, {
         kind: 'breaker-open',
@@ -99,7 +110,7 @@ export class HttpExecutor {
     }
     const inFlight: InFlight = { controller: new AbortController(), cause: null, started: false };
     this.running.set(runId, inFlight);
-    void this.execute(execution, inFlight, ticket);
+    void this.execute(execution, address, inFlight, ticket);
   }
 
   /** Aborts the request; the run becomes `cancelled` with this reason. */
@@ -150,12 +161,13 @@ export class HttpExecutor {
 
   private async execute(
     execution: HttpExecution,
+    address: RequestAddress,
     inFlight: InFlight,
     ticket: BreakerTicket & { admitted: true },
   ): Promise<void> {
     let result: Result;
     try {
-      result = await this.perform(execution, inFlight, ticket.origin);
+      result = await this.perform(execution, address, inFlight);
     } catch (error) {
       // perform() classifies every request error itself; reaching here is a bug, but the run must still end.
       result = {
@@ -172,7 +184,11 @@ export class HttpExecutor {
     this.signals.notifyIfIdle(this.running.size === 0);
   }
 
-  private async perform(execution: HttpExecution, inFlight: InFlight, origin: string): Promise<Result> {
+  private async perform(
+    execution: HttpExecution,
+    { origin, path }: RequestAddress,
+    inFlight: InFlight,
+  ): Promise<Result> {
     const { target, timeoutMs } = execution;
     const ioTimeoutMs = timeoutMs ?? DEFAULT_IO_TIMEOUT_MS;
     const cancelTimeout =
@@ -181,8 +197,9 @@ export class HttpExecutor {
         : this.clock.setTimer(timeoutMs, () => abort(inFlight, { kind: 'timeout', afterMs: timeoutMs }));
     try {
       await Promise.resolve(); // so `started` never fires inside run()
-      const pending = request(target.url, {
-        dispatcher: this.agent,
+      const pending = this.agent.request({
+        origin,
+        path,
         method: target.method as Dispatcher.HttpMethod,
         headers: requestHeaders(execution),
         body: execution.body,
