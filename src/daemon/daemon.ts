@@ -8,7 +8,6 @@ import type { Locations } from '../ipc/locations.js';
 import { newId } from '../store/ids.js';
 import type { PostgresTlsFiles } from '../store/postgres/tls-plan.js';
 import { accessControl, SINGLE_USER, type AccessSettings } from './access/access-control.js';
-import { currentActor } from './access/request-caller.js';
 import { RequestLimits } from './access/request-limits.js';
 import { clusterStatusOrDegraded } from './autonomy/degraded-status.js';
 import { LocalAutonomy } from './autonomy/local-autonomy.js';
@@ -273,7 +272,6 @@ export class Daemon {
     const node = cluster.nodeId;
     rawStore.markEventsWith(node);
     const fence = () => cluster.fenceToken();
-    const actor = () => currentActor(daemonUser);
     // Only a shared store can be out of reach while this node runs on.
     const autonomy = cluster.shared
       ? await stack.start(
@@ -387,7 +385,6 @@ export class Daemon {
       lookup,
       idempotency,
       newId,
-      actor,
       daemonAccount,
       defaultTimezone: this.options.defaultTimezone,
       breakerStatus: (url) => http.breakerStatus(url),
@@ -413,7 +410,6 @@ export class Daemon {
       lookup,
       idempotency,
       newId,
-      actor,
       node,
       runFence: fence,
       liveOutput,
@@ -427,7 +423,6 @@ export class Daemon {
       lookup,
       routing,
       newId,
-      actor,
       node,
       fence,
     });
@@ -445,18 +440,16 @@ export class Daemon {
     });
     const replies = new ReplySecrets({
       isAdmin: access.callerIsAdmin,
-      actor: () => actor().audited,
       clock,
       newId,
       appendAudit: (entry) => store.appendAudit(entry),
     });
-    const tokens = new ApiTokens({ store, clock, newId, actor });
+    const tokens = new ApiTokens({ store, clock, newId });
     const clusterKeys = new ClusterKeyService({
       keyring: peers?.keyring ?? null,
       store,
       clock,
       newId,
-      actor: () => actor().audited,
       onChanged: ({ action, fingerprint, keys }) =>
         events.emit('peer:keyring-changed', {
           action,
@@ -472,7 +465,6 @@ export class Daemon {
       store,
       clock,
       newId,
-      actor: () => actor().audited,
       onError: (error) => events.emit('cluster:error', { error }),
     });
     if (peers) await stack.start(new ForcedRecoveryNotice(peers, { store, clock, newId, events }));
@@ -480,7 +472,7 @@ export class Daemon {
       tokens,
       clusterKeys,
       // Admins only: the request guard checked the caller's role.
-      rotateKey: ({ sharedFile }) => secrets.rotation.rotate(actor().audited, { sharedFile }),
+      rotateKey: ({ sharedFile }, actor) => secrets.rotation.rotate(actor.audited, { sharedFile }),
       subscribe: async (requestId, connection, { types, runId, since }) => {
         const replay = since === undefined ? undefined : await replayAfter(rawStore, since);
         void stream
@@ -490,7 +482,7 @@ export class Daemon {
       },
       clusterStatus: () =>
         clusterStatusOrDegraded(cluster, reachability, clock, scheduler.recentLatenessMs()),
-      changeVoters: (action, member) => voterRequests.change(action, member),
+      changeVoters: (action, member, actor) => voterRequests.change(action, member, actor.audited),
       backup: ({ file, force }) => storeBackup.take(file, force),
       stop: async ({ graceMs }) => {
         // Answer first: the reply must leave before the socket closes.

@@ -4,6 +4,7 @@ import { checkTimeRange } from '../core/time-bound.js';
 import type { Run, RunState, RunSummary } from '../core/run.js';
 import type { ParsedParams, RedriveResult } from '../ipc/protocol.js';
 import type { Store } from '../store/store.js';
+import type { Actor } from './access/request-caller.js';
 import type { JobLookup } from './job-lookup.js';
 import type { RunRouting } from './run-routing.js';
 
@@ -11,8 +12,8 @@ export interface DeadRunRedriveDeps {
   store: Store;
   lookup: JobLookup;
   routing: RunRouting;
-  /** Adds the next attempt of a run that ended without success, `scheduled` to wait for a slot. */
-  addAttempt: (failed: RunSummary, job: Job) => Promise<Run>;
+  /** Adds the next attempt of a run that ended without success, `scheduled` to wait for a slot, for `actor`. */
+  addAttempt: (failed: RunSummary, job: Job, actor: Actor) => Promise<Run>;
 }
 
 /** The ends a retry policy retries; a cancelled run was ended on purpose and is not redriven. */
@@ -30,7 +31,10 @@ const MAX_PAGES = 40;
 export class DeadRunRedrive {
   constructor(private readonly deps: DeadRunRedriveDeps) {}
 
-  async redrive({ jobRef, since, until, dryRun }: ParsedParams<'run.redrive'>): Promise<RedriveResult> {
+  async redrive(
+    { jobRef, since, until, dryRun }: ParsedParams<'run.redrive'>,
+    actor: Actor,
+  ): Promise<RedriveResult> {
     checkTimeRange(since, until);
     const { lookup } = this.deps;
     const job = dryRun ? await lookup.find(jobRef) : await lookup.findLive(jobRef, 'be redriven');
@@ -49,7 +53,7 @@ export class DeadRunRedrive {
         result.redriven.push({ dead: run, retry: null });
         continue;
       }
-      const retry = await this.addAttempt(run, job);
+      const retry = await this.addAttempt(run, job, actor);
       if (retry === null) continue;
       result.redriven.push({ dead: run, retry });
       this.deps.routing.dispatch(retry, job);
@@ -82,9 +86,9 @@ export class DeadRunRedrive {
   }
 
   /** Null when another request redrove the run meanwhile: the store refuses a second attempt after it. */
-  private async addAttempt(run: RunSummary, job: Job): Promise<Run | null> {
+  private async addAttempt(run: RunSummary, job: Job, actor: Actor): Promise<Run | null> {
     try {
-      return await this.deps.addAttempt(run, job);
+      return await this.deps.addAttempt(run, job, actor);
     } catch (error) {
       if (error instanceof SchedError && error.code === 'INVALID_STATE') return null;
       throw error;

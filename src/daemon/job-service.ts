@@ -31,8 +31,6 @@ export interface JobServiceDeps {
   lookup: JobLookup;
   idempotency: IdempotencyGuard;
   newId: () => string;
-  /** Who acts: the request's caller, or the daemon itself. */
-  actor: () => Actor;
   /** Whom the daemon can start command jobs as: a job it cannot start is refused when added. */
   daemonAccount: DaemonAccount;
   defaultTimezone: string;
@@ -40,7 +38,10 @@ export interface JobServiceDeps {
   breakerStatus: (url: string) => BreakerStatus;
 }
 
-/** What each request does to jobs: the daemon's job use cases, one method per protocol call. */
+/**
+ * What each request does to jobs: the daemon's job use cases, one method per protocol call. A change is
+ * made for `actor`, the request's caller: a new job's owner, and who the audit log names.
+ */
 export class JobService {
   constructor(private readonly deps: JobServiceDeps) {}
 
@@ -50,15 +51,15 @@ export class JobService {
     return { ...this.deps.status(), now: clock.now(), jobs: { active, paused } };
   }
 
-  add({ input, idempotencyKey, paused }: ParsedParams<'job.add'>): Promise<Job> {
+  add({ input, idempotencyKey, paused }: ParsedParams<'job.add'>, actor: Actor): Promise<Job> {
     // Only a paused add is fingerprinted differently, so the keys of every other add replay as before.
     const request = paused ? { input, paused } : input;
     return this.deps.idempotency.run('job.add', idempotencyKey, request, async (claim) => {
       const now = this.deps.clock.now();
       const normalized = normalizeJobInput(input, { now, defaultTimezone: this.deps.defaultTimezone });
       const definition = await resolveDependencies(normalized, null, this.deps.store);
-      const owner = this.deps.actor().user;
-      await this.refuseUnrunnable('job.add', owner, definition.target, null, now);
+      const owner = actor.user;
+      await this.refuseUnrunnable('job.add', owner, definition.target, null, now, actor);
       const newJob = {
         id: this.deps.newId(),
         definition,
@@ -69,7 +70,7 @@ export class JobService {
           ? { state: 'paused' as const, nextRunAt: null }
           : { nextRunAt: firstRunAt(definition, now) }),
       };
-      const job = await this.deps.store.createJob(newJob, this.stamp('job.create', now), claim);
+      const job = await this.deps.store.createJob(newJob, this.stamp('job.create', now, actor), claim);
       return this.changed(job, 'job:created');
     });
   }
@@ -91,14 +92,14 @@ export class JobService {
     return { job, upcoming: upcomingInstants(job, upcoming), recentRuns: recent.items, breaker, runsAs };
   }
 
-  async update({ ref, patch, ifVersion }: ParsedParams<'job.update'>): Promise<Job> {
+  async update({ ref, patch, ifVersion }: ParsedParams<'job.update'>, actor: Actor): Promise<Job> {
     const job = await this.deps.lookup.findLive(ref, 'change');
     const now = this.deps.clock.now();
     const patched = applyJobPatch(job, patch, { now, defaultTimezone: this.deps.defaultTimezone });
     const definition = await resolveDependencies(patched, job.id, this.deps.store);
     // An HTTP job made a command one becomes something this daemon may not be able to start.
     if (definition.target.kind !== job.target.kind)
-      await this.refuseUnrunnable('job.update', job.owner, definition.target, job.id, now);
+      await this.refuseUnrunnable('job.update', job.owner, definition.target, job.id, now, actor);
     const timingChanged =
       JSON.stringify(definition.schedule) !== JSON.stringify(job.schedule) ||
       definition.timezone !== job.timezone ||
@@ -109,12 +110,12 @@ export class JobService {
       job.id,
       ifVersion ?? job.version,
       change,
-      this.stamp('job.update', now),
+      this.stamp('job.update', now, actor),
     );
     return this.changed(updated, 'job:updated');
   }
 
-  async cancel({ ref, force }: ParsedParams<'job.cancel'>): Promise<CancelledJob> {
+  async cancel({ ref, force }: ParsedParams<'job.cancel'>, actor: Actor): Promise<CancelledJob> {
     const job = await this.deps.lookup.findLive(ref, 'be cancelled');
     // A dependent's link names this job's id: once it is cancelled nothing starts them, and a new job of the
     // same name is a new id, so the loss is silent. It needs saying before, not after.
@@ -127,21 +128,26 @@ export class JobService {
       job.id,
       job.version,
       now,
-      this.stamp('job.cancel', now),
+      this.stamp('job.cancel', now, actor),
     );
     return { ...this.changed(cancelled, 'job:cancelled'), stranded };
   }
 
-  async pause({ ref }: ParsedParams<'job.pause'>): Promise<Job> {
+  async pause({ ref }: ParsedParams<'job.pause'>, actor: Actor): Promise<Job> {
     const job = await this.deps.lookup.findLive(ref, 'be paused');
     if (job.state === 'paused') return job;
     const now = this.deps.clock.now();
     const change = { state: 'paused' as const, nextRunAt: null };
-    const paused = await this.deps.store.updateJob(job.id, job.version, change, this.stamp('job.pause', now));
+    const paused = await this.deps.store.updateJob(
+      job.id,
+      job.version,
+      change,
+      this.stamp('job.pause', now, actor),
+    );
     return this.changed(paused, 'job:updated');
   }
 
-  async resume({ ref }: ParsedParams<'job.resume'>): Promise<Job> {
+  async resume({ ref }: ParsedParams<'job.resume'>, actor: Actor): Promise<Job> {
     const job = await this.deps.lookup.findLive(ref, 'be resumed');
     if (job.state === 'active') return job;
     const now = this.deps.clock.now();
@@ -152,7 +158,7 @@ export class JobService {
       job.id,
       job.version,
       change,
-      this.stamp('job.resume', now),
+      this.stamp('job.resume', now, actor),
     );
     this.deps.events.emit('job:updated', resumed);
     await this.deps.scheduler.resumed(resumed);
@@ -178,13 +184,14 @@ export class JobService {
     target: Target,
     jobId: string | null,
     at: number,
+    actor: Actor,
   ): Promise<void> {
     try {
       checkRunnableBy(owner, target, this.deps.daemonAccount);
     } catch (error) {
       const reason = (error as Error).message;
       await this.deps.store.appendAudit({
-        ...this.stamp('access.denied', at),
+        ...this.stamp('access.denied', at, actor),
         jobId,
         before: null,
         after: { method, reason },
@@ -193,8 +200,8 @@ export class JobService {
     }
   }
 
-  private stamp(action: string, at: number): AuditStamp {
-    return { id: this.deps.newId(), at, actor: this.deps.actor().audited, action };
+  private stamp(action: string, at: number, actor: Actor): AuditStamp {
+    return { id: this.deps.newId(), at, actor: actor.audited, action };
   }
 }
 

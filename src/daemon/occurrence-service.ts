@@ -21,8 +21,6 @@ export interface OccurrenceServiceDeps {
   lookup: JobLookup;
   routing: RunRouting;
   newId: () => string;
-  /** Who acts: the request's caller, or the daemon itself. */
-  actor: () => Actor;
   node: string;
   fence: () => number;
 }
@@ -86,7 +84,7 @@ export class OccurrenceService {
     return { items: instant, nextCursor: older.length > 0 ? String(cut) : null };
   }
 
-  async backfill(params: ParsedParams<'job.backfill'>): Promise<BackfillResult> {
+  async backfill(params: ParsedParams<'job.backfill'>, actor: Actor): Promise<BackfillResult> {
     const { ref, from, to, dryRun, max } = params;
     const { store, clock, lookup } = this.deps;
     const job = await lookup.findLive(ref, 'be backfilled');
@@ -161,7 +159,7 @@ export class OccurrenceService {
     await store.appendAudit({
       id: this.deps.newId(),
       at: now,
-      actor: this.deps.actor().audited,
+      actor: actor.audited,
       action: 'job.backfill',
       jobId: job.id,
       before: null,

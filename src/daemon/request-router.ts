@@ -12,7 +12,7 @@ import {
   type Results,
 } from '../ipc/protocol.js';
 import type { ServerConnection } from '../ipc/transport.js';
-import { actingFor } from './access/request-caller.js';
+import { requestActor, type Actor } from './access/request-caller.js';
 import type { ApiTokens } from './access/api-tokens.js';
 import type { ClusterKeyService } from './cluster/cluster-key-service.js';
 import type { RequestGuard } from './access/request-guard.js';
@@ -36,9 +36,10 @@ export interface DaemonControl {
   changeVoters(
     action: 'join' | 'leave',
     member: string | undefined,
+    actor: Actor,
   ): Promise<Results['cluster.join'] | Results['cluster.leave']>;
   backup(params: ParsedParams<'store.backup'>): Promise<Results['store.backup']>;
-  rotateKey(params: ParsedParams<'key.rotate'>): Promise<Results['key.rotate']>;
+  rotateKey(params: ParsedParams<'key.rotate'>, actor: Actor): Promise<Results['key.rotate']>;
   tokens: Pick<ApiTokens, 'create' | 'list' | 'revoke'>;
   clusterKeys: Pick<ClusterKeyService, 'list' | 'install' | 'use' | 'remove'>;
 }
@@ -47,6 +48,11 @@ export interface DaemonControl {
 interface RequestContext {
   requestId: number;
   connection: ServerConnection | null;
+}
+
+/** What a handler is given besides the params: the request's context and whom it acts for. */
+interface HandlerContext extends RequestContext {
+  actor: Actor;
 }
 
 /** Requests that need a connection of their own to answer on (the API streams events its own way). */
@@ -64,7 +70,7 @@ export interface RequestRouter {
   call(method: Method, params: unknown, caller: Caller, connection?: ServerConnection): Promise<Reply>;
 }
 
-type Handlers = { [M in Method]: (params: never, context: RequestContext) => Promise<unknown> };
+type Handlers = { [M in Method]: (params: never, context: HandlerContext) => Promise<unknown> };
 
 /**
  * Checks each request at the edge (its params, then whether its caller may make it), dispatches it to the
@@ -101,20 +107,20 @@ export function createRequestRouter(
     'daemon.stop': (params) => control.stop(params),
     'cluster.status': () => control.clusterStatus(),
     'cluster.keys.list': () => control.clusterKeys.list(),
-    'cluster.keys.install': (params) => control.clusterKeys.install(params),
-    'cluster.keys.use': (params) => control.clusterKeys.use(params),
-    'cluster.keys.remove': (params) => control.clusterKeys.remove(params),
-    'cluster.join': ({ member }) => control.changeVoters('join', member),
-    'cluster.leave': ({ member }) => control.changeVoters('leave', member),
+    'cluster.keys.install': (params, { actor }) => control.clusterKeys.install(params, actor.audited),
+    'cluster.keys.use': (params, { actor }) => control.clusterKeys.use(params, actor.audited),
+    'cluster.keys.remove': (params, { actor }) => control.clusterKeys.remove(params, actor.audited),
+    'cluster.join': ({ member }, { actor }) => control.changeVoters('join', member, actor),
+    'cluster.leave': ({ member }, { actor }) => control.changeVoters('leave', member, actor),
     'store.backup': (params) => control.backup(params),
-    'key.rotate': (params) => control.rotateKey(params),
+    'key.rotate': (params, { actor }) => control.rotateKey(params, actor),
     'events.subscribe': (params, { requestId, connection }) =>
       control.subscribe(requestId, connection!, params),
-    'token.create': (params) => control.tokens.create(params),
+    'token.create': (params, { actor }) => control.tokens.create(params, actor),
     'token.list': () => control.tokens.list(),
-    'token.revoke': (params) => control.tokens.revoke(params),
+    'token.revoke': (params, { actor }) => control.tokens.revoke(params, actor),
     'daemon.status': () => jobs.status(),
-    'job.add': (params) => jobs.add(params),
+    'job.add': (params, { actor }) => jobs.add(params, actor),
     'job.list': (params: ParsedParams<'job.list'>) =>
       orLocalCopy(
         async (): Promise<JobListPage> => alerts.withOverdue(await jobs.list(params)),
@@ -125,20 +131,20 @@ export function createRequestRouter(
         async () => alerts.withDetail(await jobs.get(params)),
         (reads) => reads.get(params),
       ),
-    'job.update': (params) => jobs.update(params),
-    'job.cancel': (params) => jobs.cancel(params),
-    'job.pause': (params) => jobs.pause(params),
-    'job.resume': (params) => jobs.resume(params),
-    'job.trigger': (params) => runs.trigger(params),
+    'job.update': (params, { actor }) => jobs.update(params, actor),
+    'job.cancel': (params, { actor }) => jobs.cancel(params, actor),
+    'job.pause': (params, { actor }) => jobs.pause(params, actor),
+    'job.resume': (params, { actor }) => jobs.resume(params, actor),
+    'job.trigger': (params, { actor }) => runs.trigger(params, actor),
     'run.list': (params) => runs.list(params),
     'run.get': (params) => runs.get(params),
-    'run.kill': (params) => runs.kill(params),
-    'run.retry': (params) => runs.retry(params),
-    'run.redrive': (params) => runs.redrive(params),
+    'run.kill': (params, { actor }) => runs.kill(params, actor),
+    'run.retry': (params, { actor }) => runs.retry(params, actor),
+    'run.redrive': (params, { actor }) => runs.redrive(params, actor),
     'audit.list': (params) => jobs.listAudit(params),
     'job.why': (params) => occurrences.why(params),
     'job.occurrences': (params) => occurrences.list(params),
-    'job.backfill': (params) => occurrences.backfill(params),
+    'job.backfill': (params, { actor }) => occurrences.backfill(params, actor),
     'job.ping': (params) => alerts.ping(params),
     'notify.test': (params) => alerts.test(params),
     'notify.list': (params) => alerts.list(params),
@@ -159,9 +165,10 @@ export function createRequestRouter(
       const parsed = requestSchemas[method].safeParse(params ?? {});
       if (!parsed.success) throw invalidParams(parsed.error);
       const caller = await admit(method, parsed.data as Record<string, unknown>);
-      const handler = handlers[method] as (params: unknown, context: RequestContext) => Promise<unknown>;
-      const result = await actingFor(caller, () =>
-        replies.reply(method, parsed.data, () => handler(parsed.data, context)),
+      const handler = handlers[method] as (params: unknown, context: HandlerContext) => Promise<unknown>;
+      const actor = requestActor(caller);
+      const result = await replies.reply(method, parsed.data, caller, () =>
+        handler(parsed.data, { ...context, actor }),
       );
       return { ok: true, result };
     } catch (error) {

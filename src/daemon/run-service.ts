@@ -30,8 +30,6 @@ export interface RunServiceDeps {
   lookup: JobLookup;
   idempotency: IdempotencyGuard;
   newId: () => string;
-  /** Who acts: the request's caller, or the daemon itself. */
-  actor: () => Actor;
   node: string;
   /** The fencing token stamped on the runs it creates. */
   runFence: () => number;
@@ -55,19 +53,19 @@ export class RunService {
     this.waiting = new WaitingRunActions(deps);
     this.redriver = new DeadRunRedrive({
       ...deps,
-      addAttempt: (failed, job) =>
-        this.addAttempt(failed, job, 'scheduled', deps.routing.retryNode(failed, job)),
+      addAttempt: (failed, job, actor) =>
+        this.addAttempt(failed, job, 'scheduled', deps.routing.retryNode(failed, job), actor),
     });
   }
 
-  trigger({ ref, idempotencyKey }: ParsedParams<'job.trigger'>): Promise<Run> {
+  trigger({ ref, idempotencyKey }: ParsedParams<'job.trigger'>, actor: Actor): Promise<Run> {
     return this.deps.idempotency.run('job.trigger', idempotencyKey, { ref }, async (claim) => {
       const job = await this.deps.lookup.findLive(ref, 'be triggered');
       const now = this.deps.clock.now();
       const [first, ...others] = this.deps.routing.triggerNodes(job);
       const run = await this.triggerOn(first!, job, now, claim);
       for (const node of others) await this.triggerOn(node, job, now);
-      await this.audit('job.trigger', job.id, null, { runId: run.id });
+      await this.audit(actor, 'job.trigger', job.id, null, { runId: run.id });
       return run;
     });
   }
@@ -155,21 +153,21 @@ export class RunService {
   }
 
   /** Stops a running run, or cancels a waiting one before it starts; either is recorded as cancelled. */
-  async kill({ id }: ParsedParams<'run.kill'>): Promise<Run> {
+  async kill({ id }: ParsedParams<'run.kill'>, actor: Actor): Promise<Run> {
     let run = await this.find(id);
     if (run.state === 'scheduled') {
-      const reason = `cancelled by ${this.deps.actor().user} with sched kill before it started`;
+      const reason = `cancelled by ${actor.user} with sched kill before it started`;
       const cancelled = await this.waiting.cancel(run, reason);
       if (cancelled !== null) {
-        await this.auditKill(run);
+        await this.auditKill(run, actor);
         return cancelled;
       }
       // It started (or ended) meanwhile: what to do is now what it has become.
       run = (await this.deps.store.findRun(run.id)) ?? run;
     }
-    const reason = `killed by ${this.deps.actor().user} with sched kill`;
+    const reason = `killed by ${actor.user} with sched kill`;
     if (run.state === 'running' && !this.deps.routing.isHere(run.node))
-      return this.killElsewhere(run, reason);
+      return this.killElsewhere(run, reason, actor);
     if (run.state !== 'running' || !this.deps.launcher.kill(run.id, reason)) {
       throw new SchedError(
         'INVALID_STATE',
@@ -180,29 +178,29 @@ export class RunService {
         },
       );
     }
-    await this.auditKill(run);
+    await this.auditKill(run, actor);
     return (await this.deps.finishedRun(run.id, 30_000)) ?? run;
   }
 
   /** A run another node runs: that node is asked (through the store) and its end is waited for there. */
-  private async killElsewhere(run: Run, reason: string): Promise<Run> {
+  private async killElsewhere(run: Run, reason: string, actor: Actor): Promise<Run> {
     await this.deps.store.relayKill(run.id, reason);
-    await this.auditKill(run);
+    await this.auditKill(run, actor);
     return (await this.deps.endedRun(run.id, 30_000)) ?? run;
   }
 
-  private auditKill(run: Run): Promise<void> {
+  private auditKill(run: Run, actor: Actor): Promise<void> {
     const before = { runId: run.id, state: run.state };
-    return this.audit('run.kill', run.jobId, before, { runId: run.id, state: 'cancelled' });
+    return this.audit(actor, 'run.kill', run.jobId, before, { runId: run.id, state: 'cancelled' });
   }
 
   /**
    * Redrives a run that ended without success: a new attempt of the same instant, now. With `now`, starts a
    * run that waits instead, as the attempt it is.
    */
-  async retry({ id, now }: ParsedParams<'run.retry'>): Promise<Run> {
+  async retry({ id, now }: ParsedParams<'run.retry'>, actor: Actor): Promise<Run> {
     const failed = await this.find(id);
-    if (now) return this.startNow(failed);
+    if (now) return this.startNow(failed, actor);
     if (failed.state === 'scheduled') {
       throw new SchedError(
         'INVALID_STATE',
@@ -225,18 +223,18 @@ export class RunService {
     }
     const job = await this.deps.lookup.findLive(failed.jobId, 'be retried');
     const node = this.deps.routing.retryNode(failed, job);
-    if (!this.deps.routing.isHere(node)) return this.addAttempt(failed, job, 'scheduled', node);
-    const run = await this.addAttempt(failed, job, 'running', node);
+    if (!this.deps.routing.isHere(node)) return this.addAttempt(failed, job, 'scheduled', node, actor);
+    const run = await this.addAttempt(failed, job, 'running', node, actor);
     this.deps.gate.launchNow(run, job);
     return run;
   }
 
-  redrive(params: ParsedParams<'run.redrive'>): Promise<RedriveResult> {
-    return this.redriver.redrive(params);
+  redrive(params: ParsedParams<'run.redrive'>, actor: Actor): Promise<RedriveResult> {
+    return this.redriver.redrive(params, actor);
   }
 
   /** `sched retry RUN --now`: a waiting run starts at once; no attempt is spent on it. */
-  private async startNow(waiting: Run): Promise<Run> {
+  private async startNow(waiting: Run, actor: Actor): Promise<Run> {
     if (waiting.state !== 'scheduled') {
       const ended = waiting.state !== 'running' && waiting.state !== 'succeeded';
       throw new SchedError(
@@ -264,7 +262,7 @@ export class RunService {
       );
     }
     const before = { runId: waiting.id, state: 'scheduled', dueAt: waiting.dueAt };
-    await this.audit('run.start-now', job.id, before, { runId: started.id, state: 'running' });
+    await this.audit(actor, 'run.start-now', job.id, before, { runId: started.id, state: 'running' });
     return started;
   }
 
@@ -274,6 +272,7 @@ export class RunService {
     job: Job,
     state: 'running' | 'scheduled',
     node: string,
+    actor: Actor,
   ): Promise<Run> {
     const now = this.deps.clock.now();
     const next = {
@@ -283,6 +282,7 @@ export class RunService {
     };
     const run = await this.deps.store.retryRun(failed.id, next);
     await this.audit(
+      actor,
       'run.retry',
       job.id,
       { runId: failed.id, state: failed.state },
@@ -316,12 +316,12 @@ export class RunService {
     };
   }
 
-  private audit(action: string, jobId: string, before: unknown, after: unknown): Promise<void> {
+  private audit(actor: Actor, action: string, jobId: string, before: unknown, after: unknown): Promise<void> {
     const at = this.deps.clock.now();
     return this.deps.store.appendAudit({
       id: this.deps.newId(),
       at,
-      actor: this.deps.actor().audited,
+      actor: actor.audited,
       action,
       jobId,
       before,

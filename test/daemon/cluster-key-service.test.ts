@@ -35,7 +35,6 @@ function keyService(options: { file?: string; appendAudit?: (entry: AuditEntry) 
     store,
     clock: systemClock,
     newId: () => 'audit-1',
-    actor: () => 'root (uid 0)',
     onChanged: () => undefined,
     onError: (error) => errors.push(error),
   });
@@ -47,8 +46,8 @@ describe('changing the cluster keyring of a node', () => {
     const { service, seals, file, old, audit } = keyService();
     const next = newKey();
 
-    await service.install({ key: next });
-    await service.use({ key: next });
+    await service.install({ key: next }, 'root (uid 0)');
+    await service.use({ key: next }, 'root (uid 0)');
 
     expect(fs.readFileSync(file, 'utf8')).toBe(`${next}\n${old}\n`);
     const onlyNext = new MessageSeal(ring(next));
@@ -66,7 +65,7 @@ describe('changing the cluster keyring of a node', () => {
     const missingFolder = path.join(os.tmpdir(), `sched-no-such-${process.pid}`, 'cluster.key');
     const { service, keyring, seals, old } = keyService({ file: missingFolder });
 
-    await expect(service.install({ key: newKey() })).rejects.toMatchObject({
+    await expect(service.install({ key: newKey() }, 'root (uid 0)')).rejects.toMatchObject({
       code: 'INVALID_STATE',
       message: expect.stringMatching(/could not be written.*the keyring is as it was/),
     });
@@ -84,7 +83,7 @@ describe('changing the cluster keyring of a node', () => {
     });
     const next = newKey();
 
-    const change = await service.install({ key: next });
+    const change = await service.install({ key: next }, 'root (uid 0)');
 
     expect(change.changed).toBe(true);
     expect(keyring.ring.keys).toContain(next);

@@ -1,4 +1,4 @@
-import { admitsOthers, isAdmin, type AccessRules } from '../../core/access/roles.js';
+import { admitsOthers, isAdmin, type AccessRules, type Caller } from '../../core/access/roles.js';
 import { SchedError } from '../../core/errors.js';
 import { peerCredentialsSupport } from '../../ipc/peer-credentials.js';
 import type { Store } from '../../store/store.js';
@@ -6,7 +6,6 @@ import type { Clock } from '../clock.js';
 import { octal, socketGroupId } from '../socket-place.js';
 import type { SocketAccess } from '../socket-service.js';
 import { ConnectionCallers } from './connection-callers.js';
-import { currentCaller } from './request-caller.js';
 import { RequestGuard } from './request-guard.js';
 import type { RequestLimits } from './request-limits.js';
 
@@ -56,11 +55,8 @@ export function accessControl(
   const callers = new ConnectionCallers(!multiUser);
   return {
     socket,
-    /** Whether the request being handled comes from an admin (`--reveal`); the daemon acting by itself is one. */
-    callerIsAdmin: (): boolean => {
-      const caller = currentCaller();
-      return caller === undefined || isAdmin(caller, rules);
-    },
+    /** Whether a request's caller is an admin (`--reveal`). */
+    callerIsAdmin: (caller: Caller): boolean => isAdmin(caller, rules),
     guard: (deps: {
       store: Store;
       clock: Clock;

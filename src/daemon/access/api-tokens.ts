@@ -11,7 +11,6 @@ export interface ApiTokensDeps {
   store: Store;
   clock: Clock;
   newId: () => string;
-  actor: () => Actor;
 }
 
 /** `sched token ls` shows when a token was last used to the minute; one write a minute per token is enough. */
@@ -27,9 +26,8 @@ export class ApiTokens {
 
   constructor(private readonly deps: ApiTokensDeps) {}
 
-  async create(params: ParsedParams<'token.create'>): Promise<Results['token.create']> {
+  async create(params: ParsedParams<'token.create'>, actor: Actor): Promise<Results['token.create']> {
     const { store, clock, newId } = this.deps;
-    const actor = this.deps.actor();
     const now = clock.now();
     const token = `${API_TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
     const stored = await store.createApiToken({
@@ -56,8 +54,7 @@ export class ApiTokens {
     return { items: await this.deps.store.listApiTokens() };
   }
 
-  async revoke(params: ParsedParams<'token.revoke'>): Promise<Results['token.revoke']> {
-    const actor = this.deps.actor();
+  async revoke(params: ParsedParams<'token.revoke'>, actor: Actor): Promise<Results['token.revoke']> {
     const revoked = await this.deps.store.revokeApiToken(params.name, this.deps.clock.now());
     if (revoked === null) {
       throw new SchedError('VALIDATION_FAILED', `No token named ${params.name}.`, {

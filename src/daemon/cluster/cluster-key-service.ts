@@ -18,8 +18,6 @@ export interface ClusterKeyServiceDeps {
   store: Store;
   clock: Clock;
   newId: () => string;
-  /** Who the audit log names for the request being handled. */
-  actor: () => string;
   /** A change made, for the log (fingerprints only, as everywhere). */
   onChanged: (change: ClusterKeyChange) => void;
   onError: (error: Error) => void;
@@ -44,19 +42,24 @@ export class ClusterKeyService {
     return view(this.peerKeyring());
   }
 
-  install(params: ParsedParams<'cluster.keys.install'>): Promise<ClusterKeyChange> {
-    return this.change('install', params.key);
+  /** `actor`: who the audit log names for the change. */
+  install(params: ParsedParams<'cluster.keys.install'>, actor: string): Promise<ClusterKeyChange> {
+    return this.change('install', params.key, actor);
   }
 
-  use(params: ParsedParams<'cluster.keys.use'>): Promise<ClusterKeyChange> {
-    return this.change('use', params.key);
+  use(params: ParsedParams<'cluster.keys.use'>, actor: string): Promise<ClusterKeyChange> {
+    return this.change('use', params.key, actor);
   }
 
-  remove(params: ParsedParams<'cluster.keys.remove'>): Promise<ClusterKeyChange> {
-    return this.change('remove', params.key);
+  remove(params: ParsedParams<'cluster.keys.remove'>, actor: string): Promise<ClusterKeyChange> {
+    return this.change('remove', params.key, actor);
   }
 
-  private async change(action: ClusterKeyChange['action'], key: string): Promise<ClusterKeyChange> {
+  private async change(
+    action: ClusterKeyChange['action'],
+    key: string,
+    actor: string,
+  ): Promise<ClusterKeyChange> {
     const keyring = this.peerKeyring();
     const before = keyring.ring;
     // Core's rules refuse (the primary removed, a key used before it is installed, a 17th key) by throwing.
@@ -71,19 +74,19 @@ export class ClusterKeyService {
     };
     if (changed) {
       this.deps.onChanged(result);
-      await this.audit(result, before);
+      await this.audit(result, before, actor);
     }
     return result;
   }
 
   /** The change is made whatever becomes of its audit entry: a node without a majority can write none. */
-  private async audit(change: ClusterKeyChange, before: ClusterKeyring): Promise<void> {
+  private async audit(change: ClusterKeyChange, before: ClusterKeyring, actor: string): Promise<void> {
     const { store, clock, newId } = this.deps;
     try {
       await store.appendAudit({
         id: newId(),
         at: clock.now(),
-        actor: this.deps.actor(),
+        actor,
         action: `cluster.keys.${change.action}`,
         jobId: null,
         before: { keys: before.keys.map(clusterKeyFingerprint) },

@@ -13,8 +13,6 @@ export interface VoterRequestsOptions {
   store: Pick<Store, 'appendAudit'>;
   clock: Clock;
   newId: () => string;
-  /** Who asked, as the audit names them. */
-  actor: () => string;
   onError: (error: Error) => void;
 }
 
@@ -25,8 +23,9 @@ export interface VoterRequestsOptions {
 export class VoterRequests {
   constructor(private readonly options: VoterRequestsOptions) {}
 
-  async change(action: 'join' | 'leave', named: string | undefined): Promise<VotersChanged> {
-    const { peers, node, store, clock, newId, actor } = this.options;
+  /** `actor`: who asked, as the audit names them. */
+  async change(action: 'join' | 'leave', named: string | undefined, actor: string): Promise<VotersChanged> {
+    const { peers, node, store, clock, newId } = this.options;
     if (peers === null)
       throw new SchedError(
         'INVALID_STATE',
@@ -43,7 +42,7 @@ export class VoterRequests {
       .appendAudit({
         id: newId(),
         at: clock.now(),
-        actor: actor(),
+        actor,
         action: `cluster.${action}`,
         jobId: null,
         before: { voters: before },

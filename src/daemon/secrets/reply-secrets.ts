@@ -2,12 +2,12 @@ import { SchedError } from '../../core/errors.js';
 import { maskDefinitionsIn } from '../../core/secrets/mask.js';
 import type { AuditEntry } from '../../store/store.js';
 import type { Clock } from '../clock.js';
+import { auditName } from '../access/request-caller.js';
+import type { Caller } from '../../core/access/roles.js';
 
 export interface ReplySecretsDeps {
-  /** Whether the request being handled comes from an admin. */
-  isAdmin: () => boolean;
-  /** Who the audit log names for the request being handled. */
-  actor: () => string;
+  /** Whether a caller is an admin. */
+  isAdmin: (caller: Caller) => boolean;
   clock: Clock;
   newId: () => string;
   appendAudit: (entry: AuditEntry) => Promise<void>;
@@ -23,29 +23,36 @@ const REVEALING = new Set(['job.get', 'job.list']);
 export class ReplySecrets {
   constructor(private readonly deps: ReplySecretsDeps) {}
 
-  async reply(method: string, params: unknown, answer: () => Promise<unknown>): Promise<unknown> {
+  /** The reply to `caller`'s request, made by `answer`. */
+  async reply(
+    method: string,
+    params: unknown,
+    caller: Caller,
+    answer: () => Promise<unknown>,
+  ): Promise<unknown> {
     const reveal = REVEALING.has(method) && (params as { reveal?: boolean }).reveal === true;
     if (!reveal) return maskDefinitionsIn(await answer());
-    if (!this.deps.isAdmin())
+    const actor = auditName(caller);
+    if (!this.deps.isAdmin(caller))
       throw new SchedError(
         'UNAUTHORIZED',
-        `${this.deps.actor()} may not reveal secret values: that takes the admin role.`,
+        `${actor} may not reveal secret values: that takes the admin role.`,
         {
           hint: 'Leave out --reveal to see the job with its secret values masked, or ask an admin.',
           details: { needed: 'admin' },
         },
       );
     const result = await answer();
-    await this.audit(method, result);
+    await this.audit(method, result, actor);
     return result;
   }
 
-  private async audit(method: string, result: unknown): Promise<void> {
+  private async audit(method: string, result: unknown, actor: string): Promise<void> {
     const jobs = revealedJobs(result);
     await this.deps.appendAudit({
       id: this.deps.newId(),
       at: this.deps.clock.now(),
-      actor: this.deps.actor(),
+      actor,
       action: 'secrets.reveal',
       jobId: jobs.length === 1 ? jobs[0]!.id : null,
       before: null,
