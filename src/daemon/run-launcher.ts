@@ -1,6 +1,5 @@
 import { carriedEnvironment } from '../core/access/owner-environment.js';
 import { runAsFor, type DaemonAccount } from '../core/access/run-as.js';
-import { SchedError } from '../core/errors.js';
 import type { Job } from '../core/job.js';
 import { RETRYABLE_STATES, decideRetry } from '../core/retry/decision.js';
 import { annotateError } from '../core/retry/failure-note.js';
@@ -8,8 +7,7 @@ import type { TargetKind } from '../core/retry/failure-class.js';
 import type { Run, RunOutcome, RunSummary } from '../core/run.js';
 import type { NewDelivery } from '../core/notify/delivery.js';
 import type { FinishedRun, NewRun, RunEnd, RunStart, Store } from '../store/store.js';
-import { isStoreUnreachable } from '../store/unreachable.js';
-import { sleep, type Clock } from './clock.js';
+import type { Clock } from './clock.js';
 import { earlierAttempts } from './earlier-attempts.js';
 import type { DaemonEvents } from './events.js';
 import type { CommandExecutor } from './executor/command-executor.js';
@@ -17,6 +15,7 @@ import type { HttpExecutor } from './executor/http-executor.js';
 import type { RunExecutor } from './executor/run-executor.js';
 import type { LiveOutput } from './live-output.js';
 import { GroupCommit } from './group-commit.js';
+import { persistently } from './persistent-outcome.js';
 
 /** The daemon's own environment, which every command job starts from. */
 export function inheritedEnvironment(): Record<string, string> {
@@ -410,34 +409,5 @@ export class RunLauncher {
         if (this.writes.get(runId) === pending) this.writes.delete(runId);
       });
     this.writes.set(runId, pending);
-  }
-}
-
-// How long a run's outcome is retried while the store cannot be reached (a PostgreSQL restart, say).
-const OUTCOME_RETRY_LIMIT_MS = 5 * 60_000;
-const OUTCOME_RETRY_DELAY_MS = 1_000;
-
-/**
- * Retries a write that failed for want of the store (not for a reason it gave, a SchedError), so an outcome
- * reached while the database restarts is recorded once it is back instead of leaving the run `running`.
- * Where the outcome can be kept offline (`keepOffline`), a store that cannot be reached leaves it there
- * instead: the run then stops holding its job's slot, so an every-host job goes on firing meanwhile.
- */
-async function persistently(
-  write: () => Promise<void>,
-  events: DaemonEvents,
-  clock: Clock,
-  keepOffline: () => boolean,
-): Promise<void> {
-  const giveUpAt = clock.monotonic() + OUTCOME_RETRY_LIMIT_MS;
-  for (;;) {
-    try {
-      return await write();
-    } catch (error) {
-      if (isStoreUnreachable(error) && keepOffline()) return;
-      if (error instanceof SchedError || clock.monotonic() > giveUpAt) throw error;
-      events.emit('scheduler:error', { error: error as Error });
-      await sleep(clock, OUTCOME_RETRY_DELAY_MS);
-    }
   }
 }
