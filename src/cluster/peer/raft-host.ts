@@ -247,8 +247,20 @@ export class RaftHost<Data, State> {
     if (!this.transferLeadership().started) return;
     const { clock, tickMs, electionTicks } = this.options;
     const deadline = clock.monotonic() + tickMs * (electionTicks + 2);
-    while ((this.node?.transferringTo ?? null) !== null && clock.monotonic() < deadline)
+    while (!this.handedOver() && clock.monotonic() < deadline)
       await new Promise<void>((resolve) => clock.setTimer(tickMs, resolve));
+  }
+
+  /**
+   * The hand-over is over: given up while still leading, or another leads and this member has heard it. A
+   * member that granted its successor's vote follows it only at the successor's first append, which a busy
+   * host may take longer to hear than the vote.
+   */
+  private handedOver(): boolean {
+    const node = this.node;
+    if (node === null) return true;
+    if (node.transferringTo !== null) return false;
+    return node.currentRole === 'leader' || node.currentLeader !== null;
   }
 
   start(): void {

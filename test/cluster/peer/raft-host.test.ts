@@ -16,6 +16,8 @@ const IDS = ['n1', 'n2', 'n3'];
 class LoopbackNetwork {
   private readonly handlers = new Map<string, (message: Message) => void>();
   readonly cutOff = new Set<string>();
+  /** Appends to these members arrive this many ms late, as on a busy host. */
+  readonly appendsLateTo = new Map<string, number>();
   delivered = 0;
   readonly sentTypes: string[] = [];
 
@@ -23,11 +25,14 @@ class LoopbackNetwork {
     return {
       send: (message) => {
         this.sentTypes.push(message.type);
-        setImmediate(() => {
+        const deliver = () => {
           if (this.cutOff.has(message.from) || this.cutOff.has(message.to)) return;
           this.delivered += 1;
           this.handlers.get(message.to)?.(message);
-        });
+        };
+        const lateMs = message.type === 'append' ? this.appendsLateTo.get(message.to) : undefined;
+        if (lateMs === undefined) setImmediate(deliver);
+        else setTimeout(deliver, lateMs);
       },
       onMessage: (handler) => this.handlers.set(id, handler),
     };
@@ -173,6 +178,22 @@ describe('Raft members on real timers and real log files', () => {
     const everywhere = async () =>
       rest.every((id) => members.get(id)!.machine.items.join() === ['a', 'b', 'c'].join());
     expect(await waitFor(everywhere, 20_000, 20)).toBe(true);
+  });
+
+  it('Given a leader that hears the appends of its successor late (a busy host), when it hands its leadership over, then the hand-over resolves only once it follows the successor', async () => {
+    for (const id of IDS) startMember(id);
+    const leader = await proposeAll(IDS, ['a']);
+    const term = members.get(leader)!.host.term;
+    network.appendsLateTo.set(leader, 4 * 20);
+    try {
+      await members.get(leader)!.host.handOver();
+      const successor = members.get(leader)!.host.leader;
+      expect(successor).not.toBeNull();
+      expect(successor).not.toBe(leader);
+      expect(members.get(successor!)!.host.term).toBe(term + 1);
+    } finally {
+      network.appendsLateTo.clear();
+    }
   });
 
   it('Given a leader that removes itself, then once the change is applied another member leads in the next term, and the removed one leads no more', async () => {
