@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { SchedError } from '../../core/errors.js';
+import { dataJson } from '../../core/consensus/entry-json.js';
 import type { RaftDurableState, RaftReady } from '../../core/consensus/raft-node.js';
 import type { ForcedVoters, HardState, LogEntry, Snapshot } from '../../core/consensus/raft-messages.js';
 
@@ -260,7 +261,7 @@ export class RaftDisk<Data, State> {
 
   private writeEntry(entry: LogEntry<Data | null>): void {
     const voters = entry.voters === undefined ? null : JSON.stringify(entry.voters);
-    this.statements.append.run(entry.index, entry.term, JSON.stringify(entry.data), voters);
+    this.statements.append.run(entry.index, entry.term, dataJson(entry.data), voters);
   }
 
   private entryOf(row: EntryRow): LogEntry<Data | null> {

@@ -1,6 +1,7 @@
 import { randomInt } from 'node:crypto';
 import type { CancelTimer, Clock } from '../../core/clock.js';
 import type { LogEntry, RaftMessage, Snapshot } from '../../core/consensus/raft-messages.js';
+import { dataJson, entryJson } from '../../core/consensus/entry-json.js';
 import { LeaderContact } from '../../core/consensus/leader-contact.js';
 import {
   RaftNode,
@@ -336,7 +337,7 @@ export class RaftHost<Data, State> {
 
   private append(data: Data): Offer {
     if (this.node === null) return { accepted: false, leader: null, reason: 'stopped' };
-    const bytes = Buffer.byteLength(JSON.stringify(data ?? null));
+    const bytes = Buffer.byteLength(dataJson(data));
     if (bytes > this.maxAppendBytes) {
       const reason = `too large: ${bytes} bytes, at most ${this.maxAppendBytes} in one entry`;
       return { accepted: false, leader: this.leader, reason };
@@ -452,10 +453,10 @@ export class RaftHost<Data, State> {
   }
 
   /** An entry's size as the wire carries it (JSON), counted once per entry. */
-  private bytesOf(entry: object): number {
+  private bytesOf(entry: LogEntry<unknown>): number {
     let bytes = this.sizes.get(entry);
     if (bytes === undefined) {
-      bytes = Buffer.byteLength(JSON.stringify(entry));
+      bytes = Buffer.byteLength(entryJson(entry));
       this.sizes.set(entry, bytes);
     }
     return bytes;

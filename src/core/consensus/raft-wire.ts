@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { decodeWire, MAX_RAFT_MESSAGE, wireCount, wireId, type WireResult } from '../peer/wire-fields.js';
+import { entryJson } from './entry-json.js';
 import type { RaftMessage } from './raft-messages.js';
 
 const MAX_ENTRIES = 4_096;
@@ -51,8 +52,16 @@ export function raftWire<Data, State>(data: z.ZodType<Data>, state: z.ZodType<St
     z.object({ type: z.literal('timeout-now'), ...base }),
   ]);
   return {
-    encode: (message: RaftMessage<Data, State>): Uint8Array => utf8.encode(JSON.stringify(message)),
+    encode: (message: RaftMessage<Data, State>): Uint8Array => utf8.encode(messageJson(message)),
     decode: (bytes: Uint8Array): WireResult<RaftMessage<Data, State>> =>
       decodeWire<RaftMessage<Data, State>>(bytes, schema, MAX_RAFT_MESSAGE),
   };
+}
+
+/** A message's JSON; an append's entries from the JSON each entry's data was given once (see dataJson). */
+function messageJson(message: RaftMessage<unknown, unknown>): string {
+  if (message.type !== 'append' || message.entries.length === 0) return JSON.stringify(message);
+  const { entries, ...rest } = message;
+  const head = JSON.stringify(rest);
+  return `${head.slice(0, -1)},"entries":[${entries.map(entryJson).join(',')}]}`;
 }
