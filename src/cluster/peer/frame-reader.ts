@@ -1,4 +1,6 @@
-const LENGTH_BYTES = 4;
+/** A frame's length prefix. */
+export const FRAME_LENGTH_BYTES = 4;
+const LENGTH_BYTES = FRAME_LENGTH_BYTES;
 
 export type FrameEvent = { frame: Buffer } | { tooLarge: number };
 
@@ -7,6 +9,12 @@ export function frame(body: Uint8Array): Buffer {
   const prefix = Buffer.allocUnsafe(LENGTH_BYTES);
   prefix.writeUInt32BE(body.length);
   return Buffer.concat([prefix, body]);
+}
+
+/** A frame of the body that follows the first FRAME_LENGTH_BYTES of `buffer`, its length written there. */
+export function frameInPlace(buffer: Buffer): Buffer {
+  buffer.writeUInt32BE(buffer.length - LENGTH_BYTES, 0);
+  return buffer;
 }
 
 /**

@@ -49,12 +49,32 @@ export class MessageSeal {
   }
 
   seal(plain: Uint8Array, channel: SealChannel): Buffer {
+    return this.sealParts([plain], channel);
+  }
+
+  /**
+   * Seals the parts, one after the other, as one message, into one buffer that begins with `headroom`
+   * bytes left to the caller (a frame's length): a large append is copied once here rather than joined
+   * before sealing, after it, and again to frame it.
+   */
+  sealParts(parts: readonly Uint8Array[], channel: SealChannel, headroom = 0): Buffer {
     const header = Buffer.allocUnsafe(HEADER_BYTES);
     header[0] = SEAL_VERSION;
     header.set(this.nonces.take(), 1);
     const cipher = createCipheriv('aes-256-gcm', this.keys[0]!, header.subarray(1));
     cipher.setAAD(associatedData(header, channel));
-    return Buffer.concat([header, cipher.update(plain), cipher.final(), cipher.getAuthTag()]);
+    const encrypted = parts.map((part) => cipher.update(part));
+    encrypted.push(cipher.final());
+    const length = encrypted.reduce((sum, chunk) => sum + chunk.length, 0);
+    const sealed = Buffer.allocUnsafe(headroom + HEADER_BYTES + length + TAG_BYTES);
+    sealed.set(header, headroom);
+    let at = headroom + HEADER_BYTES;
+    for (const chunk of encrypted) {
+      sealed.set(chunk, at);
+      at += chunk.length;
+    }
+    sealed.set(cipher.getAuthTag(), at);
+    return sealed;
   }
 
   open(sealed: Uint8Array, channel: SealChannel): Buffer | null {
@@ -70,7 +90,9 @@ export class MessageSeal {
         });
         decipher.setAAD(associatedData(header, channel));
         decipher.setAuthTag(tag);
-        return Buffer.concat([decipher.update(body), decipher.final()]);
+        const plain = decipher.update(body);
+        const rest = decipher.final();
+        return rest.length === 0 ? plain : Buffer.concat([plain, rest]);
       } catch {
         // Not this key: the next one may open it.
       }

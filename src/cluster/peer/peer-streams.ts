@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import net from 'node:net';
 import type { Clock } from '../../core/clock.js';
 import { MAX_STREAM_FRAME } from '../../core/peer/wire-fields.js';
-import { FrameReader, frame } from './frame-reader.js';
+import { FRAME_LENGTH_BYTES, FrameReader, frame, frameInPlace } from './frame-reader.js';
 import { SEAL_OVERHEAD, type MessageSeal } from './message-seal.js';
 import { PeerLink } from './peer-link.js';
 import type { PeerAddress } from '../../core/peer/peer-address.js';
@@ -120,8 +120,9 @@ export class PeerStreams {
       });
       this.links.set(key, link);
     }
-    const plain = Buffer.concat([Uint8Array.of(TOPICS.indexOf(topic) + 1), body]);
-    if (link.send(frame(this.options.seal.seal(plain, 'stream')), bulk)) return true;
+    const topicByte = Uint8Array.of(TOPICS.indexOf(topic) + 1);
+    const sealed = this.options.seal.sealParts([topicByte, body], 'stream', FRAME_LENGTH_BYTES);
+    if (link.send(frameInPlace(sealed), bulk)) return true;
     this.drop('queue-full', `to ${key}`);
     return false;
   }
