@@ -1,19 +1,18 @@
 /** A frame's length prefix. */
 export const FRAME_LENGTH_BYTES = 4;
-const LENGTH_BYTES = FRAME_LENGTH_BYTES;
 
 export type FrameEvent = { frame: Buffer } | { tooLarge: number };
 
 /** A frame on a peer stream: its body's length as 4 bytes, big-endian, then the body. */
 export function frame(body: Uint8Array): Buffer {
-  const prefix = Buffer.allocUnsafe(LENGTH_BYTES);
+  const prefix = Buffer.allocUnsafe(FRAME_LENGTH_BYTES);
   prefix.writeUInt32BE(body.length);
   return Buffer.concat([prefix, body]);
 }
 
 /** A frame of the body that follows the first FRAME_LENGTH_BYTES of `buffer`, its length written there. */
 export function frameInPlace(buffer: Buffer): Buffer {
-  buffer.writeUInt32BE(buffer.length - LENGTH_BYTES, 0);
+  buffer.writeUInt32BE(buffer.length - FRAME_LENGTH_BYTES, 0);
   return buffer;
 }
 
@@ -49,8 +48,8 @@ export class FrameReader {
   next(): FrameEvent | null {
     if (this.failed) return null;
     if (this.expected === null) {
-      if (this.buffered < LENGTH_BYTES) return null;
-      const length = this.consume(LENGTH_BYTES).readUInt32BE(0);
+      if (this.buffered < FRAME_LENGTH_BYTES) return null;
+      const length = this.consume(FRAME_LENGTH_BYTES).readUInt32BE(0);
       if (length > this.maxBody) {
         this.failed = true;
         this.chunks = [];
