@@ -32,6 +32,7 @@ const BENCHMARKS = [
   'peer-failover',
   'peer-partition',
   'peer-capacity',
+  'snapshot-install',
   'crash-cycles',
   'million-jobs',
   'simulation',
