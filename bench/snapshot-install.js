@@ -1,7 +1,7 @@
 // 19. A large snapshot in peer mode (issue #12): a member too far behind the leader's log gets a copy of the
 //     leader's database file and takes its rows in (SqliteReplica.replaceWithFile), in one synchronous call.
-//     This measures, on a store of BENCH_SNAPSHOT_JOBS jobs with BENCH_SNAPSHOT_RUNS_PER_JOB runs each (rows
-//     copied from one job and one run made through the store, so their sizes are real ones):
+//     This measures, on a store of BENCH_SNAPSHOT_JOBS jobs (lib/bulk-fill.js) with BENCH_SNAPSHOT_RUNS_PER_JOB
+//     runs each (copies of one run made through the store, so their rows are real ones):
 //     - the leader's copy of its file (copyTo: SQLite's online backup, in steps), and the longest its event
 //       loop was held meanwhile;
 //     - the receiving member's replaceWithFile: its event loop is held for all of it.
@@ -10,83 +10,66 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
-import { DEFAULT_PLACEMENT, DEFAULT_RETRY_POLICY, DEFAULT_TIME_POLICY } from '../dist/core/job.js';
 import { newId } from '../dist/store/ids.js';
 import { openSqliteStore } from '../dist/store/sqlite/sqlite-store.js';
+import { copyFarFutureJobs } from './lib/bulk-fill.js';
 import { knob } from './lib/config.js';
 import { makeTempDir, removeTempDir } from './lib/processes.js';
 import { emitResult, progress } from './lib/report.js';
 
 const JOBS = knob('SNAPSHOT_JOBS', 100_000, 10_000);
 const RUNS_PER_JOB = knob('SNAPSHOT_RUNS_PER_JOB', 5);
-const T0 = Date.UTC(2030, 0, 1);
 const count = (value) => value.toLocaleString('en-US');
 
-/** One job and one of its runs, made through the store as the daemon makes them. */
-async function template(file) {
+/**
+ * Gives every job `perJob` runs: one run made through the store, its row copied in SQL once per job and
+ * attempt number, each copy with its own id, job and instant.
+ */
+async function addRuns(file, perJob) {
   const store = openSqliteStore(file);
-  const job = await store.createJob(
-    {
-      id: newId(),
-      definition: {
-        name: 'template',
-        description: 'a job copied to fill the store',
-        schedule: { kind: 'every', intervalMs: 60_000, anchorMs: T0 },
-        timezone: 'UTC',
-        target: { kind: 'command', argv: ['./backup.sh', '--all'], shell: null, cwd: '/srv', env: {} },
-        payload: null,
-        timeoutMs: null,
-        labels: { team: 'bench' },
-        retry: DEFAULT_RETRY_POLICY,
-        policy: DEFAULT_TIME_POLICY,
-        after: [],
-        afterAll: [],
-        placement: DEFAULT_PLACEMENT,
-      },
-      owner: 'bench',
-      now: T0,
-      nextRunAt: T0 + 60_000,
-    },
-    { id: newId(), at: T0, actor: 'bench', action: 'job.create' },
-  );
+  const {
+    items: [job],
+  } = await store.listJobs({ limit: 1 });
+  const at = job.nextRunAt;
   await store.insertRun({
     id: newId(),
     jobId: job.id,
-    scheduledFor: T0 + 60_000,
+    scheduledFor: at,
     attempt: 1,
     trigger: 'schedule',
     node: '127.0.0.1:7946',
     fence: 1,
-    now: T0 + 60_000,
+    now: at,
     state: 'scheduled',
-    dueAt: T0 + 60_000,
+    dueAt: at,
   });
   await store.close();
-}
-
-/** Copies the table's rows `copies` times, with the columns in `unique` made distinct per copy. */
-function multiply(db, table, copies, unique) {
-  const columns = db
-    .prepare(`PRAGMA table_info(${table})`)
-    .all()
-    .map((column) => column.name);
-  const select = columns.map((column) => unique[column] ?? column).join(', ');
-  db.exec(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${copies})
-    INSERT INTO ${table} (${columns.join(', ')}) SELECT ${select} FROM ${table}, n`);
+  const db = new Database(file);
+  try {
+    const columns = db
+      .prepare('PRAGMA table_info(runs)')
+      .all()
+      .map((column) => column.name);
+    const made = {
+      id: "run.id || '-' || job.rowid || '-' || k.i",
+      job_id: 'job.id',
+      scheduled_for: 'run.scheduled_for - k.i * 60000',
+    };
+    const select = columns.map((column) => made[column] ?? `run.${column}`).join(', ');
+    db.exec(`WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < ${perJob})
+      INSERT INTO runs (${columns.join(', ')})
+      SELECT ${select} FROM (SELECT * FROM runs LIMIT 1) AS run, jobs AS job, k`);
+  } finally {
+    db.close();
+  }
 }
 
 const dir = makeTempDir('snapshot');
 try {
   const leaderFile = path.join(dir, 'leader.db');
   progress(`filling a store with ${count(JOBS)} jobs and ${count(JOBS * RUNS_PER_JOB)} runs`);
-  await template(leaderFile);
-  const raw = new Database(leaderFile);
-  multiply(raw, 'jobs', JOBS - 1, { id: "id || '-' || i", name: "name || '-' || i" });
-  multiply(raw, 'runs', JOBS * RUNS_PER_JOB - 1, {
-    id: "id || '-' || i",
-    scheduled_for: 'scheduled_for + i',
-  });
-  raw.close();
+  await copyFarFutureJobs(leaderFile, JOBS, 'snapshot');
+  await addRuns(leaderFile, RUNS_PER_JOB);
 
   const leader = openSqliteStore(leaderFile);
   const copy = path.join(dir, 'snapshot.db');
