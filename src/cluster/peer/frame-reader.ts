@@ -5,9 +5,9 @@ export type FrameEvent = { frame: Buffer } | { tooLarge: number };
 
 /** A frame on a peer stream: its body's length as 4 bytes, big-endian, then the body. */
 export function frame(body: Uint8Array): Buffer {
-  const prefix = Buffer.allocUnsafe(FRAME_LENGTH_BYTES);
-  prefix.writeUInt32BE(body.length);
-  return Buffer.concat([prefix, body]);
+  const framed = Buffer.allocUnsafe(FRAME_LENGTH_BYTES + body.length);
+  framed.set(body, FRAME_LENGTH_BYTES);
+  return frameInPlace(framed);
 }
 
 /** A frame of the body that follows the first FRAME_LENGTH_BYTES of `buffer`, its length written there. */
