@@ -187,7 +187,7 @@ describe('Jobs counted per state in a SQLite store, kept by triggers on jobs', (
       const copy = path.join(dir, 'copy.db');
       await source.replica.copyTo(copy);
 
-      expect(target.replica.replaceWithFile(copy)).toBe(9);
+      expect(await target.replica.replaceWithFile(copy)).toBe(9);
 
       await expectCountsOfRows(target, SOURCE_COUNTS, targetFile());
     });

@@ -64,12 +64,49 @@ describe('A SQLite store as a replica of the replicated log', () => {
       const fence = await other.nextFenceEpoch();
 
       expect(other.replica.refusalOf(copy)).toBeNull();
-      expect(other.replica.replaceWithFile(copy)).toBe(9);
+      expect(await other.replica.replaceWithFile(copy)).toBe(9);
 
       expect((await other.listJobs({ limit: 10 })).items.map((job) => job.name)).toEqual(['copied']);
       expect(other.replica.appliedIndex()).toBe(9);
       expect(await other.nextFenceEpoch()).toBe(fence + 1);
       expect(other.replica.copy().tables).toEqual(store.replica.copy().tables);
+    });
+
+    it('Given a copy being taken in, then meanwhile reads see the rows as they were, a second one is refused, and a write asked for waits and commits after it', async () => {
+      const copy = await copied();
+      await createJob(other, 'only-here');
+      const fence = await other.nextFenceEpoch();
+      const order: string[] = [];
+
+      const taking = other.replica.replaceWithFile(copy).then((index) => {
+        order.push('taken');
+        return index;
+      });
+      // The worker's connection takes the rows in: this one reads them as they were until it commits.
+      expect((await other.listJobs({ limit: 10 })).items.map((job) => job.name)).toEqual(['only-here']);
+      await expect(other.replica.replaceWithFile(copy)).rejects.toThrow(/being taken in already/);
+      const written = other.nextFenceEpoch().then((epoch) => {
+        order.push('written');
+        return epoch;
+      });
+
+      expect(await taking).toBe(9);
+      expect(await written).toBe(fence + 1);
+      expect(order).toEqual(['taken', 'written']);
+      expect((await other.listJobs({ limit: 10 })).items.map((job) => job.name)).toEqual(['copied']);
+    });
+
+    it('Given a copy being taken in, when the store is closed, then it is given up and the rows stay as they were', async () => {
+      const copy = await copied();
+      await createJob(other, 'only-here');
+
+      const taking = other.replica.replaceWithFile(copy);
+      await other.close();
+      await expect(taking).rejects.toThrow(/given up as the store closed/);
+
+      other = openSqliteStore(path.join(dir, 'other.db'));
+      expect((await other.listJobs({ limit: 10 })).items.map((job) => job.name)).toEqual(['only-here']);
+      expect(other.replica.appliedIndex()).toBe(0);
     });
 
     it('Given a copy whose table has another column, when it is offered, then it is refused with the reason, and replacing with it changes nothing', async () => {
@@ -82,7 +119,7 @@ describe('A SQLite store as a replica of the replicated log', () => {
       await createJob(other, 'only-here');
 
       expect(other.replica.refusalOf(copy)).toMatch(/table jobs has columns .*surprise/);
-      expect(() => other.replica.replaceWithFile(copy)).toThrow(/cannot be restored from/);
+      await expect(other.replica.replaceWithFile(copy)).rejects.toThrow(/cannot be restored from/);
       expect((await other.listJobs({ limit: 10 })).items.map((job) => job.name)).toEqual(['only-here']);
     });
 

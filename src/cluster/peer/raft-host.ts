@@ -6,6 +6,7 @@ import { LeaderContact } from '../../core/consensus/leader-contact.js';
 import {
   RaftNode,
   type RaftDurableState,
+  type RaftReady,
   type RaftRole,
   type TransferStart,
 } from '../../core/consensus/raft-node.js';
@@ -22,8 +23,12 @@ export interface RaftChannel<Data, State> {
 /** The replicated state machine: what the committed entries are applied to, on every member alike. */
 export interface RaftStateMachine<Data, State> {
   apply(entry: LogEntry<Data | null>): void;
-  /** Starts over from a snapshot (after a restart, or one the leader sent). */
-  restore(state: State): void;
+  /**
+   * Starts over from a snapshot (after a restart, or one the leader sent). A machine that takes long may
+   * return a promise: the host carries out no step until it settles, and none ever after it rejects (the
+   * machine has told why, and its member stops).
+   */
+  restore(state: State): void | Promise<void>;
   /**
    * The state as of the last entry applied, for a snapshot. A machine that keeps its state durable itself
    * may snapshot a mere mark, which its channel sends as the state itself (see snapshotFileChannel); state
@@ -117,6 +122,10 @@ export class RaftHost<Data, State> {
   private leaderSilentSince: number | null = null;
   private contact: LeaderContact | null = null;
   private wasLeader = false;
+  /** A snapshot the machine is still restoring: no step is carried out meanwhile. */
+  private restoring: Promise<void> | null = null;
+  /** The step whose snapshot the machine restored, to finish (its changes kept, its messages sent). */
+  private restoredStep: RaftReady<Data, State> | null = null;
 
   constructor(private readonly options: RaftHostOptions<Data, State>) {
     this.maxAppendBytes = options.maxAppendBytes ?? MAX_STREAM_FRAME / 2;
@@ -267,7 +276,7 @@ export class RaftHost<Data, State> {
   start(): void {
     const { id, voters, disk, channel, machine, electionTicks, heartbeatTicks } = this.options;
     const durable = disk.load();
-    if (durable.snapshot) machine.restore(durable.snapshot.state);
+    if (durable.snapshot) this.holdWhile(machine.restore(durable.snapshot.state), null);
     this.appliedIndex = durable.snapshot?.index ?? 0;
     this.leaderSilentSince = this.options.clock.monotonic();
     // A deposed leader goes on sending until its check-quorum notices, within three election timeouts of its
@@ -426,14 +435,16 @@ export class RaftHost<Data, State> {
 
   private carryOutStep(): void {
     const node = this.node;
-    if (node === null) return;
-    const ready = node.takeReady();
+    if (node === null || this.restoring !== null) return;
+    const ready = this.restoredStep ?? node.takeReady();
     const { machine } = this.options;
     const installed = ready.snapshot;
+    if (installed && this.restoredStep === null && this.holdWhile(machine.restore(installed.state), ready))
+      return;
+    this.restoredStep = null;
     if (installed) {
       // Restored before the snapshot is kept, which is then what the machine keeps of it (a mere mark): a
       // crash between the two leaves a machine ahead of the log, which skips what it applied.
-      machine.restore(installed.state);
       this.appliedIndex = installed.index;
       this.settleUpTo(installed.index, null);
       this.options.disk.persist({ ...ready, snapshot: { ...installed, state: machine.snapshot() } });
@@ -450,6 +461,29 @@ export class RaftHost<Data, State> {
     if (compactTo - node.snapshotIndex >= this.options.compactEvery) {
       this.options.disk.saveSnapshot(node.compact(compactTo, this.options.machine.snapshot()));
     }
+  }
+
+  /**
+   * Holds every step while the machine restores a snapshot (`restoring` a promise), then finishes `step` (the
+   * one that brought the snapshot; none after a restart) and carries on; whether it holds. Messages that
+   * arrive meanwhile are taken in by the node, so the leader's keep this member from starting an election,
+   * and their answers leave once the step is finished.
+   */
+  private holdWhile(restoring: void | Promise<void>, step: RaftReady<Data, State> | null): boolean {
+    if (!(restoring instanceof Promise)) return false;
+    this.restoring = restoring;
+    restoring.then(
+      () => {
+        this.restoring = null;
+        this.restoredStep = step;
+        this.flush();
+        // What the node took in meanwhile is in its next step.
+        this.deferFlush();
+      },
+      // The machine has told its member why; nothing after the snapshot may be applied without it.
+      () => undefined,
+    );
+    return true;
   }
 
   /** An entry's size as the wire carries it (JSON), counted once per entry. */

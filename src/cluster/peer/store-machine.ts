@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import type { LogEntry } from '../../core/consensus/raft-messages.js';
-import type { ReplicaState } from '../../store/sqlite/sqlite-replica.js';
+import type { ReplicaFile, ReplicaState } from '../../store/sqlite/sqlite-replica.js';
 import { SchedError } from '../../core/errors.js';
 import type { SqliteStore } from '../../store/sqlite/sqlite-store.js';
 import { ProposerSessions } from './proposer-sessions.js';
@@ -87,16 +87,37 @@ export class StoreMachine implements RaftStateMachine<StoreCommand, ReplicaState
     this.listener.reached(entry.index, entry.term);
   }
 
-  restore(state: ReplicaState): void {
-    // A file taken in is removed whether it was needed or not: it was made for this once.
-    const received = 'file' in state ? state.received : undefined;
-    try {
-      // A restart hands back the last snapshot, which this copy has usually gone past.
-      if (state.appliedIndex <= this.applied) return;
-      this.applied = this.replaced(state);
-    } finally {
-      if (received !== undefined) fs.rmSync(received, { force: true });
+  /**
+   * Starts over from `state`. A file is taken in aside (see SqliteReplica.replaceWithFile): the promise
+   * settles once it is, and rejects (the listener told it failed) when it cannot be.
+   */
+  restore(state: ReplicaState): void | Promise<void> {
+    // A restart hands back the last snapshot, which this copy has usually gone past.
+    if (state.appliedIndex <= this.applied) return removeReceived(state);
+    if ('tables' in state) {
+      this.store.replica.replaceWith(state);
+      return this.restored(state.appliedIndex);
     }
+    if ('inPlace' in state) throw behindItsSnapshot(state.appliedIndex, this.applied);
+    return this.restoreFromFile(state);
+  }
+
+  private async restoreFromFile(state: ReplicaFile): Promise<void> {
+    try {
+      if (state.received === undefined)
+        throw new Error(`snapshot file ${state.file.id} was not received here`);
+      this.restored(await this.store.replica.replaceWithFile(state.received));
+    } catch (error) {
+      this.listener.failed(error as Error);
+      throw error;
+    } finally {
+      removeReceived(state);
+    }
+  }
+
+  /** The replica became a snapshot's, as of `index`: what is kept beside the rows is read again. */
+  private restored(index: number): void {
+    this.applied = index;
     const previous = this.map;
     this.map = this.store.replica.value<ShardMap>('replicated_shard_map');
     this.members = this.store.replica.value<MemberRecord[]>('replicated_members') ?? [];
@@ -104,17 +125,6 @@ export class StoreMachine implements RaftStateMachine<StoreCommand, ReplicaState
     this.listener.restored();
     if (this.map !== null && this.map.publishedAt !== previous?.publishedAt)
       this.listener.mapChanged(this.map, previous);
-  }
-
-  /** The replica made `state` (rows, or a file received whole), and the index it is now as of. */
-  private replaced(state: ReplicaState): number {
-    if ('tables' in state) {
-      this.store.replica.replaceWith(state);
-      return state.appliedIndex;
-    }
-    if ('inPlace' in state) throw behindItsSnapshot(state.appliedIndex, this.applied);
-    if (state.received === undefined) throw new Error(`snapshot file ${state.file.id} was not received here`);
-    return this.store.replica.replaceWithFile(state.received);
   }
 
   /**
@@ -191,6 +201,11 @@ export class StoreMachine implements RaftStateMachine<StoreCommand, ReplicaState
     }
     return null;
   }
+}
+
+/** A file taken in is removed whether it was needed or not: it was made for this once. */
+function removeReceived(state: ReplicaState): void {
+  if ('file' in state && state.received !== undefined) fs.rmSync(state.received, { force: true });
 }
 
 function behindItsSnapshot(snapshotIndex: number, applied: number): SchedError {

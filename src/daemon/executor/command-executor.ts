@@ -1,7 +1,8 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { RunOutcome } from '../../core/run.js';
+import { builtModuleUrl } from '../../runtime/built-module.js';
 import { systemClock, type CancelTimer, type Clock } from '../clock.js';
 import { ExecutorSignals } from './executor-signals.js';
 import { signalProcessGroup } from './process-group.js';
@@ -46,21 +47,6 @@ const STOP_MARGIN_MS = 3_000;
 const WORKER_EXIT_WAIT_MS = 2_000;
 
 /**
- * Node 20 cannot run TypeScript. Compiled, this file sits in dist/ next to spawn-worker.js; under vitest
- * it is the .ts source, so we use the build in dist/ (`npm test` builds first). Failing loudly beats
- * silently spawning in the daemon.
- */
-function resolveSpawnWorkerUrl(): URL {
-  const sibling = new URL('./spawn-worker.js', import.meta.url);
-  if (existsSync(sibling)) return sibling;
-  const compiled = new URL('../../../dist/daemon/executor/spawn-worker.js', import.meta.url);
-  if (existsSync(compiled)) return compiled;
-  throw new Error(
-    `spawn worker not found at ${sibling.pathname} or ${compiled.pathname}; run \`npm run build\``,
-  );
-}
-
-/**
  * Runs command jobs from a spawner process of its own (spawn-worker.ts says why not from the daemon); the
  * daemon only sends requests and receives events.
  */
@@ -93,7 +79,7 @@ export class CommandExecutor {
     options: { killGraceMs?: number; maxAliveChildren?: number; journalDir?: string; clock?: Clock } = {},
   ): Promise<CommandExecutor> {
     const executor = new CommandExecutor(
-      resolveSpawnWorkerUrl(),
+      builtModuleUrl(import.meta.url, 'spawn-worker.js'),
       {
         killGraceMs: options.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
         maxAliveChildren: Math.min(

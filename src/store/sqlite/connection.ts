@@ -16,6 +16,25 @@ export interface SqliteConnectionOptions {
 
 /** Opens the file with the settings the store relies on and brings its schema up to date. */
 export function openSqliteConnection(file: string, options: SqliteConnectionOptions = {}): Database.Database {
+  return opened(file, options, (sqlite) => {
+    copyBeforeMigrating(sqlite, MIGRATIONS_FOLDER);
+    migrate(drizzle({ client: sqlite }), { migrationsFolder: MIGRATIONS_FOLDER });
+  });
+}
+
+/**
+ * Opens a second connection, with the same settings, to a database a store has opened (and so brought up to
+ * date): for work done aside, in a worker thread.
+ */
+export function openSecondSqliteConnection(file: string): Database.Database {
+  return opened(file, {}, () => undefined);
+}
+
+function opened(
+  file: string,
+  options: SqliteConnectionOptions,
+  migrated: (sqlite: Database.Database) => void,
+): Database.Database {
   const sqlite = new Database(file);
   try {
     sqlite.pragma('journal_mode = WAL');
@@ -31,8 +50,7 @@ export function openSqliteConnection(file: string, options: SqliteConnectionOpti
     sqlite.pragma('cache_size = -32768');
     if (options.checkpointEveryPages !== undefined)
       sqlite.pragma(`wal_autocheckpoint = ${Math.max(1, Math.floor(options.checkpointEveryPages))}`);
-    copyBeforeMigrating(sqlite, MIGRATIONS_FOLDER);
-    migrate(drizzle({ client: sqlite }), { migrationsFolder: MIGRATIONS_FOLDER });
+    migrated(sqlite);
     // After migrating, whose index builds may sort more than memory should hold. Each group-committed
     // write has a savepoint, whose journal of the pages the write changes (a create's pass the 64 KiB SQLite
     // keeps in memory) went to a temp file: about 40 of a create's 48 write calls. In memory, it is

@@ -14,6 +14,7 @@ interface PendingWrite {
 export class GroupCommit {
   private pending: PendingWrite[] = [];
   private flushScheduled = false;
+  private holds = 0;
   private readonly savepoint: Database.Statement;
   private readonly releaseSavepoint: Database.Statement;
   private readonly rollbackToSavepoint: Database.Statement;
@@ -29,14 +30,33 @@ export class GroupCommit {
     return this.pending.length;
   }
 
+  /**
+   * Commits nothing from now until the returned release is called, not even when `flush()` is called:
+   * another connection holds the database's write lock meanwhile (see SqliteReplica.replaceWithFile), and
+   * waiting for it would block the event loop. What was asked for meanwhile commits together once released.
+   */
+  hold(): () => void {
+    this.holds += 1;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.holds -= 1;
+      if (this.holds === 0 && this.pending.length > 0) this.scheduleFlush();
+    };
+  }
+
   write<T>(work: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.pending.push({ work, resolve: resolve as (value: unknown) => void, reject });
-      if (!this.flushScheduled) {
-        this.flushScheduled = true;
-        setImmediate(() => this.flush());
-      }
+      this.scheduleFlush();
     });
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => this.flush());
   }
 
   /**
@@ -47,7 +67,7 @@ export class GroupCommit {
   flush(): void {
     this.flushScheduled = false;
     const batch = this.pending;
-    if (batch.length === 0) return;
+    if (batch.length === 0 || this.holds > 0) return;
     this.pending = [];
     const results: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
     try {

@@ -55,6 +55,11 @@ export class SqliteDialect implements StoreDialect {
     this.commits.flush();
   }
 
+  /** Commits no write until released (see GroupCommit.hold). */
+  holdWrites(): () => void {
+    return this.commits.hold();
+  }
+
   transaction<T>(script: (session: Session) => Script<T>): Promise<T> {
     return this.commits.write(() => runSync(script(this.session)));
   }

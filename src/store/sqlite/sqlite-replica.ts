@@ -1,4 +1,6 @@
+import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
+import { builtModuleUrl } from '../../runtime/built-module.js';
 import type { ProposerSession } from '../../core/peer/proposer-session.js';
 import type { SqliteDialect } from './sqlite-dialect.js';
 import { copyDatabaseFile, metaValueOfFile, replaceRowsFromFile, shapeDifference } from './replica-file.js';
@@ -11,6 +13,14 @@ export type ReplicatedValueKey = 'replicated_shard_map' | 'replicated_members';
 /** How many times this copy was kept in place: a value that changes, so keeping it is a commit that syncs. */
 const KEPT_KEY = 'replica_kept';
 const LOCAL_META_KEYS = new Set(['fence_epoch', APPLIED_INDEX_KEY, KEPT_KEY]);
+const UPSERT_META =
+  'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value';
+
+/** What the worker that takes a snapshot file in is given (see replica-restore-worker.ts). */
+export interface RestoreAside {
+  database: string;
+  file: string;
+}
 
 /** The rows a replica copies from another, and the log index they are as of. */
 export interface ReplicaRows {
@@ -59,14 +69,15 @@ export class SqliteReplica {
   private readonly writeMeta: Database.Statement<[string, string]>;
   private readonly readMeta: Database.Statement<[string], { value: string }>;
   private readonly writeSession: Database.Statement<[string, number, string, number, number]>;
+  /** The worker taking a snapshot file in, while one does. */
+  private restoring: Worker | null = null;
+  private readonly givenUp = new WeakSet<Worker>();
 
   constructor(
     private readonly sqlite: Database.Database,
     private readonly dialect: SqliteDialect,
   ) {
-    this.writeMeta = sqlite.prepare(
-      'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
-    );
+    this.writeMeta = sqlite.prepare(UPSERT_META);
     this.readMeta = sqlite.prepare('SELECT value FROM meta WHERE key = ?');
     this.writeSession = sqlite.prepare(
       'INSERT OR REPLACE INTO proposer_sessions (proposer, through, beyond, latest_at, last_index) VALUES (?, ?, ?, ?, ?)',
@@ -180,20 +191,41 @@ export class SqliteReplica {
   }
 
   /**
-   * Becomes the replica copied into `file`, as of its applied index (returned), in one transaction of SQLite's
-   * own: this replica's own rows stay, the file's own are not taken.
+   * Becomes the replica copied into `file`, as of its applied index (resolved to), in one transaction of
+   * SQLite's own: this replica's own rows stay, the file's own are not taken. The rows move on a connection of
+   * a worker thread, so the event loop goes on (a copy of 500,000 runs takes seconds); reads meanwhile see the
+   * rows as they were, and writes asked for wait until it is over (this connection must not wait for the
+   * write lock the worker holds: that would block the loop). A crash before it is over leaves the rows as
+   * they were.
    */
-  replaceWithFile(file: string): number {
+  async replaceWithFile(file: string): Promise<number> {
+    if (this.restoring !== null) throw new Error('a snapshot file is being taken in already');
     this.dialect.flushWrites();
-    const appliedIndex = Number(metaValueOfFile(this.sqlite, file, APPLIED_INDEX_KEY) ?? 0);
-    const localKeys = [...LOCAL_META_KEYS].map((key) => `'${key}'`).join(', ');
-    replaceRowsFromFile(
-      this.sqlite,
-      file,
-      (table) => (table === 'meta' ? `key IN (${localKeys})` : null),
-      () => this.writeMeta.run(APPLIED_INDEX_KEY, String(appliedIndex)),
-    );
-    return appliedIndex;
+    const release = this.dialect.holdWrites();
+    const aside: RestoreAside = { database: this.sqlite.name, file };
+    const worker = new Worker(builtModuleUrl(import.meta.url, 'replica-restore-worker.js'), {
+      workerData: aside,
+    });
+    this.restoring = worker;
+    try {
+      return await outcomeOf(worker);
+    } catch (error) {
+      if (!this.givenUp.has(worker)) throw error;
+      throw new Error(
+        'taking the snapshot file in was given up as the store closed; its rows are as they were',
+      );
+    } finally {
+      this.restoring = null;
+      release();
+    }
+  }
+
+  /** Gives up a file being taken in (its transaction is rolled back: the rows stay as they were). */
+  async stop(): Promise<void> {
+    const worker = this.restoring;
+    if (worker === null) return;
+    this.givenUp.add(worker);
+    await worker.terminate();
   }
 
   /**
@@ -215,6 +247,33 @@ export class SqliteReplica {
     }
     return { appliedIndex, inPlace: true };
   }
+}
+
+/**
+ * Replaces the replica's rows on `sqlite` with those of the database `file` (see replaceWithFile), in one
+ * transaction, and returns the log index they are as of.
+ */
+export function takeRowsOfFile(sqlite: Database.Database, file: string): number {
+  const appliedIndex = Number(metaValueOfFile(sqlite, file, APPLIED_INDEX_KEY) ?? 0);
+  const localKeys = [...LOCAL_META_KEYS].map((key) => `'${key}'`).join(', ');
+  replaceRowsFromFile(
+    sqlite,
+    file,
+    (table) => (table === 'meta' ? `key IN (${localKeys})` : null),
+    () => sqlite.prepare(UPSERT_META).run(APPLIED_INDEX_KEY, String(appliedIndex)),
+  );
+  return appliedIndex;
+}
+
+/** What a worker posted, or why it posted nothing (its error, or its exit). */
+function outcomeOf(worker: Worker): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
+    worker.once('exit', (code) =>
+      reject(new Error(`the worker taking a snapshot file in exited (code ${code})`)),
+    );
+  });
 }
 
 function isLocalRow(table: string, row: object): boolean {

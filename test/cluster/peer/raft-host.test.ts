@@ -20,11 +20,13 @@ class LoopbackNetwork {
   readonly appendsLateTo = new Map<string, number>();
   delivered = 0;
   readonly sentTypes: string[] = [];
+  readonly sentBy = new Map<string, number>();
 
   channel(id: string): RaftChannel<string, string[]> {
     return {
       send: (message) => {
         this.sentTypes.push(message.type);
+        this.sentBy.set(message.from, (this.sentBy.get(message.from) ?? 0) + 1);
         const deliver = () => {
           if (this.cutOff.has(message.from) || this.cutOff.has(message.to)) return;
           this.delivered += 1;
@@ -55,6 +57,25 @@ class AppliedList {
   }
 }
 
+/** A machine whose restores take as long as the test says (as a large snapshot file taken in aside does). */
+class SlowRestoreList extends AppliedList {
+  private readonly releases: Array<() => void> = [];
+  override restore(state: string[]): Promise<void> {
+    return new Promise<void>((resolve) =>
+      this.releases.push(() => {
+        super.restore(state);
+        resolve();
+      }),
+    );
+  }
+  get waiting(): number {
+    return this.releases.length;
+  }
+  release(): void {
+    for (const release of this.releases.splice(0)) release();
+  }
+}
+
 describe('Raft members on real timers and real log files', () => {
   let dir: string;
   const network = new LoopbackNetwork();
@@ -71,9 +92,13 @@ describe('Raft members on real timers and real log files', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  function startMember(id: string, maxAppendBytes?: number, protocolOf?: (member: string) => number): void {
+  function startMember(
+    id: string,
+    maxAppendBytes?: number,
+    protocolOf?: (member: string) => number,
+    machine = new AppliedList(),
+  ): void {
     const disk = RaftDisk.open<string, string[]>(path.join(dir, `${id}.db`));
-    const machine = new AppliedList();
     const host = new RaftHost<string, string[]>({
       id,
       voters: IDS,
@@ -245,6 +270,41 @@ describe('Raft members on real timers and real log files', () => {
     await waitFor(async () => members.get(isolated)!.machine.items.length === written.length, 20_000, 20);
     expect(members.get(isolated)!.machine.items).toEqual(written);
     expect(members.get(isolated)!.machine.restored).toBeGreaterThan(0);
+  });
+
+  it('Given a member whose machine takes long to restore a snapshot, then meanwhile it applies and sends nothing and starts no election, and once restored it catches up with every write, those made meanwhile too', async () => {
+    const slow = new SlowRestoreList();
+    for (const id of IDS) startMember(id, undefined, undefined, id === 'n3' ? slow : undefined);
+    let leader = await leaderOf(IDS);
+    if (leader === 'n3') {
+      await members.get('n3')!.host.handOver();
+      leader = await leaderOf(IDS);
+    }
+    const others = IDS.filter((id) => id !== 'n3');
+    network.cutOff.add('n3');
+    const before = Array.from({ length: 40 }, (_, i) => `b${i}`);
+    try {
+      await proposeAll(others, before);
+    } finally {
+      network.cutOff.delete('n3');
+    }
+    await waitFor(async () => slow.waiting > 0, 20_000, 20);
+    const n3 = members.get('n3')!.host;
+    const [term, applied, sent] = [n3.term, n3.applied, network.sentBy.get('n3') ?? 0];
+
+    const during = Array.from({ length: 5 }, (_, i) => `d${i}`);
+    await proposeAll(others, during);
+    // Several election timeouts (10 to 20 ticks of 20 ms) with the restore held.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(network.sentBy.get('n3') ?? 0).toBe(sent);
+    expect([n3.term, n3.applied, n3.role]).toEqual([term, applied, 'follower']);
+    expect(slow.items).toEqual([]);
+
+    slow.release();
+    await waitFor(async () => slow.items.length === before.length + during.length, 20_000, 20);
+    expect(slow.items).toEqual([...before, ...during]);
+    expect(await leaderOf(IDS)).toBe(leader);
+    expect(n3.term).toBe(term);
   });
 
   it("Given a bound on an append message's bytes, when larger and many entries are proposed, then one over the bound is refused and the others reach a member that was cut off, in batches within it", async () => {

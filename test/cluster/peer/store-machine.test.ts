@@ -142,7 +142,7 @@ describe('The store machine: each command applied once, by its id', () => {
     const restored = hearing();
     const fresh = new StoreMachine(other, restored.listener);
     const named = { id: '0123456789abcdef', bytes: fs.statSync(file).size, sha256: '0'.repeat(64) };
-    fresh.restore({ appliedIndex: 2, file: named, received: file });
+    await fresh.restore({ appliedIndex: 2, file: named, received: file });
     fresh.apply({ index: 2, term: 1, data: note('n1/a/2') });
     fresh.apply({ index: 3, term: 1, data: note('n1/a/3') });
 
