@@ -142,10 +142,13 @@ describe('ClusterMember', () => {
     expect(after.coordinator).toBe(successor.id);
     expect(after.owners).not.toContain(crashed.id);
     expect(after.owners).not.toContain(null);
-    // Rendezvous: the survivors keep every shard they had and only take over the crashed node's.
-    before.owners.forEach((owner, shard) => {
-      if (owner !== crashed.id) expect(after.owners[shard]).toBe(owner);
-    });
+    // Rendezvous hashing with bounded loads: the survivors take over the crashed node's shards and keep
+    // nearly all of their own (see assignShards).
+    const keptByOthers = before.owners.filter((owner) => owner !== crashed.id);
+    const movedBetweenSurvivors = before.owners.filter(
+      (owner, shard) => owner !== crashed.id && after.owners[shard] !== owner,
+    );
+    expect(movedBetweenSurvivors.length).toBeLessThanOrEqual(keptByOthers.length / 20);
     // deadAfterMs < TTL: the first map of the new term already leaves the crashed node out.
     const firstOfNewTerm = successor.log.maps.find((map) => map.term === after.term)!;
     expect(firstOfNewTerm.nodes.map((node) => node.id)).not.toContain(crashed.id);
