@@ -113,6 +113,8 @@ export class RunLauncher {
   private readonly starts: GroupCommit<RunStart, void>;
   private readonly ends: GroupCommit<RunEnd, FinishedRun | null>;
   private readonly writes = new Map<string, Promise<void>>();
+  /** The writes of the ends of runs that ended here, by job, until they are done. */
+  private readonly endsBeingWritten = new Map<string, Set<Promise<void>>>();
   private readonly executors: RunExecutor[];
 
   constructor(private readonly options: RunLauncherOptions) {
@@ -272,10 +274,31 @@ export class RunLauncher {
     while (this.writes.size > 0) await Promise.all([...this.writes.values()]);
   }
 
+  /**
+   * The writes of the ends of the job's runs that ended here and are not stored yet, or null when there
+   * are none (a run still running is not one). A fire of the job waits for them, so its overlap rule,
+   * decided on the runs the store holds, does not skip an instant for a run that has ended (see Scheduler).
+   * Resolves however the writes end.
+   */
+  endsBeingWrittenOf(jobId: string): Promise<void> | null {
+    const pending = this.endsBeingWritten.get(jobId);
+    return pending === undefined ? null : Promise.all(pending).then(() => undefined);
+  }
+
+  private noteEndBeingWritten(jobId: string, written: Promise<void>): void {
+    let ofJob = this.endsBeingWritten.get(jobId);
+    if (ofJob === undefined) this.endsBeingWritten.set(jobId, (ofJob = new Set()));
+    ofJob.add(written);
+    void written.finally(() => {
+      ofJob.delete(written);
+      if (ofJob.size === 0 && this.endsBeingWritten.get(jobId) === ofJob) this.endsBeingWritten.delete(jobId);
+    });
+  }
+
   /** An executor's outcome (or a failure to hand the run over): recorded, then the run is released. */
   private settle(runId: string, outcome: RunOutcome): void {
     const job = this.inFlight.get(runId);
-    this.write(runId, () =>
+    const written = this.write(runId, () =>
       this.released(runId, job?.id ?? null, () =>
         persistently(
           () => this.finish(runId, job, outcome),
@@ -285,6 +308,7 @@ export class RunLauncher {
         ).finally(() => this.options.liveOutput.forget(runId)),
       ),
     );
+    if (job !== undefined) this.noteEndBeingWritten(job.id, written);
   }
 
   /** The job of a run launched here and not yet released. */
@@ -400,7 +424,8 @@ export class RunLauncher {
     };
   }
 
-  private write(runId: string, step: () => Promise<void>): void {
+  /** Chains `step` after the run's writes asked for before; the chain's end, which never rejects. */
+  private write(runId: string, step: () => Promise<void>): Promise<void> {
     const previous = this.writes.get(runId) ?? Promise.resolve();
     const pending: Promise<void> = previous
       .then(step)
@@ -409,5 +434,6 @@ export class RunLauncher {
         if (this.writes.get(runId) === pending) this.writes.delete(runId);
       });
     this.writes.set(runId, pending);
+    return pending;
   }
 }
