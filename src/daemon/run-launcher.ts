@@ -96,6 +96,9 @@ export interface RunLauncherOptions {
   writeGapMs?: number;
 }
 
+/** How long a run that ended here is still known to have (see RunLauncher.endedHere). */
+const ENDED_KEPT_MS = 10_000;
+
 /**
  * Hands runs to the executor for their target and writes what becomes of them: a failed, timed-out or
  * lost attempt gets its retry (a new run row, in the same transaction) while the policy allows one.
@@ -113,8 +116,8 @@ export class RunLauncher {
   private readonly starts: GroupCommit<RunStart, void>;
   private readonly ends: GroupCommit<RunEnd, FinishedRun | null>;
   private readonly writes = new Map<string, Promise<void>>();
-  /** The writes of the ends of runs that ended here, by job, until they are done. */
-  private readonly endsBeingWritten = new Map<string, Set<Promise<void>>>();
+  /** The runs that ended here lately: null while the end is being written, then when it was (monotonic ms). */
+  private readonly endedRuns = new Map<string, number | null>();
   private readonly executors: RunExecutor[];
 
   constructor(private readonly options: RunLauncherOptions) {
@@ -275,29 +278,28 @@ export class RunLauncher {
   }
 
   /**
-   * The writes of the ends of the job's runs that ended here and are not stored yet, or null when there
-   * are none (a run still running is not one). A fire of the job waits for them, so its overlap rule,
-   * decided on the runs the store holds, does not skip an instant for a run that has ended (see Scheduler).
-   * Resolves however the writes end.
+   * Whether the run ended here (its end being written, or written in the last ENDED_KEPT_MS): a fire of its
+   * job counts it as over (see Fire.endedHere). Kept a while after the write, since a fire that read the
+   * job's runs in flight just before the end was stored still found it running.
    */
-  endsBeingWrittenOf(jobId: string): Promise<void> | null {
-    const pending = this.endsBeingWritten.get(jobId);
-    return pending === undefined ? null : Promise.all(pending).then(() => undefined);
+  endedHere(runId: string): boolean {
+    return this.endedRuns.has(runId);
   }
 
-  private noteEndBeingWritten(jobId: string, written: Promise<void>): void {
-    let ofJob = this.endsBeingWritten.get(jobId);
-    if (ofJob === undefined) this.endsBeingWritten.set(jobId, (ofJob = new Set()));
-    ofJob.add(written);
-    void written.finally(() => {
-      ofJob.delete(written);
-      if (ofJob.size === 0 && this.endsBeingWritten.get(jobId) === ofJob) this.endsBeingWritten.delete(jobId);
-    });
+  private endWritten(runId: string): void {
+    const now = this.options.clock.monotonic();
+    this.endedRuns.set(runId, now);
+    // In the order the runs ended, which is close to the order their ends were written.
+    for (const [id, writtenAt] of this.endedRuns) {
+      if (writtenAt === null || now - writtenAt < ENDED_KEPT_MS) break;
+      this.endedRuns.delete(id);
+    }
   }
 
   /** An executor's outcome (or a failure to hand the run over): recorded, then the run is released. */
   private settle(runId: string, outcome: RunOutcome): void {
     const job = this.inFlight.get(runId);
+    this.endedRuns.set(runId, null);
     const written = this.write(runId, () =>
       this.released(runId, job?.id ?? null, () =>
         persistently(
@@ -308,7 +310,7 @@ export class RunLauncher {
         ).finally(() => this.options.liveOutput.forget(runId)),
       ),
     );
-    if (job !== undefined) this.noteEndBeingWritten(job.id, written);
+    void written.finally(() => this.endWritten(runId));
   }
 
   /** The job of a run launched here and not yet released. */

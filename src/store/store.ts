@@ -159,6 +159,13 @@ export interface Fire {
    * would otherwise record a start before that end. Absent: each run's own `now`.
    */
   writtenAt?: () => number;
+  /**
+   * Whether a run of the job that this node ran has ended here, asked once its runs in flight are read: the
+   * overlap rule counts such a run as over. Its end may not be stored yet, or was stored after the read (a
+   * PostgreSQL federation holds ends to write them together, and queues them under load), and an instant
+   * skipped "because it was still running" after it ended would be wrongly recorded. Absent: none has.
+   */
+  endedHere?: (runId: string) => boolean;
 }
 
 /** What a fire wrote. */

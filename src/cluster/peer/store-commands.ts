@@ -184,8 +184,12 @@ function plainArgs(op: CommandOp, args: readonly unknown[]): unknown[] {
   return [...args];
 }
 
+/**
+ * A fire as plain data. Its `endedHere` is left out: every member applies the fire alike, and the end of a
+ * run proposed before the fire is applied before it anyway.
+ */
 function plainFire(fire: Fire): Fire {
-  const { writtenAt: _asked, ...plain } = stampedNow(fire);
+  const { writtenAt: _asked, endedHere: _local, ...plain } = stampedNow(fire);
   return plain;
 }
 

@@ -39,17 +39,12 @@ export interface SchedulerOptions {
   loadLimit?: number;
   /** After a round of several fires, the next waits at least this long (see DueWindow's batchGapMs); 0 by default. */
   fireBatchGapMs?: number;
-  /**
-   * The writes of the ends of the job's runs that ended on this node and are not stored yet, or null (see
-   * RunLauncher.endsBeingWrittenOf): a fire of a job with an overlap rule waits for them.
-   */
-  endsBeingWritten?: (jobId: string) => Promise<void> | null;
+  /** Whether a run ended on this node with its end not stored yet (see Fire.endedHere). */
+  endedHere?: (runId: string) => boolean;
 }
 
 /** At most this many fires due together are written in one transaction; more go in several, side by side. */
 const FIRES_PER_TRANSACTION = 1_000;
-/** How long a fire waits for the ends of its job's runs being written, before it goes on without them. */
-const ENDS_WAIT_MS = 1_000;
 
 /** An instant that is to run, and why. */
 interface PlannedRun {
@@ -145,53 +140,16 @@ export class Scheduler {
 
   /**
    * Fires the jobs that came due together: their fires are written in one transaction per
-   * FIRES_PER_TRANSACTION, then started; those whose last run's end is being written, once it is (see
-   * endsWritten). Those whose fire failed (the store unreachable) are returned, to be tried again.
+   * FIRES_PER_TRANSACTION, then started. Those whose fire failed (the store unreachable) are returned, to
+   * be tried again.
    */
   private async fireAll(jobs: Job[]): Promise<Job[]> {
-    const ready: Job[] = [];
-    const held: Job[] = [];
-    const ends: Promise<void>[] = [];
-    for (const job of jobs) {
-      const end =
-        job.policy.concurrency === 'allow' ? null : (this.options.endsBeingWritten?.(job.id) ?? null);
-      if (end === null) {
-        ready.push(job);
-      } else {
-        held.push(job);
-        ends.push(end);
-      }
-    }
-    if (held.length === 0) return this.fireNow(ready);
-    const failed = await Promise.all([
-      this.fireNow(ready),
-      this.endsWritten(ends).then(() => this.fireNow(held)),
-    ]);
-    return failed.flat();
-  }
-
-  private async fireNow(jobs: Job[]): Promise<Job[]> {
     const plans = jobs.map((job) => this.plan(job, job.nextRunAt!, 'down'));
     if (plans.length === 1) return this.commitEach(plans);
     const chunks: PlannedFire[][] = [];
     for (let start = 0; start < plans.length; start += FIRES_PER_TRANSACTION)
       chunks.push(plans.slice(start, start + FIRES_PER_TRANSACTION));
     return (await Promise.all(chunks.map((chunk) => this.commitTogether(chunk)))).flat();
-  }
-
-  /**
-   * Waits (ENDS_WAIT_MS at most) for the ends, being written, of runs that ended here: a run that ended a
-   * moment before its job's next instant (a PostgreSQL federation holds ends up to 10 ms to write them
-   * together, and queues them under load) is not running, and that instant must not be skipped, queued or
-   * replace it as if it were. The other jobs due with them are fired meanwhile.
-   */
-  private async endsWritten(ends: readonly Promise<void>[]): Promise<void> {
-    let cancel: (() => void) | undefined;
-    const givenUp = new Promise<void>((resolve) => {
-      cancel = this.options.clock.setTimer(ENDS_WAIT_MS, resolve);
-    });
-    await Promise.race([Promise.all(ends), givenUp]);
-    cancel?.();
   }
 
   /** Each fire in its own transaction; the jobs whose fire failed. */
@@ -345,6 +303,7 @@ export class Scheduler {
       fence: this.options.fence?.(),
       concurrency: job.policy.concurrency,
       writtenAt: () => clock.now(),
+      endedHere: this.options.endedHere,
     };
     return { fire, reserved };
   }

@@ -130,7 +130,9 @@ function underOverlapRule(
   const [due, ...rest] = fire.runs;
   if (fire.concurrency === undefined || due === undefined)
     return { runs: fire.runs, occurrences: fire.occurrences, replaced: [] };
-  const overlap = decideFireOverlap(fire.concurrency, due.state, inFlight, due.node);
+  const { endedHere } = fire;
+  const running = endedHere === undefined ? inFlight : inFlight.filter((run) => !endedHere(run.id));
+  const overlap = decideFireOverlap(fire.concurrency, due.state, running, due.node);
   if (overlap.action === 'run') {
     return {
       runs: [{ ...due, state: overlap.state }, ...rest],
