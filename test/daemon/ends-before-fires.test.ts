@@ -4,9 +4,6 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Job } from '../../src/core/job.js';
 import { DaemonEvents } from '../../src/daemon/events.js';
-import type { CommandExecutor } from '../../src/daemon/executor/command-executor.js';
-import type { HttpExecutor } from '../../src/daemon/executor/http-executor.js';
-import { LiveOutput } from '../../src/daemon/live-output.js';
 import { RunGate } from '../../src/daemon/run-gate.js';
 import { RunLauncher } from '../../src/daemon/run-launcher.js';
 import { Scheduler } from '../../src/daemon/scheduler/scheduler.js';
@@ -16,7 +13,7 @@ import type { Store } from '../../src/store/store.js';
 import { FakeClock } from '../support/fake-clock.js';
 import { waitFor } from '../support/sched-harness.js';
 import { definition, outcome, stamp } from '../store/conformance/fixtures.js';
-import { ScriptedExecutor } from './scripted-executor.js';
+import { ScriptedExecutor, scriptedLauncherOptions } from './scripted-executor.js';
 
 /**
  * The scheduler and the launcher on a real SQLite store and a FakeClock, with the executor scripted and the
@@ -54,18 +51,10 @@ describe('a fire of a job whose last run ended here, its end not yet stored', ()
     const events = new DaemonEvents();
     commands = new ScriptedExecutor();
     launcher = new RunLauncher({
+      ...scriptedLauncherOptions(commands, new ScriptedExecutor()),
       store: heldStore,
       clock,
       events,
-      newId,
-      node: 'node-a',
-      runFence: () => 1,
-      commands: commands as unknown as CommandExecutor,
-      http: new ScriptedExecutor() as unknown as HttpExecutor,
-      baseEnv: {},
-      daemonAccount: { user: os.userInfo().username, isRoot: process.getuid?.() === 0 },
-      waitForRetry: () => undefined,
-      liveOutput: new LiveOutput(),
     });
     const gate = new RunGate({
       store: heldStore,

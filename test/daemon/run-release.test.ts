@@ -6,15 +6,11 @@ import type { Job } from '../../src/core/job.js';
 import type { Run } from '../../src/core/run.js';
 import { systemClock } from '../../src/daemon/clock.js';
 import { DaemonEvents } from '../../src/daemon/events.js';
-import type { CommandExecutor } from '../../src/daemon/executor/command-executor.js';
-import type { HttpExecutor } from '../../src/daemon/executor/http-executor.js';
 import { RunGate } from '../../src/daemon/run-gate.js';
-import { LiveOutput } from '../../src/daemon/live-output.js';
 import { RunLauncher } from '../../src/daemon/run-launcher.js';
-import { newId } from '../../src/store/ids.js';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { createJob, newRun, outcome, T0 } from '../store/conformance/fixtures.js';
-import { ScriptedExecutor } from './scripted-executor.js';
+import { ScriptedExecutor, scriptedLauncherOptions } from './scripted-executor.js';
 
 describe('a run launched here: what its start and end write, and what it gives back', () => {
   let dir: string;
@@ -35,18 +31,10 @@ describe('a run launched here: what its start and end write, and what it gives b
     http = new ScriptedExecutor();
     const clock = { ...systemClock, now: () => T0 + 70_000 };
     launcher = new RunLauncher({
+      ...scriptedLauncherOptions(commands, http),
       store,
       clock,
       events,
-      newId,
-      node: 'node-a',
-      runFence: () => 1,
-      commands: commands as unknown as CommandExecutor,
-      http: http as unknown as HttpExecutor,
-      baseEnv: {},
-      daemonAccount: { user: os.userInfo().username, isRoot: process.getuid?.() === 0 },
-      waitForRetry: () => undefined,
-      liveOutput: new LiveOutput(),
       refuseLaunch: () => refusal,
     });
     refusal = null;
