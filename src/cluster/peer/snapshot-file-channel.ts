@@ -39,6 +39,7 @@ export function withSnapshotFiles<Data>(
     clock,
     refusalOf: (file) => replica.refusalOf(file),
     onRefused: (detail) => options.onDrop('snapshot-refused', detail),
+    appliedIndex: () => replica.appliedIndex(),
   });
   link.onPart((part) => receiving.add(part));
   return {
@@ -76,7 +77,7 @@ export function snapshotFileChannel<Data>(
         if (state === null || !('file' in state)) return handler(message);
         const snapshot = (message as SnapshotMessage<Data | null>).snapshot;
         void receiving
-          .take(state.file)
+          .take(state.file, state.appliedIndex)
           .then((received) => {
             if (received === null) return;
             const taken: RaftMessage<Data | null, ReplicaState> = {

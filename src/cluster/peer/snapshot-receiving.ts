@@ -13,8 +13,9 @@ const MAX_FILE_BYTES = 4 * 1024 ** 3;
 /** Bytes received and not yet written to the file, per transfer, beyond which the disk has fallen behind. */
 const MAX_UNWRITTEN_BYTES = 64 * 1024 * 1024;
 /**
- * A file handed out is restored from on the next turn of the event loop, and removed then; one still here
- * this long after (its snapshot was not needed) is removed as the next transfer begins.
+ * A file handed out is restored from once the restores before it are done, and removed then; one still here
+ * this long after, whose snapshot the replica has gone past (it was not needed), is removed as the next
+ * transfer begins.
  */
 const HANDED_OUT_MS = 60_000;
 
@@ -28,6 +29,11 @@ export interface SnapshotReceivingOptions {
   refusalOf(file: string): string | null;
   /** A part or a file refused: dropped, and counted with the peer drops. */
   onRefused(detail: string): void;
+  /**
+   * The log index the replica is as of: a file handed out as of a later one may still be restored from (it
+   * waits behind a restore that takes long), so it stays. Default: every file is past.
+   */
+  appliedIndex?(): number;
 }
 
 interface Incoming {
@@ -55,8 +61,11 @@ interface Incoming {
  */
 export class SnapshotReceiving {
   private readonly incoming = new Map<string, Incoming>();
-  /** Files handed out whole (when), removed by their taker once restored from, else here later or on close. */
-  private readonly handedOut = new Map<string, number>();
+  /**
+   * Files handed out whole (when, and the log index of their snapshot), removed by their taker once restored
+   * from, else here later or on close.
+   */
+  private readonly handedOut = new Map<string, { at: number; asOf: number }>();
   private readonly maxFileBytes: number;
 
   constructor(private readonly options: SnapshotReceivingOptions) {
@@ -103,10 +112,10 @@ export class SnapshotReceiving {
   }
 
   /**
-   * The file `named` names, once whole and written, when its size and hash match and it can be restored
-   * from; null (told to onRefused) otherwise. The file is the caller's then.
+   * The file `named` names (the snapshot as of log index `asOf`), once whole and written, when its size and
+   * hash match and it can be restored from; null (told to onRefused) otherwise. The file is the caller's then.
    */
-  async take(named: SnapshotFile): Promise<string | null> {
+  async take(named: SnapshotFile, asOf = 0): Promise<string | null> {
     const incoming = this.incoming.get(named.id);
     if (incoming === undefined) {
       this.options.onRefused(`a snapshot names file ${named.id}, not received here`);
@@ -134,7 +143,7 @@ export class SnapshotReceiving {
       refusal = (error as Error).message;
     }
     if (refusal !== null) return this.refuse(incoming, refusal);
-    this.handedOut.set(incoming.file, this.options.clock.monotonic());
+    this.handedOut.set(incoming.file, { at: this.options.clock.monotonic(), asOf });
     return incoming.file;
   }
 
@@ -149,8 +158,9 @@ export class SnapshotReceiving {
     const earlier = this.incoming.get(id);
     if (earlier !== undefined) void this.discard(earlier);
     const now = this.options.clock.monotonic();
-    for (const [file, at] of this.handedOut)
-      if (now - at >= HANDED_OUT_MS) {
+    const applied = this.options.appliedIndex?.() ?? Number.POSITIVE_INFINITY;
+    for (const [file, { at, asOf }] of this.handedOut)
+      if (now - at >= HANDED_OUT_MS && asOf <= applied) {
         this.handedOut.delete(file);
         fs.rmSync(file, { force: true });
       }

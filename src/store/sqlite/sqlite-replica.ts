@@ -201,16 +201,15 @@ export class SqliteReplica {
   async replaceWithFile(file: string): Promise<number> {
     if (this.restoring !== null) throw new Error('a snapshot file is being taken in already');
     this.dialect.flushWrites();
-    const release = this.dialect.holdWrites();
     const aside: RestoreAside = { database: this.sqlite.name, file };
-    const worker = new Worker(builtModuleUrl(import.meta.url, 'replica-restore-worker.js'), {
-      workerData: aside,
-    });
-    this.restoring = worker;
+    const url = builtModuleUrl(import.meta.url, 'replica-restore-worker.js');
+    const release = this.dialect.holdWrites();
+    let worker: Worker | null = null;
     try {
+      worker = this.restoring = new Worker(url, { workerData: aside });
       return await outcomeOf(worker);
     } catch (error) {
-      if (!this.givenUp.has(worker)) throw error;
+      if (worker === null || !this.givenUp.has(worker)) throw error;
       throw new Error(
         'taking the snapshot file in was given up as the store closed; its rows are as they were',
       );

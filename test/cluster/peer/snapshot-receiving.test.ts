@@ -159,4 +159,26 @@ describe('Receiving a snapshot file in parts', () => {
     receiving.add(partsOf(FILE, 'bbbbbbbbbbbbbbbb')[0]!);
     expect(fs.existsSync(file)).toBe(false);
   });
+
+  it('Given a file handed out as of a log index the replica has not reached (it waits behind a long restore), when transfers begin a minute later, then it stays until the replica reaches that index', async () => {
+    let applied = 5;
+    const waiting = new SnapshotReceiving({
+      beside: path.join(dir, 'waiting.db'),
+      clock,
+      maxFileBytes: 64,
+      refusalOf: () => null,
+      onRefused: (detail) => void refused.push(detail),
+      appliedIndex: () => applied,
+    });
+    for (const part of partsOf(FILE)) waiting.add(part);
+    const file = (await waiting.take(named(FILE), 10))!;
+
+    await clock.advance(60_000);
+    waiting.add(partsOf(FILE, 'aaaaaaaaaaaaaaaa')[0]!);
+    expect(fs.existsSync(file)).toBe(true);
+    applied = 10;
+    waiting.add(partsOf(FILE, 'bbbbbbbbbbbbbbbb')[0]!);
+    expect(fs.existsSync(file)).toBe(false);
+    await waiting.close();
+  });
 });
