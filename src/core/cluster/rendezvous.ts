@@ -31,6 +31,23 @@ export function assignShards(nodeIds: readonly string[]): (string | null)[] {
   return owners;
 }
 
+/**
+ * Plain rendezvous hashing: the node of the heaviest weight for the shard, equal weights broken by id (null:
+ * no node). What a constrained job's owner is (see ownerOf), as every version has computed it.
+ */
+export function rendezvousOwner(shard: number, nodeIds: readonly string[]): string | null {
+  let owner: string | null = null;
+  let ownerWeight = -1;
+  for (const nodeId of nodeIds) {
+    const weight = rendezvousWeight(nodeId, shard);
+    if (weight > ownerWeight || (weight === ownerWeight && owner !== null && nodeId < owner)) {
+      owner = nodeId;
+      ownerWeight = weight;
+    }
+  }
+  return owner;
+}
+
 function rendezvousWeight(nodeId: string, shard: number): number {
   return hash32(`${shard}/${nodeId}`);
 }

@@ -1,4 +1,4 @@
-import { assignShards } from './rendezvous.js';
+import { rendezvousOwner } from './rendezvous.js';
 import { shardOf } from './shard.js';
 
 export interface ClusterNodeLabels {
@@ -24,27 +24,17 @@ export interface ShardMap {
 export type ShardAssignment = Pick<ShardMap, 'nodes' | 'owners'>;
 
 /**
- * The node that fires `jobId`. Without a constraint, the owner of the job's shard; with one, the owner of
- * that shard when the shards are assigned over the nodes whose labels match every KEY=VALUE, so constrained
- * jobs spread over their eligible nodes just as the others spread over all of them.
+ * The node that fires `jobId`. Without a constraint, the owner of the job's shard in the map; with one, the
+ * plain rendezvous winner of that shard among the nodes whose labels match every KEY=VALUE, so constrained
+ * jobs spread over their eligible nodes. Each node works that owner out itself, so it stays plain rendezvous
+ * hashing (see rendezvousOwner): nodes of two versions must agree on it during a rolling upgrade, or a job
+ * that each thinks the other's would not fire.
  */
 export function ownerOf(jobId: string, constraint: Record<string, string>, map: ShardMap): string | null {
   const shard = shardOf(jobId);
   if (Object.keys(constraint).length === 0) return map.owners[shard] ?? null;
   const eligible = map.nodes.filter((node) => labelsMatch(node.labels, constraint)).map((node) => node.id);
-  return ownersAmong(eligible, map)[shard] ?? null;
-}
-
-/** The shards assigned over some of a map's nodes, computed once per map and set of nodes. */
-const assignedAmong = new WeakMap<ShardMap, Map<string, (string | null)[]>>();
-
-function ownersAmong(eligible: string[], map: ShardMap): (string | null)[] {
-  let byNodes = assignedAmong.get(map);
-  if (byNodes === undefined) assignedAmong.set(map, (byNodes = new Map()));
-  const key = eligible.join('\n');
-  let owners = byNodes.get(key);
-  if (owners === undefined) byNodes.set(key, (owners = assignShards(eligible)));
-  return owners;
+  return rendezvousOwner(shard, eligible);
 }
 
 /** Whether a node's labels satisfy every KEY=VALUE of a job's `--on`. */
