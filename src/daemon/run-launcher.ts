@@ -14,6 +14,7 @@ import type { CommandExecutor } from './executor/command-executor.js';
 import type { HttpExecutor } from './executor/http-executor.js';
 import type { RunExecutor } from './executor/run-executor.js';
 import type { LiveOutput } from './live-output.js';
+import { EndedRuns } from './ended-runs.js';
 import { GroupCommit } from './group-commit.js';
 import { persistently } from './persistent-outcome.js';
 
@@ -96,9 +97,6 @@ export interface RunLauncherOptions {
   writeGapMs?: number;
 }
 
-/** How long a run that ended here is still known to have (see RunLauncher.endedHere). */
-const ENDED_KEPT_MS = 10_000;
-
 /**
  * Hands runs to the executor for their target and writes what becomes of them: a failed, timed-out or
  * lost attempt gets its retry (a new run row, in the same transaction) while the policy allows one.
@@ -116,11 +114,11 @@ export class RunLauncher {
   private readonly starts: GroupCommit<RunStart, void>;
   private readonly ends: GroupCommit<RunEnd, FinishedRun | null>;
   private readonly writes = new Map<string, Promise<void>>();
-  /** The runs that ended here lately: null while the end is being written, then when it was (monotonic ms). */
-  private readonly endedRuns = new Map<string, number | null>();
+  private readonly endedRuns: EndedRuns;
   private readonly executors: RunExecutor[];
 
   constructor(private readonly options: RunLauncherOptions) {
+    this.endedRuns = new EndedRuns(options.clock);
     this.executors = [options.commands, options.http];
     const gap = options.writeGapMs ? { clock: options.clock, ms: options.writeGapMs } : undefined;
     this.starts = new GroupCommit(async (starts): Promise<void[]> => {
@@ -277,29 +275,15 @@ export class RunLauncher {
     while (this.writes.size > 0) await Promise.all([...this.writes.values()]);
   }
 
-  /**
-   * Whether the run ended here (its end being written, or written in the last ENDED_KEPT_MS): a fire of its
-   * job counts it as over (see Fire.endedHere). Kept a while after the write, since a fire that read the
-   * job's runs in flight just before the end was stored still found it running.
-   */
+  /** Whether the run ended here lately (see EndedRuns): a fire of its job counts it as over. */
   endedHere(runId: string): boolean {
     return this.endedRuns.has(runId);
-  }
-
-  private endWritten(runId: string): void {
-    const now = this.options.clock.monotonic();
-    this.endedRuns.set(runId, now);
-    // In the order the runs ended, which is close to the order their ends were written.
-    for (const [id, writtenAt] of this.endedRuns) {
-      if (writtenAt === null || now - writtenAt < ENDED_KEPT_MS) break;
-      this.endedRuns.delete(id);
-    }
   }
 
   /** An executor's outcome (or a failure to hand the run over): recorded, then the run is released. */
   private settle(runId: string, outcome: RunOutcome): void {
     const job = this.inFlight.get(runId);
-    this.endedRuns.set(runId, null);
+    this.endedRuns.ended(runId);
     const written = this.write(runId, () =>
       this.released(runId, job?.id ?? null, () =>
         persistently(
@@ -310,7 +294,7 @@ export class RunLauncher {
         ).finally(() => this.options.liveOutput.forget(runId)),
       ),
     );
-    void written.finally(() => this.endWritten(runId));
+    void written.finally(() => this.endedRuns.written(runId));
   }
 
   /** The job of a run launched here and not yet released. */
