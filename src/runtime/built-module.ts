@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /**
  * The compiled module `name` beside the caller (`from` is its import.meta.url), for a child process or a
@@ -13,7 +13,7 @@ export function builtModuleUrl(from: string, name: string): URL {
   const path = fileURLToPath(sibling);
   const inSource = path.lastIndexOf('/src/');
   const compiled = inSource < 0 ? null : `${path.slice(0, inSource)}/dist/${path.slice(inSource + 5)}`;
-  if (compiled !== null && existsSync(compiled)) return new URL(`file://${compiled}`);
+  if (compiled !== null && existsSync(compiled)) return pathToFileURL(compiled);
   throw new Error(
     `${name} not found at ${path}${compiled === null ? '' : ` or ${compiled}`}; run \`npm run build\``,
   );

@@ -71,7 +71,8 @@ export class SqliteReplica {
   private readonly writeSession: Database.Statement<[string, number, string, number, number]>;
   /** The worker taking a snapshot file in, while one does. */
   private restoring: Worker | null = null;
-  private readonly givenUp = new WeakSet<Worker>();
+  /** Set once the store closes: a file being taken in then is given up. */
+  private stopped = false;
 
   constructor(
     private readonly sqlite: Database.Database,
@@ -209,7 +210,7 @@ export class SqliteReplica {
       worker = this.restoring = new Worker(url, { workerData: aside });
       return await outcomeOf(worker);
     } catch (error) {
-      if (worker === null || !this.givenUp.has(worker)) throw error;
+      if (worker === null || !this.stopped) throw error;
       throw new Error(
         'taking the snapshot file in was given up as the store closed; its rows are as they were',
       );
@@ -221,10 +222,8 @@ export class SqliteReplica {
 
   /** Gives up a file being taken in (its transaction is rolled back: the rows stay as they were). */
   async stop(): Promise<void> {
-    const worker = this.restoring;
-    if (worker === null) return;
-    this.givenUp.add(worker);
-    await worker.terminate();
+    this.stopped = true;
+    await this.restoring?.terminate();
   }
 
   /**
