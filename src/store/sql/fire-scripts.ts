@@ -67,9 +67,10 @@ export function* recordFires(
   const advancing = fires.filter((fire) => names.has(fire.jobId));
   const keys = advancing.map(overlapKey).filter((key) => key !== null);
   const inFlight = keys.length > 0 ? yield* step(session.runsInFlightOf(keys)) : [];
+  const inFlightByKey = new RunsByKey(inFlight);
   const firing = advancing.map(stampedNow);
   const decided = new Map(
-    firing.map((fire) => [fire.jobId, underOverlapRule(fire, inFlightOf(inFlight, overlapKey(fire)))]),
+    firing.map((fire) => [fire.jobId, underOverlapRule(fire, inFlightByKey.of(overlapKey(fire)))]),
   );
   const decisions = [...decided.values()];
   const rows = decisions.flatMap((fired) =>
@@ -114,13 +115,26 @@ function overlapKey(fire: Fire): RunsKey | null {
   return { jobId: fire.jobId, host: due.host ?? '' };
 }
 
-function inFlightOf(runs: readonly (RunInFlight & RunsKey)[], key: RunsKey | null): RunInFlight[] {
-  if (key === null) return [];
-  return runs
-    .filter((run) => run.jobId === key.jobId && run.host === key.host)
-    .map(({ id, node, state, trigger }) => ({ id, node, state, trigger }))
-    .sort(byId);
+/** Runs in flight grouped by job and host, once for a batch: each fire of it takes its own group. */
+class RunsByKey {
+  private readonly groups = new Map<string, RunInFlight[]>();
+
+  constructor(runs: readonly (RunInFlight & RunsKey)[]) {
+    for (const { id, node, state, trigger, jobId, host } of runs) {
+      const key = keyOf({ jobId, host });
+      const group = this.groups.get(key) ?? [];
+      group.push({ id, node, state, trigger });
+      this.groups.set(key, group);
+    }
+  }
+
+  of(key: RunsKey | null): RunInFlight[] {
+    if (key === null) return [];
+    return [...(this.groups.get(keyOf(key)) ?? [])].sort(byId);
+  }
 }
+
+const keyOf = ({ jobId, host }: RunsKey): string => `${jobId}\u0000${host}`;
 
 /** The fire as the job's `--concurrency` leaves it, decided on its runs in flight now. */
 function underOverlapRule(
