@@ -376,7 +376,7 @@ export class Daemon {
       onFenced: () => events.emit('cluster:fenced', { term: cluster.fenceToken() }),
       storeUnreachableAt: (instant) => reachability.unreachableAt(instant),
       fireBatchGapMs: target.kind === 'postgres' ? POSTGRES_FIRE_GAP_MS : 0,
-      endedHere: (runId) => launcher.endedHere(runId),
+      endedHere: (jobId) => (peers === null ? launcher.endedRunsOf(jobId) : launcher.unwrittenEndsOf(jobId)),
     });
     const jobs = new JobService({
       store,

@@ -3,33 +3,60 @@ import type { Clock } from '../core/clock.js';
 /** How long a run that ended here is still known to have, after its end was written. */
 const KEPT_AFTER_WRITTEN_MS = 10_000;
 
+interface EndedRun {
+  jobId: string | null;
+  /** null while the end is being written, then when it was (monotonic ms). */
+  writtenAt: number | null;
+}
+
 /**
  * The runs that ended on this node lately: from their end's arrival until KEPT_AFTER_WRITTEN_MS after the
  * end was written. A fire of their job counts them as over (see Fire.endedHere): one that read the job's
  * runs in flight before the end was stored still found the run running.
  */
 export class EndedRuns {
-  /** By run: null while the end is being written, then when it was (monotonic ms); in the order they ended. */
-  private readonly runs = new Map<string, number | null>();
+  /** By run, in the order they ended. */
+  private readonly runs = new Map<string, EndedRun>();
+  private readonly byJob = new Map<string, Set<string>>();
 
   constructor(private readonly clock: Pick<Clock, 'monotonic'>) {}
 
-  has(runId: string): boolean {
-    return this.runs.has(runId);
+  /** The job's runs known to have ended here, oldest end first. */
+  ofJob(jobId: string): string[] {
+    const runs = this.byJob.get(jobId);
+    return runs === undefined ? [] : [...runs];
   }
 
-  ended(runId: string): void {
-    this.runs.set(runId, null);
+  /** Those of the job's runs whose ends are still being written. */
+  unwrittenOfJob(jobId: string): string[] {
+    return this.ofJob(jobId).filter((runId) => this.runs.get(runId)?.writtenAt === null);
+  }
+
+  /** The run ended; null for a job this node no longer knows (it is then known by its id alone). */
+  ended(runId: string, jobId: string | null): void {
+    this.runs.set(runId, { jobId, writtenAt: null });
+    if (jobId === null) return;
+    const runs = this.byJob.get(jobId) ?? new Set<string>();
+    runs.add(runId);
+    this.byJob.set(jobId, runs);
   }
 
   /** The run's end is written; the runs whose ends were written long enough ago are forgotten. */
   written(runId: string): void {
     const now = this.clock.monotonic();
-    this.runs.set(runId, now);
+    const run = this.runs.get(runId);
+    if (run !== undefined) run.writtenAt = now;
     // In the order the runs ended, which is the order their ends are written (one batch at a time).
-    for (const [id, writtenAt] of this.runs) {
+    for (const [id, { jobId, writtenAt }] of this.runs) {
       if (writtenAt === null || now - writtenAt < KEPT_AFTER_WRITTEN_MS) break;
       this.runs.delete(id);
+      if (jobId !== null) this.forgetOfJob(jobId, id);
     }
+  }
+
+  private forgetOfJob(jobId: string, runId: string): void {
+    const runs = this.byJob.get(jobId);
+    runs?.delete(runId);
+    if (runs?.size === 0) this.byJob.delete(jobId);
   }
 }

@@ -275,15 +275,23 @@ export class RunLauncher {
     while (this.writes.size > 0) await Promise.all([...this.writes.values()]);
   }
 
-  /** Whether the run ended here lately (see EndedRuns): a fire of its job counts it as over. */
-  endedHere(runId: string): boolean {
-    return this.endedRuns.has(runId);
+  /** The job's runs that ended here lately, oldest end first (see EndedRuns): a fire of it counts them as over. */
+  endedRunsOf(jobId: string): string[] {
+    return this.endedRuns.ofJob(jobId);
+  }
+
+  /**
+   * The job's runs that ended here with their ends not written yet. Where a write is answered once it is
+   * ordered before every later one (peer mode's log), a fire needs to name no other.
+   */
+  unwrittenEndsOf(jobId: string): string[] {
+    return this.endedRuns.unwrittenOfJob(jobId);
   }
 
   /** An executor's outcome (or a failure to hand the run over): recorded, then the run is released. */
   private settle(runId: string, outcome: RunOutcome): void {
     const job = this.inFlight.get(runId);
-    this.endedRuns.ended(runId);
+    this.endedRuns.ended(runId, job?.id ?? null);
     const written = this.write(runId, () =>
       this.released(runId, job?.id ?? null, () =>
         persistently(

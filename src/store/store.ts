@@ -160,12 +160,13 @@ export interface Fire {
    */
   writtenAt?: () => number;
   /**
-   * Whether a run of the job that this node ran has ended here, asked once its runs in flight are read: the
-   * overlap rule counts such a run as over. Its end may not be stored yet, or was stored after the read (a
-   * PostgreSQL federation holds ends to write them together, and queues them under load), and an instant
-   * skipped "because it was still running" after it ended would be wrongly recorded. Absent: none has.
+   * The job's runs that have ended on the node that fires, asked once its runs in flight are read: the
+   * overlap rule counts them as over. A run's end may not be stored yet, or was stored after the read (a
+   * PostgreSQL federation holds ends to write them together, and queues them under load; in peer mode the
+   * end's entry may come after the fire's), and an instant skipped "because it was still running" after it
+   * ended would be wrongly recorded. Absent: none has.
    */
-  endedHere?: (runId: string) => boolean;
+  endedHere?: () => readonly string[];
 }
 
 /** What a fire wrote. */

@@ -39,8 +39,8 @@ export interface SchedulerOptions {
   loadLimit?: number;
   /** After a round of several fires, the next waits at least this long (see DueWindow's batchGapMs); 0 by default. */
   fireBatchGapMs?: number;
-  /** Whether a run ended on this node with its end not stored yet (see Fire.endedHere). */
-  endedHere?: (runId: string) => boolean;
+  /** The job's runs that ended on this node lately, their ends perhaps not stored yet (see Fire.endedHere). */
+  endedHere?: (jobId: string) => readonly string[];
 }
 
 /** At most this many fires due together are written in one transaction; more go in several, side by side. */
@@ -274,7 +274,7 @@ export class Scheduler {
 
   /** The fire to write, with the slots it reserved for the runs it asks to start now. */
   private prepare(plan: PlannedFire): { fire: Fire; reserved: number } {
-    const { clock, gate } = this.options;
+    const { clock, gate, endedHere } = this.options;
     const { job, instant, nextRunAt, planned } = plan;
     const now = clock.now();
     const runs: NewRun[] = [];
@@ -303,7 +303,7 @@ export class Scheduler {
       fence: this.options.fence?.(),
       concurrency: job.policy.concurrency,
       writtenAt: () => clock.now(),
-      endedHere: this.options.endedHere,
+      endedHere: endedHere && (() => endedHere(job.id)),
     };
     return { fire, reserved };
   }

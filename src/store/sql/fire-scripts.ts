@@ -144,8 +144,8 @@ function underOverlapRule(
   const [due, ...rest] = fire.runs;
   if (fire.concurrency === undefined || due === undefined)
     return { runs: fire.runs, occurrences: fire.occurrences, replaced: [] };
-  const { endedHere } = fire;
-  const running = endedHere === undefined ? inFlight : inFlight.filter((run) => !endedHere(run.id));
+  const ended = fire.endedHere?.() ?? [];
+  const running = ended.length === 0 ? inFlight : inFlight.filter((run) => !ended.includes(run.id));
   const overlap = decideFireOverlap(fire.concurrency, due.state, running, due.node);
   if (overlap.action === 'run') {
     return {
