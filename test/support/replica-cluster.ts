@@ -8,6 +8,7 @@ import type { SnapshotPartLink } from '../../src/cluster/peer/snapshot-sending.j
 import { Replication, replicatedStore, type Submission } from '../../src/cluster/peer/replicated-store.js';
 import { storeRaftWire as wire } from '../../src/cluster/peer/peer-replica.js';
 import { storeCommandSchema, type StoreCommand } from '../../src/cluster/peer/store-commands.js';
+import type { ProtocolFeatures } from '../../src/core/peer/protocol-version.js';
 import { systemClock } from '../../src/daemon/clock.js';
 import type { ReplicaState } from '../../src/store/sqlite/sqlite-replica.js';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
@@ -65,6 +66,8 @@ export class ReplicaCluster {
       retainEntries?: number;
       commitTimeoutMs?: number;
       snapshotPartBytes?: number;
+      /** What every member understands of the peer protocol; none of its features if absent. */
+      understood?: () => ProtocolFeatures;
     } = {},
   ) {
     fs.mkdirSync(dir, { recursive: true });
@@ -87,6 +90,7 @@ export class ReplicaCluster {
       voters: () => ({ all: [...this.ids], reachable: this.ids.filter((other) => this.reaches(id, other)) }),
       onFailed: (error) => this.failures.push(error),
       leaderSilentForMs: () => host.leaderSilentForMs(),
+      understood: this.tuning.understood,
     });
     const raftFile = path.join(this.dir, `${id}.raft`);
     const snapshotFiles = withSnapshotFiles(this.channel(id), {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Clock } from '../../core/clock.js';
 import { raftWire } from '../../core/consensus/raft-wire.js';
-import { protocolFeatures } from '../../core/peer/protocol-version.js';
+import { featuresOfAll, protocolFeatures, type ProtocolFeatures } from '../../core/peer/protocol-version.js';
 import type { ReplicaFile, ReplicaRows, ReplicaState } from '../../store/sqlite/sqlite-replica.js';
 import type { RaftMessage } from '../../core/consensus/raft-messages.js';
 import type { SqliteStore } from '../../store/sqlite/sqlite-store.js';
@@ -59,6 +59,11 @@ export interface PeerReplicaOptions {
   isDead?(member: string): boolean;
   /** The peer protocol version `member` advertises through membership; undefined for none (version 1). */
   protocolOf?(member: string): number | undefined;
+  /**
+   * The members gossip holds alive or suspect: besides the voters, they apply the log too (a member that
+   * joins is sent it before it votes). Absent: the voters alone.
+   */
+  reachableMembers?(): readonly string[];
   /** Whom this member asks to be sent the log while it is not a voter: those it joins through, and gossip's. */
   contacts(): readonly string[];
   /** This member can no longer keep its copy: the daemon must stop. */
@@ -126,6 +131,7 @@ export class PeerReplica {
       // As soon as the member is in degraded mode (see QuorumWatch), not a whole commit timeout later.
       refuseAfterSilentMs: QUORUM_LOST_AFTER_MS,
       onFailed: options.onFailed,
+      understood: () => this.understood(),
     }));
     const snapshotFiles = (this.snapshotFiles = withSnapshotFiles(
       raftStreamChannel(streams, storeRaftWire, drop),
@@ -173,6 +179,20 @@ export class PeerReplica {
   /** The voters a recovery forced on this member, with when and by whom, until the log supersedes them. */
   get forcedRecovery(): ForcedRecovery | null {
     return this.disk.forcedRecovery();
+  }
+
+  /**
+   * What every member that applies the log understands: the voters, alive or not, those this member sends
+   * the log to as learners (leading), and the members gossip holds alive or suspect. One of an older build
+   * that comes back from the dead without a vote would apply what it missed as its build does; a rolling
+   * upgrade keeps its members alive, or upgrades them first.
+   */
+  private understood(): ProtocolFeatures {
+    const { self, protocolOf } = this.options;
+    const { voters, learners } = this.raft;
+    const members = new Set([...voters, ...learners, ...(this.options.reachableMembers?.() ?? [])]);
+    members.delete(self);
+    return featuresOfAll([...members].map((member) => protocolOf?.(member)));
   }
 
   start(): void {

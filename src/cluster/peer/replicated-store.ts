@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../core/clock.js';
 import { placeOverwritten, type LogPlace } from '../../core/consensus/log-place.js';
 import { SchedError } from '../../core/errors.js';
+import { protocolFeatures, type ProtocolFeatures } from '../../core/peer/protocol-version.js';
 import type { ShardMap } from '../../core/cluster/shard-map.js';
 import type { Job } from '../../core/job.js';
 import type { Run } from '../../core/run.js';
@@ -59,6 +60,8 @@ export interface ReplicationOptions {
   refuseAfterSilentMs?: number;
   /** The copy cannot record what it applied: the daemon must stop. */
   onFailed(error: Error): void;
+  /** What every member that applies the log understands (see featuresOfAll); none of the features if absent. */
+  understood?(): ProtocolFeatures;
 }
 
 /**
@@ -103,7 +106,9 @@ export class Replication implements StoreMachineListener {
       throw this.noQuorum(`no leader heard for ${Math.round(silentMs / 1_000)} s`);
     this.proposals += 1;
     const command: StoreCommand = {
-      ...commandOf(`${this.proposer}${this.proposals}`, this.eventNode, op, args),
+      ...commandOf(`${this.proposer}${this.proposals}`, this.eventNode, op, args, () =>
+        this.options.understood ? this.options.understood() : protocolFeatures(1),
+      ),
       at: Math.floor(clock.monotonic()),
     };
     let appliedHere = false;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { stampedNow } from '../../store/sql/fire-scripts.js';
 import type { ShardMap } from '../../core/cluster/shard-map.js';
+import { protocolFeatures, type ProtocolFeatures } from '../../core/peer/protocol-version.js';
 import { SHARD_COUNT } from '../../core/cluster/shard.js';
 import type { ReplicaFile, ReplicaRows } from '../../store/sqlite/sqlite-replica.js';
 import type { Fire, Store } from '../../store/store.js';
@@ -153,11 +154,18 @@ export const storeCommandSchema: z.ZodType<StoreCommand> = z.object({
 
 /**
  * The command for a write, its arguments made plain data: what the store would ask for later (a fire's
- * `writtenAt`, a claim's start) is asked for now, at the proposer, since every member must apply the
- * same values.
+ * `writtenAt`, a claim's start, the runs its node saw end) is asked for now, at the proposer, since every
+ * member must apply the same values. `understood` is what every member that applies the log understands
+ * (see featuresOfAll), asked only of a fire: none of the features by default.
  */
-export function commandOf(id: string, node: string, op: CommandOp, args: readonly unknown[]): StoreCommand {
-  const plain = plainArgs(op, args);
+export function commandOf(
+  id: string,
+  node: string,
+  op: CommandOp,
+  args: readonly unknown[],
+  understood: () => ProtocolFeatures = () => protocolFeatures(1),
+): StoreCommand {
+  const plain = plainArgs(op, args, understood);
   const absent = plain.flatMap((arg, index) => (arg === undefined ? [index] : []));
   while (plain.length > 0 && plain.at(-1) === undefined) plain.pop();
   return absent.length > 0 ? { id, node, op, args: plain, absent } : { id, node, op, args: plain };
@@ -171,26 +179,57 @@ export function argsOf(command: StoreCommand): unknown[] {
     const startedAt = args[1] as number;
     args[1] = () => startedAt;
   }
+  if (command.op === 'recordFire') args[0] = fireOfEntry(args[0]);
+  if (command.op === 'recordFires' && Array.isArray(args[0])) args[0] = args[0].map(fireOfEntry);
   return args;
 }
 
-function plainArgs(op: CommandOp, args: readonly unknown[]): unknown[] {
+function plainArgs(op: CommandOp, args: readonly unknown[], understood: () => ProtocolFeatures): unknown[] {
   if (op === 'claimRunAlone') {
     const [runId, startedAt] = args as [string, () => number];
     return [runId, startedAt()];
   }
-  if (op === 'recordFire') return [plainFire(args[0] as Fire)];
-  if (op === 'recordFires') return [(args[0] as readonly Fire[]).map(plainFire)];
-  return [...args];
+  if (op !== 'recordFire' && op !== 'recordFires') return [...args];
+  const { endedRunsInFires } = understood();
+  if (op === 'recordFire') return [plainFire(args[0] as Fire, endedRunsInFires)];
+  return [(args[0] as readonly Fire[]).map((fire) => plainFire(fire, endedRunsInFires))];
+}
+
+/** A fire as an entry carries it: the runs of its job that ended on its node are named, not asked for. */
+type PlainFire = Omit<Fire, 'writtenAt' | 'endedHere'> & { endedRuns?: string[] };
+
+/** The most ended runs a fire names: the latest ends, which are those the entries before it may lack. */
+const MAX_ENDED_RUNS = 100;
+
+/**
+ * A fire as plain data. The runs that ended on its node, which a local fire asks for once it has read the
+ * runs in flight, are asked for now and named (when every member understands them): under load a run's end
+ * reaches the log well after the run ended, behind the ends written before it and after this fire, and every
+ * member must count the run as over alike. Without them each would skip the instant as an overlap.
+ */
+function plainFire(fire: Fire, namesEndedRuns: boolean): PlainFire {
+  const { writtenAt: _asked, endedHere, ...plain } = stampedNow(fire);
+  const ended = namesEndedRuns ? (endedHere?.() ?? []).slice(-MAX_ENDED_RUNS) : [];
+  return ended.length > 0 ? { ...plain, endedRuns: [...ended] } : plain;
 }
 
 /**
- * A fire as plain data. Its `endedHere` is left out: every member applies the fire alike, and the end of a
- * run proposed before the fire is applied before it anyway.
+ * A fire as the store takes it: the runs its entry names as ended become its `endedHere`. Names that are not
+ * a list of ids are left out, alike on every member.
  */
-function plainFire(fire: Fire): Fire {
-  const { writtenAt: _asked, endedHere: _local, ...plain } = stampedNow(fire);
-  return plain;
+function fireOfEntry(entry: unknown): unknown {
+  if (typeof entry !== 'object' || entry === null || !('endedRuns' in entry)) return entry;
+  const { endedRuns, ...fire } = entry as PlainFire;
+  return runIds(endedRuns) ? { ...fire, endedHere: () => endedRuns } : fire;
+}
+
+/** Whether it is a list of run ids, as a fire names them; checked by hand, as every member applies every fire. */
+function runIds(value: unknown): value is string[] {
+  return (
+    Array.isArray(value) &&
+    value.length <= MAX_ENDED_RUNS &&
+    value.every((id) => typeof id === 'string' && id.length <= 200)
+  );
 }
 
 const MAX_NODES = 1_000;

@@ -167,6 +167,11 @@ export class PeerMembership implements Service {
       isAlive: (member) => swim.stateOf(member) === 'alive',
       isDead: (member) => swim.stateOf(member) === 'dead',
       protocolOf: (member) => swim.protocolOf(member),
+      reachableMembers: () =>
+        swim
+          .view()
+          .filter((member) => member.state !== 'dead')
+          .map((member) => member.id),
       contacts: () => [
         ...joinThrough,
         ...swim

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { assignShards } from '../../../src/core/cluster/rendezvous.js';
+import { PROTOCOL_VERSION, protocolFeatures } from '../../../src/core/peer/protocol-version.js';
 import type { ShardMap } from '../../../src/core/cluster/shard-map.js';
 import type { Fire, StoreChange } from '../../../src/store/store.js';
 import { createJob, newRun, outcome, stamp, T0 } from '../../store/conformance/fixtures.js';
@@ -359,5 +360,69 @@ describe('The replicated store: every write through the log, applied to each mem
     const restarted = follower.id;
     await cluster.stop(restarted);
     expect(cluster.start(restarted).replication.currentMap()).toMatchObject({ term: 4, publishedAt: 2_000 });
+  });
+
+  describe('a fire that names the runs its node saw end', () => {
+    /** A job whose first instant ran and is `running` on every member: its end has not reached the log. */
+    async function firstRunRunning(through: ReplicaMember): Promise<{ jobId: string; first: string }> {
+      const job = await createJob(through.store, 'every-minute', { nextRunAt: T0 + MINUTE });
+      const fired = await through.store.recordFire(fireOf(job.id, 1));
+      return { jobId: job.id, first: fired!.runs[0]!.id };
+    }
+
+    const fireOf = (jobId: string, minute: number, endedHere?: () => string[]): Fire => ({
+      jobId,
+      runs: [newRun(jobId, { scheduledFor: T0 + minute * MINUTE, state: 'running' })],
+      occurrences: [],
+      expectedNextRunAt: T0 + minute * MINUTE,
+      nextRunAt: T0 + (minute + 1) * MINUTE,
+      concurrency: 'forbid',
+      endedHere,
+    });
+
+    async function runsAndLedgerOnEach(jobId: string): Promise<{ states: string[]; ledger: string[] }[]> {
+      await convergedRows();
+      return Promise.all(
+        [...cluster.members.values()].map(async (member) => ({
+          states: (await member.store.listRuns({ jobId, limit: 10 })).items.map((run) => run.state).sort(),
+          ledger: (await member.store.listOccurrences({ jobId, order: 'asc', limit: 10 })).map(
+            (entry) => entry.outcome,
+          ),
+        })),
+      );
+    }
+
+    it('Given every member understands them, when the next instant fires before the run’s end is in the log, then it runs on every member, and a run not named still forbids the one after', async () => {
+      await started({ understood: () => protocolFeatures(PROTOCOL_VERSION) });
+      const follower = cluster.follower();
+      const { jobId, first } = await firstRunRunning(follower);
+
+      const second = await follower.store.recordFire(fireOf(jobId, 2, () => [first]));
+      expect(second?.runs).toHaveLength(1);
+      const third = await follower.store.recordFire(fireOf(jobId, 3, () => [first]));
+      expect(third?.runs).toEqual([]);
+
+      const seen = await runsAndLedgerOnEach(jobId);
+      expect(seen[0]).toEqual({ states: ['running', 'running'], ledger: ['skipped-overlap'] });
+      expect(seen[1]).toEqual(seen[0]);
+      expect(seen[2]).toEqual(seen[0]);
+      const rows = await convergedRows();
+      expect(rows[1]).toEqual(rows[0]);
+      expect(rows[2]).toEqual(rows[0]);
+    });
+
+    it('Given a member that does not understand them (an older build), when the same instant fires, then its entry names none and every member skips it alike', async () => {
+      await started({ understood: () => protocolFeatures(2) });
+      const follower = cluster.follower();
+      const { jobId, first } = await firstRunRunning(follower);
+
+      const second = await follower.store.recordFire(fireOf(jobId, 2, () => [first]));
+      expect(second?.runs).toEqual([]);
+
+      const seen = await runsAndLedgerOnEach(jobId);
+      expect(seen[0]).toEqual({ states: ['running'], ledger: ['skipped-overlap'] });
+      expect(seen[1]).toEqual(seen[0]);
+      expect(seen[2]).toEqual(seen[0]);
+    });
   });
 });
