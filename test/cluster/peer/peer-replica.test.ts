@@ -8,10 +8,12 @@ import { PeerStreams } from '../../../src/cluster/peer/peer-streams.js';
 import { formatPeerAddress, parsePeerAddress } from '../../../src/core/peer/peer-address.js';
 import { systemClock } from '../../../src/daemon/clock.js';
 import { openSqliteStore, type SqliteStore } from '../../../src/store/sqlite/sqlite-store.js';
-import { createJob } from '../../store/conformance/fixtures.js';
+import { PROTOCOL_VERSION } from '../../../src/core/peer/protocol-version.js';
+import { createJob, newRun, T0 } from '../../store/conformance/fixtures.js';
 import { waitFor } from '../../support/sched-harness.js';
 import { newKey, ring } from './peer-test-kit.js';
 
+const MINUTE = 60_000;
 const FAST = { tickMs: 20, electionTicks: 10, heartbeatTicks: 2, compactEvery: 1_000 };
 
 interface Member {
@@ -29,6 +31,8 @@ interface Member {
 interface Tuning {
   timing?: typeof FAST & { retainEntries?: number };
   snapshotPartBytes?: number;
+  /** The protocol versions gossip tells of (none: version 1 for all), and the members it holds alive or suspect. */
+  gossip?: { versions: Map<string, number>; reachable: string[] };
 }
 
 describe('Peer replicas over sealed TCP streams on loopback', () => {
@@ -90,6 +94,8 @@ describe('Peer replicas over sealed TCP streams on loopback', () => {
       snapshotPartBytes: tuning.snapshotPartBytes,
       commitTimeoutMs: 3_000,
       isAlive: () => true,
+      protocolOf: tuning.gossip && ((member) => tuning.gossip!.versions.get(member)),
+      reachableMembers: tuning.gossip && (() => tuning.gossip!.reachable),
       contacts: () => ids,
       onFailed: (error) => failures.push(error),
       onDrop: (reason, detail) => drops.push(`${reason}: ${detail}`),
@@ -198,7 +204,63 @@ describe('Peer replicas over sealed TCP streams on loopback', () => {
     expect(back.replica.raft.snapshotIndex).toBeGreaterThan(0);
     expect(leader.streams.dropped['too-large']).toBe(0);
     expect(back.failures).toEqual([]);
-    const left = fs.readdirSync(dir).filter((name) => name.includes('-incoming-'));
-    expect(left).toEqual([]);
+    // The rows are seen once the worker commits them; the file goes once the member hears it did.
+    const left = () => fs.readdirSync(dir).filter((name) => name.includes('-incoming-'));
+    await waitFor(async () => left().length === 0, 10_000, 20).catch(() => undefined);
+    expect(left()).toEqual([]);
+  });
+
+  it('Given the versions gossip tells of, then a fire names the runs that ended on its node only while every voter and every member gossip holds reachable understands them', async () => {
+    const gossip = { versions: new Map<string, number>(), reachable: [] as string[] };
+    await startThree(newKey(), { gossip });
+    const leader = await leaderOf(members);
+    const follower = members.find((member) => member !== leader)!;
+    const store = follower.replica.store;
+    const job = await createJob(store, 'every-minute', { nextRunAt: T0 + MINUTE });
+    let minute = 0;
+    const ran: string[] = [];
+    /** Fires the job's next instant, naming its runs before as ended here; whether the instant ran. */
+    const fireNamingTheLast = async (): Promise<boolean> => {
+      minute += 1;
+      const fired = await store.recordFire({
+        jobId: job.id,
+        runs: [newRun(job.id, { scheduledFor: T0 + minute * MINUTE, state: 'running' })],
+        occurrences: [],
+        expectedNextRunAt: T0 + minute * MINUTE,
+        nextRunAt: T0 + (minute + 1) * MINUTE,
+        concurrency: 'forbid',
+        endedHere: () => [...ran],
+      });
+      const run = fired?.runs[0];
+      if (run) ran.push(run.id);
+      return run !== undefined;
+    };
+    expect(await fireNamingTheLast()).toBe(true);
+
+    // One voter not heard from yet (taken as an older build), then all three at this build.
+    for (const id of members.slice(0, 2).map((member) => member.id))
+      gossip.versions.set(id, PROTOCOL_VERSION);
+    expect(await fireNamingTheLast()).toBe(false);
+    gossip.versions.set(members[2]!.id, PROTOCOL_VERSION);
+    expect(await fireNamingTheLast()).toBe(true);
+    // A member that is sent the log without a vote, of an older build, then no longer reachable.
+    gossip.reachable = ['127.0.0.1:1'];
+    gossip.versions.set('127.0.0.1:1', 2);
+    expect(await fireNamingTheLast()).toBe(false);
+    gossip.reachable = [];
+    expect(await fireNamingTheLast()).toBe(true);
+
+    const ledgers = await Promise.all(
+      members.map(async (member) => {
+        await waitFor(async () => member.replica.raft.applied >= leader.replica.raft.committed, 10_000, 20);
+        const entries = await member.replica.store.listOccurrences({
+          jobId: job.id,
+          order: 'asc',
+          limit: 10,
+        });
+        return entries.map((entry) => entry.scheduledFor - T0);
+      }),
+    );
+    expect(ledgers).toEqual(Array(3).fill([2 * MINUTE, 4 * MINUTE]));
   });
 });
