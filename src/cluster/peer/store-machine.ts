@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import type { LogEntry } from '../../core/consensus/raft-messages.js';
-import type { ReplicaFile, ReplicaState } from '../../store/sqlite/sqlite-replica.js';
+import { RestoreGivenUp, type ReplicaFile, type ReplicaState } from '../../store/sqlite/sqlite-replica.js';
 import { SchedError } from '../../core/errors.js';
 import type { SqliteStore } from '../../store/sqlite/sqlite-store.js';
 import { ProposerSessions } from './proposer-sessions.js';
@@ -108,7 +108,8 @@ export class StoreMachine implements RaftStateMachine<StoreCommand, ReplicaState
         throw new Error(`snapshot file ${state.file.id} was not received here`);
       this.restored(await this.store.replica.replaceWithFile(state.received));
     } catch (error) {
-      this.listener.failed(error as Error);
+      // A store closed meanwhile (the daemon stops) leaves the rows as they were: nothing failed.
+      if (!(error instanceof RestoreGivenUp)) this.listener.failed(error as Error);
       throw error;
     } finally {
       removeReceived(state);

@@ -211,9 +211,7 @@ export class SqliteReplica {
       return await outcomeOf(worker);
     } catch (error) {
       if (worker === null || !this.stopped) throw error;
-      throw new Error(
-        'taking the snapshot file in was given up as the store closed; its rows are as they were',
-      );
+      throw new RestoreGivenUp();
     } finally {
       this.restoring = null;
       release();
@@ -244,6 +242,13 @@ export class SqliteReplica {
       this.sqlite.pragma(`synchronous = ${synchronous}`);
     }
     return { appliedIndex, inPlace: true };
+  }
+}
+
+/** A snapshot file being taken in was given up as the store closed: no failure of the copy. */
+export class RestoreGivenUp extends Error {
+  constructor() {
+    super('taking the snapshot file in was given up as the store closed; its rows are as they were');
   }
 }
 

@@ -153,6 +153,34 @@ describe('The store machine: each command applied once, by its id', () => {
     expect(fs.existsSync(file)).toBe(false);
   });
 
+  it('Given a file being taken in, when the store closes, then the restore is given up without a failure told, and a file that cannot be taken in is a failure', async () => {
+    const store = opened('leader');
+    new StoreMachine(store, hearing().listener).apply({ index: 1, term: 1, data: note('n1/a/1') });
+    const file = path.join(dir, 'copy.db');
+    await store.replica.copyTo(file);
+    const named = { id: '0123456789abcdef', bytes: fs.statSync(file).size, sha256: '0'.repeat(64) };
+
+    const closing = opened('closing');
+    const closed = hearing();
+    const restoring = new StoreMachine(closing, closed.listener).restore({
+      appliedIndex: 1,
+      file: named,
+      received: file,
+    });
+    await closing.close();
+    await expect(restoring).rejects.toThrow(/given up as the store closed/);
+    expect(closed.failures).toEqual([]);
+    expect(fs.existsSync(file)).toBe(false);
+
+    const other = opened('other');
+    const refused = hearing();
+    const garbage = path.join(dir, 'garbage.db');
+    fs.writeFileSync(garbage, Buffer.alloc(8192, 7));
+    const machine = new StoreMachine(other, refused.listener);
+    await expect(machine.restore({ appliedIndex: 1, file: named, received: garbage })).rejects.toThrow();
+    expect(refused.failures).toHaveLength(1);
+  });
+
   it('Given a command that carries no time, or an id of no proposer, then it is applied each time it comes (as a log written before sessions was)', async () => {
     const store = opened('older');
     const { heard, listener } = hearing();
