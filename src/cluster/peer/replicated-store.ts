@@ -361,7 +361,14 @@ export function replicatedStore(local: SqliteStore, replication: Replication): S
       return async () => void stop();
     },
     relayKill: async (runId, reason) => void (await replication.write(RELAYED_KILL, [runId, reason])),
-    ping: () => local.ping(),
+    // Its writes wait for the take-in (seconds for a large store): said at once, not as a check timed out.
+    ping: async () => {
+      if (local.replica.takingIn)
+        throw new Error(
+          'this node is taking in a snapshot of the store from the leader; writes wait until it is done',
+        );
+      await local.ping();
+    },
     backupTo: (file, options) => local.backupTo(file, options),
     nextFenceEpoch: () => local.nextFenceEpoch(),
     close: () => local.close(),

@@ -218,6 +218,11 @@ export class SqliteReplica {
     }
   }
 
+  /** Whether a snapshot file is being taken in now: writes wait for it. */
+  get takingIn(): boolean {
+    return this.restoring !== null;
+  }
+
   /** Gives up a file being taken in (its transaction is rolled back: the rows stay as they were). */
   async stop(): Promise<void> {
     this.stopped = true;

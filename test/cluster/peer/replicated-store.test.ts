@@ -193,6 +193,20 @@ describe('The replicated store: every write through the log, applied to each mem
     expect(await cluster.member(behind).store.countJobs('active')).toBe(12);
   });
 
+  it('Given a member taking a snapshot file in, when its store is pinged (the daemon’s /ready), then it says so at once, and is well again after', async () => {
+    await started();
+    const leader = cluster.leader()!;
+    await createJob(leader.store, 'copied');
+    const file = path.join(dir, 'copy.db');
+    await leader.local.replica.copyTo(file);
+    const member = cluster.follower();
+
+    const takingIn = member.local.replica.replaceWithFile(file);
+    await expect(member.store.ping()).rejects.toThrow(/taking in a snapshot of the store from the leader/);
+    await takingIn;
+    await member.store.ping();
+  });
+
   it('Given a member cut off from the other two, when it is asked to write, then it answers NO_QUORUM naming what it sees, and nothing is stored anywhere', async () => {
     await started({ commitTimeoutMs: 1_500 });
     const alone = cluster.follower();
