@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { CancelTimer, Clock } from '../../core/clock.js';
 import { tryParsePeerAddress } from '../../core/peer/peer-address.js';
+import { mayFollowTheLog } from '../../core/peer/protocol-version.js';
 import { decodeWire, wireId } from '../../core/peer/wire-fields.js';
 import type { PeerStreams } from './peer-streams.js';
 
@@ -22,6 +23,8 @@ export interface LearnerRequestsOptions {
   contacts(): readonly string[];
   /** Whether gossip sees `member` alive now. */
   isAlive(member: string): boolean;
+  /** The peer protocol version gossip says `member` speaks; absent: every member may follow the log. */
+  protocolOf?(member: string): number | undefined;
   clock: Clock;
   /** How often a member that hears no leader asks again, and a leader looks at its learners (1 s). */
   everyMs?: number;
@@ -88,11 +91,18 @@ export class LearnerRequests {
     const { raft, self, isAlive } = this.options;
     if (raft.role === 'leader') {
       const room = raft.learners.includes(member) || raft.learners.length < MAX_LEARNERS;
-      if (room && !raft.voters.includes(member) && isAlive(member)) raft.addLearner(member);
+      if (room && !raft.voters.includes(member) && isAlive(member) && this.mayFollow(member))
+        raft.addLearner(member);
       return;
     }
     if (!forwarded && raft.leader !== null && raft.leader !== self)
       this.send(raft.leader, { member, forwarded: true });
+  }
+
+  /** An older build is not sent the log: it would apply it otherwise than the others (see mayFollowTheLog). */
+  private mayFollow(member: string): boolean {
+    const { protocolOf } = this.options;
+    return protocolOf === undefined || mayFollowTheLog(protocolOf(member));
   }
 
   private send(to: string, request: z.infer<typeof requestSchema>): void {

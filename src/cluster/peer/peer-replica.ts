@@ -164,16 +164,24 @@ export class PeerReplica {
     });
     this.store = replicatedStore(local, replication);
     const onMalformed = (detail: string) => drop('malformed', detail);
-    const { isAlive, contacts } = options;
+    const { isAlive, contacts, protocolOf } = options;
     this.learnerRequests = new LearnerRequests(streams, {
       self,
       raft: this.raft,
       contacts,
       isAlive,
+      protocolOf,
       clock,
       onMalformed,
     });
-    this.voterChanges = new VoterChanges(streams, { self, raft: this.raft, isAlive, clock, onMalformed });
+    this.voterChanges = new VoterChanges(streams, {
+      self,
+      raft: this.raft,
+      isAlive,
+      protocolOf,
+      clock,
+      onMalformed,
+    });
   }
 
   /** The voters a recovery forced on this member, with when and by whom, until the log supersedes them. */

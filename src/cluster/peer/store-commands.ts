@@ -209,7 +209,8 @@ const MAX_ENDED_RUNS = 100;
  */
 function plainFire(fire: Fire, namesEndedRuns: boolean): PlainFire {
   const { writtenAt: _asked, endedHere, ...plain } = stampedNow(fire);
-  const ended = namesEndedRuns ? (endedHere?.() ?? []).slice(-MAX_ENDED_RUNS) : [];
+  const named = namesEndedRuns && plain.concurrency !== undefined;
+  const ended = named ? (endedHere?.() ?? []).slice(-MAX_ENDED_RUNS) : [];
   return ended.length > 0 ? { ...plain, endedRuns: [...ended] } : plain;
 }
 

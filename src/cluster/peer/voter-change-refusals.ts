@@ -10,6 +10,7 @@ type Why =
   | 'not-voter'
   | 'last-voter'
   | 'not-alive'
+  | 'older-build'
   | 'no-live-majority'
   | 'lost-leadership'
   | 'behind'
@@ -88,6 +89,12 @@ function describe(why: Why, facts: Facts): [SchedError['code'], string, string] 
         'INVALID_STATE',
         `${facts.member as string} is not alive as gossip sees it; nothing was changed.`,
         `Start its daemon with --join ${facts.self as string} (the same --cluster-key-file, and --bind at that address), wait until \`sched cluster status\` shows it alive, then run this again.`,
+      ];
+    case 'older-build':
+      return [
+        'INVALID_STATE',
+        `${facts.member as string} speaks peer protocol ${facts.version as number} as gossip reports it, older than the 3 a member of this cluster needs; nothing was changed.`,
+        'Upgrade sched on that host and start its daemon again, wait until `sched cluster status` shows it alive, then run this again.',
       ];
     case 'no-live-majority': {
       const { change, next, alive } = facts as {

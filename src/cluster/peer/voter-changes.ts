@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Clock } from '../../core/clock.js';
 import { settledWithin, TIMED_OUT } from '../../daemon/clock.js';
 import { majority } from '../../core/consensus/quorum.js';
+import { mayFollowTheLog } from '../../core/peer/protocol-version.js';
 import { SchedError } from '../../core/errors.js';
 import { tryParsePeerAddress } from '../../core/peer/peer-address.js';
 import { decodeWire, wireCount, wireId } from '../../core/peer/wire-fields.js';
@@ -41,6 +42,8 @@ export interface VoterChangesOptions {
   raft: VoterHost;
   /** Whether gossip sees `member` alive now. */
   isAlive(member: string): boolean;
+  /** The peer protocol version gossip says `member` speaks; absent: any member may be added. */
+  protocolOf?(member: string): number | undefined;
   clock: Clock;
   /** How long a new member has to catch up with the log as a learner before it is made a voter (30 s). */
   catchUpWithinMs?: number;
@@ -181,6 +184,9 @@ export class VoterChanges {
       throw voterChangeRefusal('not-voter', { member, voters });
     if (action === 'remove' && voters.length === 1) throw voterChangeRefusal('last-voter', { member });
     if (action === 'add' && !isAlive(member)) throw voterChangeRefusal('not-alive', { member, self });
+    const { protocolOf } = this.options;
+    if (action === 'add' && protocolOf !== undefined && !mayFollowTheLog(protocolOf(member)))
+      throw voterChangeRefusal('older-build', { member, version: protocolOf(member) ?? 1 });
     const next = action === 'add' ? [...voters, member] : voters.filter((voter) => voter !== member);
     const alive = next.filter((voter) => voter === self || isAlive(voter));
     if (alive.length < majority(next.length))

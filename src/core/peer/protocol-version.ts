@@ -6,7 +6,8 @@
  *
  * 2: leadership transfer (Raft's `timeout-now`, and a vote's `transfer` flag).
  * 3: a fire's entry names the job's runs that ended on its node (`endedRuns`), which the overlap rule counts
- *    as over on every member.
+ *    as over on every member. How many it names and how long an id may be are part of it (see
+ *    store-commands.ts): a build that changes them speaks a new version.
  */
 export const PROTOCOL_VERSION = 3;
 
@@ -25,6 +26,16 @@ export interface ProtocolFeatures {
 export function protocolFeatures(version: number | undefined): ProtocolFeatures {
   const spoken = version ?? 1;
   return { leadershipTransfer: spoken >= 2, endedRunsInFires: spoken >= 3 };
+}
+
+/**
+ * Whether a member of `version` may be sent the log (as a learner, or to become a voter). One older than 3
+ * would apply an entry that names ended runs without them, and its copy would differ from the others': the
+ * log it is sent may hold such entries from before anyone knew of it. A member that advertises none yet
+ * (gossip has not heard it) is asked again later.
+ */
+export function mayFollowTheLog(version: number | undefined): boolean {
+  return protocolFeatures(version).endedRunsInFires;
 }
 
 /** What every one of the members understands (each has what its version and every later one has). */

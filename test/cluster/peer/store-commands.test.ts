@@ -59,6 +59,12 @@ describe('a fire as a log entry carries it', () => {
     expect(askedFeatures).toBe(1);
   });
 
+  it('Given a fire with no overlap rule, then it names none: no rule asks for them', () => {
+    const { concurrency: _none, ...ruleless } = fire(() => ['r1']);
+    const command = commandOf('p/1', 'n1', 'recordFire', [ruleless], () => protocolFeatures(3));
+    expect(JSON.stringify(command)).not.toContain('endedRuns');
+  });
+
   it('Given more ended runs than a fire names, then the latest ends are named', () => {
     const many = Array.from({ length: 150 }, (_, index) => `r${index}`);
     const command = commandOf('p/1', 'n1', 'recordFire', [fire(() => many)], () => protocolFeatures(3));

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { PeerStreams } from '../../../src/cluster/peer/peer-streams.js';
 import type { ProposalOutcome } from '../../../src/cluster/peer/raft-host.js';
 import { VoterChanges, type VoterHost } from '../../../src/cluster/peer/voter-changes.js';
+import { PROTOCOL_VERSION } from '../../../src/core/peer/protocol-version.js';
 import { systemClock } from '../../../src/daemon/clock.js';
 
 /** A leader's Raft as voter changes see it: `held` is how much of the log the learner has. */
@@ -58,6 +59,34 @@ describe('voter changes on the leader', () => {
     expect(host.learners).toEqual(['d']);
     expect(host.proposed).toEqual([['a', 'b', 'c', 'd']]);
     expect(result).toEqual({ voters: ['a', 'b', 'c', 'd'], leader: 'a', index: 6 });
+  });
+
+  it('given a new member of an older build, or one whose version gossip has not told yet, refuses it before sending it the log; one of this build is added', async () => {
+    const host = new LeaderHost();
+    const versions = new Map<string, number>([['d', 2]]);
+    const changes = new VoterChanges(noStreams, {
+      self: 'a',
+      raft: host,
+      isAlive: () => true,
+      protocolOf: (member) => versions.get(member),
+      clock: systemClock,
+      catchUpWithinMs: 300,
+    });
+
+    for (const [member, version] of [
+      ['d', 2],
+      ['e', 1],
+    ] as const)
+      await expect(changes.change({ action: 'add', member })).rejects.toMatchObject({
+        code: 'INVALID_STATE',
+        message: `${member} speaks peer protocol ${version} as gossip reports it, older than the 3 a member of this cluster needs; nothing was changed.`,
+        hint: expect.stringMatching(/Upgrade sched on that host/),
+      });
+    expect([host.learners, host.proposed]).toEqual([[], []]);
+
+    versions.set('d', PROTOCOL_VERSION);
+    host.held = 5;
+    expect((await changes.change({ action: 'add', member: 'd' })).voters).toEqual(['a', 'b', 'c', 'd']);
   });
 
   it('given a change under way, refuses a second one, and a new member that does not catch up is not made a voter', async () => {
