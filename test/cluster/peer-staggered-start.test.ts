@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { freePeerPort, newClusterKeyFile, peerArgs } from '../support/peer-daemons.js';
+import { freePeerPorts, newClusterKeyFile, peerArgs } from '../support/peer-daemons.js';
 import { sched, sleep, untilStarted, useDaemons, waitFor } from '../support/sched-harness.js';
 
 /** Past the 10 s a write waits for a majority before it is refused with NO_QUORUM. */
@@ -13,7 +13,7 @@ describe('peer mode: the first members of a new cluster started one by one', () 
   async function newCluster(size: number) {
     const homes = Array.from({ length: size }, () => home());
     const ids: string[] = [];
-    for (let index = 0; index < size; index += 1) ids.push(`127.0.0.1:${await freePeerPort()}`);
+    for (const port of await freePeerPorts(size)) ids.push(`127.0.0.1:${port}`);
     const keyFile = path.join(homes[0]!, 'cluster.key');
     await newClusterKeyFile(homes[0]!, keyFile);
     return { homes, ids, keyFile };

@@ -42,6 +42,16 @@ export async function freePeerPort(): Promise<number> {
   throw new Error('no loopback port is free for both TCP and UDP');
 }
 
+/**
+ * `count` distinct free ports, for the members of one cluster: two picks of freePeerPort can be the same
+ * port, and a cluster whose `--peers` names one address twice has a voter fewer than the test meant.
+ */
+export async function freePeerPorts(count: number): Promise<number[]> {
+  const ports = new Set<number>();
+  while (ports.size < count) ports.add(await freePeerPort());
+  return [...ports];
+}
+
 export interface PeerDaemons {
   homes: string[];
   /** Each node's id: the address it is reached at. */
@@ -84,7 +94,7 @@ export async function startPeerDaemons(
 ): Promise<PeerDaemons> {
   const homes = Array.from({ length: count }, () => home());
   const ids: string[] = [];
-  for (let index = 0; index < count; index += 1) ids.push(`127.0.0.1:${await freePeerPort()}`);
+  for (const port of await freePeerPorts(count)) ids.push(`127.0.0.1:${port}`);
   const keyFile = path.join(homes[0]!, 'cluster.key');
   await newClusterKeyFile(homes[0]!, keyFile);
   const keyFiles = homes.map((dir) => (options.ownKeyFiles ? path.join(dir, 'cluster.key') : keyFile));
