@@ -29,7 +29,10 @@ export class EndedRuns {
 
   /** Those of the job's runs whose ends are still being written. */
   unwrittenOfJob(jobId: string): string[] {
-    return this.ofJob(jobId).filter((runId) => this.runs.get(runId)?.writtenAt === null);
+    const unwritten: string[] = [];
+    for (const runId of this.byJob.get(jobId) ?? [])
+      if (this.runs.get(runId)?.writtenAt === null) unwritten.push(runId);
+    return unwritten;
   }
 
   /** The run ended; null for a job this node no longer knows (it is then known by its id alone). */
