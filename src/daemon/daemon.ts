@@ -283,6 +283,7 @@ export class Daemon {
             events,
             mayRun: (job) => cluster.matches(job),
             copiesDefinitions: peers === null,
+            endStored: (runId) => this.launcher?.endReplayed(runId),
           }),
         )
       : null;

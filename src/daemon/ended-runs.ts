@@ -15,8 +15,13 @@ interface EndedRun {
  * runs in flight before the end was stored still found the run running.
  */
 export class EndedRuns {
-  /** By run, in the order they ended. */
+  /** By run, in the order they ended (a run whose end was kept offline: from when it was written). */
   private readonly runs = new Map<string, EndedRun>();
+  /**
+   * The runs whose ends are kept offline until the store is back (see LocalAutonomy), with their job. Apart,
+   * so that one waiting through a long outage does not hold back forgetting every run that ended after it.
+   */
+  private readonly offline = new Map<string, string | null>();
   private readonly byJob = new Map<string, Set<string>>();
 
   constructor(private readonly clock: Pick<Clock, 'monotonic'>) {}
@@ -31,7 +36,7 @@ export class EndedRuns {
   unwrittenOfJob(jobId: string): string[] {
     const unwritten: string[] = [];
     for (const runId of this.byJob.get(jobId) ?? [])
-      if (this.runs.get(runId)?.writtenAt === null) unwritten.push(runId);
+      if (this.runs.get(runId)?.writtenAt === null || this.offline.has(runId)) unwritten.push(runId);
     return unwritten;
   }
 
@@ -44,7 +49,27 @@ export class EndedRuns {
     this.byJob.set(jobId, runs);
   }
 
-  /** The run's end is written; the runs whose ends were written long enough ago are forgotten. */
+  /** The run's end could not be written and is kept offline: it stays unwritten until `replayed`. */
+  keptOffline(runId: string): void {
+    const run = this.runs.get(runId);
+    if (run === undefined) return;
+    this.runs.delete(runId);
+    this.offline.set(runId, run.jobId);
+  }
+
+  /** The end kept offline is in the store now: written from here on. */
+  replayed(runId: string): void {
+    const jobId = this.offline.get(runId);
+    if (jobId === undefined) return;
+    this.offline.delete(runId);
+    this.runs.set(runId, { jobId, writtenAt: null });
+    this.written(runId);
+  }
+
+  /**
+   * The write of the run's end is over (a run whose end was kept offline waits for `replayed`); the runs
+   * whose ends were written long enough ago are forgotten.
+   */
   written(runId: string): void {
     const now = this.clock.monotonic();
     const run = this.runs.get(runId);

@@ -298,11 +298,22 @@ export class RunLauncher {
           () => this.finish(runId, job, outcome),
           this.options.events,
           this.options.clock,
-          () => this.options.keepEndOffline?.(runId, outcome) ?? false,
+          () => this.keptOffline(runId, outcome),
         ).finally(() => this.options.liveOutput.forget(runId)),
       ),
     );
     void written.finally(() => this.endedRuns.written(runId));
+  }
+
+  /** Its end, kept offline while the store could not be reached, is now in the store (see LocalAutonomy). */
+  endReplayed(runId: string): void {
+    this.endedRuns.replayed(runId);
+  }
+
+  private keptOffline(runId: string, outcome: RunOutcome): boolean {
+    const kept = this.options.keepEndOffline?.(runId, outcome) ?? false;
+    if (kept) this.endedRuns.keptOffline(runId);
+    return kept;
   }
 
   /** The job of a run launched here and not yet released. */

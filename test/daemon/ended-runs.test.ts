@@ -58,4 +58,28 @@ describe('the runs that ended on this node lately', () => {
     expect(ended.unwrittenOfJob('job-1')).toEqual([]);
     expect(ended.ofJob('job-1')).toEqual(['a', 'b']);
   });
+
+  it('Given a run whose end was kept offline, then it counts as unwritten until replayed and holds back forgetting no other run', async () => {
+    const clock = new FakeClock();
+    const ended = new EndedRuns(clock);
+    ended.ended('kept', 'job-1');
+    ended.keptOffline('kept');
+    ended.written('kept');
+    ended.ended('a', 'job-2');
+    ended.written('a');
+    expect(ended.unwrittenOfJob('job-1')).toEqual(['kept']);
+
+    await clock.advance(10_000);
+    ended.ended('b', 'job-2');
+    ended.written('b');
+    expect([ended.ofJob('job-1'), ended.ofJob('job-2')]).toEqual([['kept'], ['b']]);
+
+    ended.replayed('kept');
+    expect(ended.unwrittenOfJob('job-1')).toEqual([]);
+    expect(ended.ofJob('job-1')).toEqual(['kept']);
+    await clock.advance(10_000);
+    ended.ended('c', 'job-3');
+    ended.written('c');
+    expect([ended.ofJob('job-1'), ended.ofJob('job-2')]).toEqual([[], []]);
+  });
 });

@@ -28,6 +28,8 @@ export interface LocalAutonomyOptions {
    * replicated log, read without reaching anyone: only the journal of runs is needed.
    */
   copiesDefinitions?: boolean;
+  /** An end kept offline (keepEndOffline) is in the store now. */
+  endStored?: (runId: string) => void;
 }
 
 /** How often the store is tried while it cannot be reached, and the journal replayed while it holds runs. */
@@ -211,7 +213,12 @@ export class LocalAutonomy implements Service {
   private async round(): Promise<void> {
     const { store, reachability, clock, events } = this.options;
     if (this.local.hasPending()) {
-      await replayJournal(this.local, store, (error) => events.emit('scheduler:error', { error }));
+      await replayJournal(
+        this.local,
+        store,
+        (error) => events.emit('scheduler:error', { error }),
+        (runId) => this.options.endStored?.(runId),
+      );
     } else if (!reachability.reachable) {
       await store.latestEventId();
     }

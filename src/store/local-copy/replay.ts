@@ -25,12 +25,14 @@ const REPLAYED_TOGETHER = 64;
  * entry of an instant, so one it holds already is not doubled. A replay cut short (the store gone again,
  * the daemon killed) is simply replayed again. A run still running is left to write its own end to the
  * store. Stops after the writes under way when the store cannot be reached (the rest wait for the next
- * replay); returns how many runs, ends and entries the store took.
+ * replay); returns how many runs, ends and entries the store took. `onEndSettled` hears of each journaled
+ * end of a run the store held once the store has it (or holds the run ended some other way).
  */
 export async function replayJournal(
   { runs: journal, occurrences }: Journals,
   store: Store,
   onRefused: (error: SchedError) => void,
+  onEndSettled: (runId: string) => void = () => {},
 ): Promise<number> {
   const runs = await inGroups(journal.pending(), (run) => replayRun(run, journal, store, onRefused));
   const ends = await inGroups(journal.pendingEnds(), async ({ runId, outcome }) => {
@@ -38,6 +40,7 @@ export async function replayJournal(
     if ((await store.findRun(runId))?.state === 'running') await writeEnd(store, runId, outcome, onRefused);
     journal.removeEnd(runId);
     journal.settle(runId);
+    onEndSettled(runId);
   });
   let entries = 0;
   for (const group of groupsOf(occurrences.pending())) {

@@ -17,7 +17,14 @@ describe('the journal of runs fired, and ledger entries decided, while the store
   let copy: LocalCopy;
   let job: Job;
   const refused: SchedError[] = [];
-  const replay = (into: SqliteStore = store) => replayJournal(copy, into, (error) => refused.push(error));
+  const endsSettled: string[] = [];
+  const replay = (into: SqliteStore = store) =>
+    replayJournal(
+      copy,
+      into,
+      (error) => refused.push(error),
+      (runId) => endsSettled.push(runId),
+    );
   const reopen = () => {
     copy.close();
     copy = LocalCopy.open(path.join(dir, 'local-copy.db'));
@@ -47,6 +54,7 @@ describe('the journal of runs fired, and ledger entries decided, while the store
     copy = LocalCopy.open(path.join(dir, 'local-copy.db'));
     job = await createJob(store, 'everywhere');
     refused.length = 0;
+    endsSettled.length = 0;
   });
 
   afterEach(() => {
@@ -218,6 +226,12 @@ describe('the journal of runs fired, and ledger entries decided, while the store
     await store.finishRun(lost.id, outcome({ state: 'lost', exitCode: null, error: 'node gone' }));
     copy.runs.addEnd(running.id, outcome());
     copy.runs.addEnd(lost.id, outcome());
+    const cutOff: typeof store = Object.create(store);
+    cutOff.finishRun = async () => {
+      throw new SchedErrorClass('NO_QUORUM', 'no majority of the voters reachable');
+    };
+    await expect(replay(cutOff)).rejects.toThrow(/majority/);
+    expect(endsSettled).not.toContain(running.id);
 
     await replay();
     await replay();
@@ -225,6 +239,8 @@ describe('the journal of runs fired, and ledger entries decided, while the store
     expect((await store.findRun(running.id))?.state).toBe('succeeded');
     expect((await store.findRun(lost.id))?.state).toBe('lost');
     expect(copy.runs.hasPending()).toBe(false);
+    // Each once, and only once the store has the run ended: the launcher then stops naming it as unwritten.
+    expect([...endsSettled].sort()).toEqual([running.id, lost.id].sort());
   });
 
   it('Given journaled ends that a copy behind the log still shows running, when replayed, then the ends already there are no refusal, and the journal empties', async () => {
