@@ -1,6 +1,8 @@
 // The top self-time frames of a V8 CPU profile (`node --cpu-prof`), for a note: where a daemon spends its
 // CPU under a benchmark. Run a benchmark with BENCH_DAEMON_NODE_ARGS='--cpu-prof --cpu-prof-dir=DIR', then
-//   node bench/profile-top.js DIR/CPU.*.cpuprofile [--top 25] [--by file|package]
+//   node bench/profile-top.js DIR/CPU.*.cpuprofile [--top 25] [--by file|package] [--last SECONDS]
+// `--last` keeps the samples of the profile's last seconds only: a benchmark's measuring window, without the
+// fill before it (a daemon's profile covers its whole life).
 // Frames are merged by function, file and line; `--by file` or `--by package` merges them further. Idle time
 // (the `(idle)` frame) is left out of the percentages, which are shares of the time the thread was busy.
 import fs from 'node:fs';
@@ -9,17 +11,32 @@ import { parseArgs } from 'node:util';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { top: { type: 'string', default: '25' }, by: { type: 'string', default: 'frame' } },
+  options: {
+    top: { type: 'string', default: '25' },
+    by: { type: 'string', default: 'frame' },
+    last: { type: 'string' },
+  },
 });
 if (positionals.length === 0) {
-  console.error('usage: node bench/profile-top.js FILE.cpuprofile... [--top N] [--by frame|file|package]');
+  console.error(
+    'usage: node bench/profile-top.js FILE.cpuprofile... [--top N] [--by frame|file|package] [--last SECONDS]',
+  );
   process.exit(2);
 }
 
-/** Self microseconds per node id: each sample's time delta belongs to the frame it landed in. */
-function selfTimes(profile) {
+/**
+ * Self microseconds per node id: each sample's time delta belongs to the frame it landed in. With `lastUs`,
+ * only the samples taken in the profile's last `lastUs` microseconds count.
+ */
+function selfTimes(profile, lastUs) {
   const self = new Map();
-  profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  const from = lastUs === undefined ? -Infinity : profile.endTime - lastUs;
+  let at = profile.startTime;
+  profile.samples.forEach((id, i) => {
+    const delta = profile.timeDeltas[i] ?? 0;
+    at += delta;
+    if (at >= from) self.set(id, (self.get(id) ?? 0) + delta);
+  });
   return self;
 }
 
@@ -54,7 +71,8 @@ let idleUs = 0;
 for (const file of positionals) {
   const profile = JSON.parse(fs.readFileSync(file, 'utf8'));
   const frames = new Map(profile.nodes.map((node) => [node.id, node.callFrame]));
-  for (const [id, us] of selfTimes(profile)) {
+  const lastUs = values.last === undefined ? undefined : Number(values.last) * 1e6;
+  for (const [id, us] of selfTimes(profile, lastUs)) {
     const frame = frames.get(id);
     if (frame.functionName === '(idle)') {
       idleUs += us;
