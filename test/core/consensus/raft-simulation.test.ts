@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ELECTION_TICKS, simulateRaft } from '../../support/sim/raft-simulation.js';
 import type { RaftSimulationOptions, RaftSimulationResult } from '../../support/sim/raft-simulation.js';
+import { seedsOf } from '../../support/sim/seed-range.js';
 
 /** SIM_SEEDS=100000 explores further (npm run sim); the suite runs 500 per case (100 with seven hosts), 3,600 in all. */
 const SEEDS = Number(process.env['SIM_SEEDS'] ?? 500);
@@ -54,7 +55,7 @@ function explore(seeds: number, options: Omit<RaftSimulationOptions, 'seed'>) {
   let votersChanged = 0;
   let afterRecovery = 0;
   let timeoutNows = 0;
-  for (let seed = 1; seed <= seeds; seed++) {
+  for (const seed of seedsOf(seeds)) {
     const result = simulateRaft({ seed, ...options });
     timeoutNows += result.timeoutNows;
     acknowledged += result.acknowledged;
@@ -99,7 +100,7 @@ describe('Raft under simulated faults', () => {
   it('given a network that loses nothing and nodes that never crash, a leader that removes itself has a successor within an election timeout or two, never the 10 to 20 ticks of a timeout each time', () => {
     const quiet = { lossRate: 0, duplicateRate: 0, partitionRate: 0, crashRate: 0 };
     const ticks: number[] = [];
-    for (let seed = 1; seed <= SEVEN_SEEDS; seed++)
+    for (const seed of seedsOf(SEVEN_SEEDS))
       ticks.push(...simulateRaft({ seed, voters: 3, spares: 2, changeRate: 0.05, ...quiet }).successionTicks);
 
     // Messages take up to 3 ticks: a timeout-now, the votes asked and granted, and a tail of the log first.

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { seedsOf } from '../../support/sim/seed-range.js';
 import { simulateSwim } from '../../support/sim/swim-simulation.js';
 import type { SwimSimulationOptions, SwimSimulationResult } from '../../support/sim/swim-simulation.js';
 
@@ -6,7 +7,7 @@ const SEEDS = Number(process.env['SIM_SEEDS'] ?? 200);
 
 function explore(options: Omit<SwimSimulationOptions, 'seed'>) {
   const results: SwimSimulationResult[] = [];
-  for (let seed = 1; seed <= SEEDS; seed++) results.push(simulateSwim({ seed, ...options }));
+  for (const seed of seedsOf(SEEDS)) results.push(simulateSwim({ seed, ...options }));
   const detection = results.flatMap((result) => result.detectionTicks).sort((a, b) => a - b);
   return {
     failures: results.filter((result) => result.violations.length > 0),
