@@ -13,7 +13,8 @@
 //     suite's counts). Per simulation: seeds explored, seeds with a violation and violations, seeds/s and
 //     CPU per seed; the goal is 0 violations.
 // Knobs: BENCH_SIM_SEEDS (100,000; quick 2,000), BENCH_SIM_WORKERS (the number of cores),
-//        BENCH_SIM_CHUNK (100).
+//        BENCH_SIM_CHUNK (100), BENCH_SIM_FROM (1: each case from its test's first seed; K: from K − 1
+//        seeds past it, to explore seeds no earlier run has, replayed with SIM_FIRST_SEED=K in the suite).
 import { fork } from 'node:child_process';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -27,6 +28,7 @@ import { simulationCases, splitSeeds } from './lib/simulation-cases.js';
 const SEEDS = knob('SIM_SEEDS', 100_000, 2_000);
 const WORKERS = Math.max(1, knob('SIM_WORKERS', os.cpus().length));
 const CHUNK = Math.max(1, knob('SIM_CHUNK', 100));
+const FROM = Math.max(1, knob('SIM_FROM', 1));
 /** The issue's count: below it, the run does not measure the seeds goal. */
 const ISSUE_SEEDS = 100_000;
 const WORKER = fileURLToPath(new URL('./lib/simulation-worker.js', import.meta.url));
@@ -38,8 +40,9 @@ try {
   const cases = splitSeeds(simulationCases(sims), SEEDS);
   const queue = cases.flatMap((one, caseIndex) => {
     const ranges = [];
-    for (let from = one.firstSeed; from < one.firstSeed + one.seeds; from += CHUNK) {
-      ranges.push({ caseIndex, from, to: Math.min(from + CHUNK, one.firstSeed + one.seeds) });
+    const first = one.firstSeed + FROM - 1;
+    for (let from = first; from < first + one.seeds; from += CHUNK) {
+      ranges.push({ caseIndex, from, to: Math.min(from + CHUNK, first + one.seeds) });
     }
     return ranges;
   });
@@ -52,7 +55,8 @@ try {
     cpuMs: 0,
   }));
   progress(
-    `${SEEDS.toLocaleString('en-US')} seeds over ${cases.length} cases of 4 simulations, ${WORKERS} worker(s): ` +
+    `${SEEDS.toLocaleString('en-US')} seeds over ${cases.length} cases of 4 simulations, ${WORKERS} worker(s)` +
+      (FROM > 1 ? `, ${FROM - 1} past each case's first seed: ` : ': ') +
       cases.map((one) => `${one.simulation}/${one.name} ${one.seeds}`).join('; '),
   );
   const started = performance.now();
