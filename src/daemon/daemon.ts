@@ -283,7 +283,6 @@ export class Daemon {
             events,
             mayRun: (job) => cluster.matches(job),
             copiesDefinitions: peers === null,
-            endStored: (runId) => this.launcher?.endReplayed(runId),
           }),
         )
       : null;

@@ -15,7 +15,7 @@ interface EndedRun {
  * runs in flight before the end was stored still found the run running.
  */
 export class EndedRuns {
-  /** By run, in the order they ended (a run whose end was kept offline: from when it was written). */
+  /** By run, in the order they ended (a run whose end was kept offline: from when its replay settled it). */
   private readonly runs = new Map<string, EndedRun>();
   /**
    * The runs whose ends are kept offline until the store is back (see LocalAutonomy), with their job. Apart,
@@ -49,7 +49,7 @@ export class EndedRuns {
     this.byJob.set(jobId, runs);
   }
 
-  /** The run's end could not be written and is kept offline: it stays unwritten until `replayed`. */
+  /** The run's end could not be written and is kept offline: it stays unwritten until `offlineEndSettled`. */
   keptOffline(runId: string): void {
     const run = this.runs.get(runId);
     if (run === undefined) return;
@@ -57,8 +57,8 @@ export class EndedRuns {
     this.offline.set(runId, run.jobId);
   }
 
-  /** The end kept offline is in the store now: written from here on. */
-  replayed(runId: string): void {
+  /** The end kept offline has left the journal (see replayJournal): written from here on. */
+  offlineEndSettled(runId: string): void {
     const jobId = this.offline.get(runId);
     if (jobId === undefined) return;
     this.offline.delete(runId);
@@ -67,14 +67,15 @@ export class EndedRuns {
   }
 
   /**
-   * The write of the run's end is over (a run whose end was kept offline waits for `replayed`); the runs
+   * The write of the run's end is over (a run whose end was kept offline waits for `offlineEndSettled`); the runs
    * whose ends were written long enough ago are forgotten.
    */
   written(runId: string): void {
     const now = this.clock.monotonic();
     const run = this.runs.get(runId);
     if (run !== undefined) run.writtenAt = now;
-    // In the order the runs ended, which is the order their ends are written (one batch at a time).
+    // In the order their ends were written, near enough: the order the runs ended (their ends are written a
+    // batch at a time), an end kept offline last, once its replay settled it.
     for (const [id, { jobId, writtenAt }] of this.runs) {
       if (writtenAt === null || now - writtenAt < KEPT_AFTER_WRITTEN_MS) break;
       this.runs.delete(id);

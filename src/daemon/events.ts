@@ -53,6 +53,11 @@ export interface DaemonEventMap {
    * cancelled, never started, or its outcome could not be written. What counts runs in flight listens here.
    */
   'run:released': [{ runId: string; jobId: string | null }];
+  /**
+   * The end of a run kept offline while the store could not be reached has left the journal: the store holds
+   * it, or holds the run ended otherwise, has no such run, or refused the end (see replayJournal).
+   */
+  'run:offline-end-settled': [{ runId: string }];
   /** A run this node started ended after another node had recorded it lost: its late outcome, not stored. */
   'run:reconciled': [{ run: Run; outcome: RunOutcome }];
   /** A call failed for want of the store: this node fires every-host jobs from its local copy until it is back. */

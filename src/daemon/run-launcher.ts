@@ -119,6 +119,7 @@ export class RunLauncher {
 
   constructor(private readonly options: RunLauncherOptions) {
     this.endedRuns = new EndedRuns(options.clock);
+    options.events.on('run:offline-end-settled', ({ runId }) => this.endedRuns.offlineEndSettled(runId));
     this.executors = [options.commands, options.http];
     const gap = options.writeGapMs ? { clock: options.clock, ms: options.writeGapMs } : undefined;
     this.starts = new GroupCommit(async (starts): Promise<void[]> => {
@@ -218,19 +219,25 @@ export class RunLauncher {
       stdoutTail: '',
       stderrTail: '',
     };
-    // A node starting without its store (or a majority) keeps the end offline, as a run's own end is kept.
-    await this.released(run.id, job.id, () =>
-      persistently(
-        () =>
-          this.finishWith(run.id, job, outcome, run, async (end) => {
-            const [finished] = await this.options.store.finishRuns([end]);
-            return finished ?? null;
-          }),
-        this.options.events,
-        this.options.clock,
-        () => this.options.keepEndOffline?.(run.id, outcome) ?? false,
-      ),
-    );
+    // A node starting without its store (or a majority) keeps the end offline, as a run's own end is kept;
+    // and a fire of the job names the run as over meanwhile, as it names a run that ended here.
+    this.endedRuns.ended(run.id, job.id);
+    try {
+      await this.released(run.id, job.id, () =>
+        persistently(
+          () =>
+            this.finishWith(run.id, job, outcome, run, async (end) => {
+              const [finished] = await this.options.store.finishRuns([end]);
+              return finished ?? null;
+            }),
+          this.options.events,
+          this.options.clock,
+          () => this.keepEndOffline(run.id, outcome),
+        ),
+      );
+    } finally {
+      this.endedRuns.written(run.id);
+    }
   }
 
   /** Records a waiting run that will never start (its job was cancelled) as cancelled. */
@@ -298,19 +305,15 @@ export class RunLauncher {
           () => this.finish(runId, job, outcome),
           this.options.events,
           this.options.clock,
-          () => this.keptOffline(runId, outcome),
+          () => this.keepEndOffline(runId, outcome),
         ).finally(() => this.options.liveOutput.forget(runId)),
       ),
     );
     void written.finally(() => this.endedRuns.written(runId));
   }
 
-  /** Its end, kept offline while the store could not be reached, is now in the store (see LocalAutonomy). */
-  endReplayed(runId: string): void {
-    this.endedRuns.replayed(runId);
-  }
-
-  private keptOffline(runId: string, outcome: RunOutcome): boolean {
+  /** Keeps the end offline when there is somewhere to; it then stays unwritten until its replay settles it. */
+  private keepEndOffline(runId: string, outcome: RunOutcome): boolean {
     const kept = this.options.keepEndOffline?.(runId, outcome) ?? false;
     if (kept) this.endedRuns.keptOffline(runId);
     return kept;

@@ -74,7 +74,7 @@ describe('the runs that ended on this node lately', () => {
     ended.written('b');
     expect([ended.ofJob('job-1'), ended.ofJob('job-2')]).toEqual([['kept'], ['b']]);
 
-    ended.replayed('kept');
+    ended.offlineEndSettled('kept');
     expect(ended.unwrittenOfJob('job-1')).toEqual([]);
     expect(ended.ofJob('job-1')).toEqual(['kept']);
     await clock.advance(10_000);

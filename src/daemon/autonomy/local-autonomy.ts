@@ -28,8 +28,6 @@ export interface LocalAutonomyOptions {
    * replicated log, read without reaching anyone: only the journal of runs is needed.
    */
   copiesDefinitions?: boolean;
-  /** An end kept offline (keepEndOffline) is in the store now. */
-  endStored?: (runId: string) => void;
 }
 
 /** How often the store is tried while it cannot be reached, and the journal replayed while it holds runs. */
@@ -217,7 +215,7 @@ export class LocalAutonomy implements Service {
         this.local,
         store,
         (error) => events.emit('scheduler:error', { error }),
-        (runId) => this.options.endStored?.(runId),
+        (runId) => events.emit('run:offline-end-settled', { runId }),
       );
     } else if (!reachability.reachable) {
       await store.latestEventId();

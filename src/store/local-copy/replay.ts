@@ -26,7 +26,8 @@ const REPLAYED_TOGETHER = 64;
  * the daemon killed) is simply replayed again. A run still running is left to write its own end to the
  * store. Stops after the writes under way when the store cannot be reached (the rest wait for the next
  * replay); returns how many runs, ends and entries the store took. `onEndSettled` hears of each journaled
- * end of a run the store held once the store has it (or holds the run ended some other way).
+ * end of a run the store held once the journal lets it go: the store holds it, holds the run ended some
+ * other way, has no such run, or refused the end (reported through `onRefused`).
  */
 export async function replayJournal(
   { runs: journal, occurrences }: Journals,
