@@ -5,13 +5,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SchedError } from '../../src/core/errors.js';
 import type { Job } from '../../src/core/job.js';
 import type { Run } from '../../src/core/run.js';
-import { LocalAutonomy } from '../../src/daemon/autonomy/local-autonomy.js';
-import { StoreReachability } from '../../src/daemon/autonomy/store-reachability.js';
+import type { LocalAutonomy } from '../../src/daemon/autonomy/local-autonomy.js';
 import { DaemonEvents } from '../../src/daemon/events.js';
 import { RunLauncher } from '../../src/daemon/run-launcher.js';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
 import { FakeClock } from '../support/fake-clock.js';
+import { startPeerAutonomy } from '../support/host-scheduler-rig.js';
 import { waitFor } from '../support/sched-harness.js';
 import { createJob, newRun, outcome } from '../store/conformance/fixtures.js';
 import { ScriptedExecutor, scriptedLauncherOptions } from './scripted-executor.js';
@@ -48,16 +48,7 @@ describe('the end of a run kept offline while the store is out of reach', () => 
     }) as Store;
     const clock = new FakeClock();
     events = new DaemonEvents();
-    autonomy = new LocalAutonomy({
-      file: path.join(dir, 'local-copy.db'),
-      store: cutOffStore,
-      reachability: new StoreReachability(clock, events, 'quorum'),
-      clock,
-      events,
-      mayRun: () => true,
-      copiesDefinitions: false,
-    });
-    await autonomy.start();
+    autonomy = await startPeerAutonomy({ dir, store: cutOffStore, clock, events });
     commands = new ScriptedExecutor();
     launcher = new RunLauncher({
       ...scriptedLauncherOptions(commands, new ScriptedExecutor()),

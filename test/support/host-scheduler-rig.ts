@@ -14,6 +14,30 @@ import type { FakeClock } from './fake-clock.js';
 
 export const SECOND = 1_000;
 
+/**
+ * A peer's local autonomy, journaling in `dir` while `store` answers NO_QUORUM: it runs every job, and keeps
+ * no copy of the definitions (a peer reads its own copy of the log).
+ */
+export async function startPeerAutonomy(options: {
+  dir: string;
+  store: Store;
+  clock: FakeClock;
+  events: DaemonEvents;
+}): Promise<LocalAutonomy> {
+  const { dir, store, clock, events } = options;
+  const autonomy = new LocalAutonomy({
+    file: path.join(dir, 'local-copy.db'),
+    store,
+    reachability: new StoreReachability(clock, events, 'quorum'),
+    clock,
+    events,
+    mayRun: () => true,
+    copiesDefinitions: false,
+  });
+  await autonomy.start();
+  return autonomy;
+}
+
 /** One node's every-host firing, on a real SQLite store, with runs handed to `launched` (nothing executes them). */
 export interface HostSchedulerRig {
   job: Job;
@@ -65,16 +89,7 @@ export async function startHostSchedulerRig(options: {
     launch: (run) => void launched.push(run),
     kill: () => false,
   });
-  const autonomy = new LocalAutonomy({
-    file: path.join(dir, 'local-copy.db'),
-    store,
-    reachability: new StoreReachability(clock, events, 'quorum'),
-    clock,
-    events,
-    mayRun: () => true,
-    copiesDefinitions: false,
-  });
-  await autonomy.start();
+  const autonomy = await startPeerAutonomy({ dir, store, clock, events });
   let ids = 0;
   const hosts = new HostScheduler({
     store,

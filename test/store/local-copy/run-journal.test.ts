@@ -29,6 +29,18 @@ describe('the journal of runs fired, and ledger entries decided, while the store
     copy.close();
     copy = LocalCopy.open(path.join(dir, 'local-copy.db'));
   };
+  /**
+   * Two runs the store holds running, one then recorded lost by another node, with the ends this node
+   * journaled for both while the store was away.
+   */
+  async function endsOfHeldRuns() {
+    const running = await store.insertRun(newRun(job.id, { state: 'running', scheduledFor: T0 + 1_000 }));
+    const lost = await store.insertRun(newRun(job.id, { state: 'running', scheduledFor: T0 + 2_000 }));
+    await store.finishRun(lost.id, outcome({ state: 'lost', exitCode: null, error: 'node gone' }));
+    copy.runs.addEnd(running.id, outcome());
+    copy.runs.addEnd(lost.id, outcome());
+    return { running, lost };
+  }
   const runsOfJob = async () => (await store.listRuns({ jobId: job.id, limit: 100 })).items;
   const skipped = (at: number, node = 'node-a'): NewOccurrence => ({
     jobId: job.id,
@@ -221,11 +233,7 @@ describe('the journal of runs fired, and ledger entries decided, while the store
   });
 
   it('Given the end of a run the store held, journaled while it was away, when replayed, then the run ends once; one recorded lost meanwhile keeps that record', async () => {
-    const running = await store.insertRun(newRun(job.id, { state: 'running', scheduledFor: T0 + 1_000 }));
-    const lost = await store.insertRun(newRun(job.id, { state: 'running', scheduledFor: T0 + 2_000 }));
-    await store.finishRun(lost.id, outcome({ state: 'lost', exitCode: null, error: 'node gone' }));
-    copy.runs.addEnd(running.id, outcome());
-    copy.runs.addEnd(lost.id, outcome());
+    const { running, lost } = await endsOfHeldRuns();
 
     await replay();
     await replay();
@@ -236,11 +244,7 @@ describe('the journal of runs fired, and ledger entries decided, while the store
   });
 
   it('Given journaled ends of runs the store held, when a replay is cut short by NO_QUORUM and then completed, then each end is reported settled once, only after the store holds the run ended', async () => {
-    const running = await store.insertRun(newRun(job.id, { state: 'running', scheduledFor: T0 + 1_000 }));
-    const lost = await store.insertRun(newRun(job.id, { state: 'running', scheduledFor: T0 + 2_000 }));
-    await store.finishRun(lost.id, outcome({ state: 'lost', exitCode: null, error: 'node gone' }));
-    copy.runs.addEnd(running.id, outcome());
-    copy.runs.addEnd(lost.id, outcome());
+    const { running, lost } = await endsOfHeldRuns();
     const cutOff: typeof store = Object.create(store);
     cutOff.finishRun = async () => {
       throw new SchedErrorClass('NO_QUORUM', 'no majority of the voters reachable');
