@@ -338,10 +338,13 @@ export class Daemon {
       notices: alerting.deliveriesFor,
       flushOutput: outputRelay ? (runId) => outputRelay.flush(runId) : undefined,
       retryNode: (job, failedOn): string => routing.automaticRetryNode(job, failedOn),
-      keepEndOffline: autonomy ? (runId, outcome) => autonomy.keepEndOffline(runId, outcome) : undefined,
+      keepEndOffline: autonomy
+        ? (runId, jobId, outcome) => autonomy.keepEndOffline(runId, jobId, outcome)
+        : undefined,
       refuseLaunch: peers ? leaseLaunchRefusal(peers) : undefined,
       writeGapMs: target.kind === 'postgres' ? POSTGRES_WRITE_GAP_MS : 0,
     }));
+    if (autonomy) launcher.adoptEndsKeptOffline(autonomy.endsKeptOffline());
     // Stopped once the runs have drained (their ends may start dependents), before the store closes.
     await stack.start(service('dependency trigger', { stop: () => dependencies?.stop() }));
     this.drain = await stack.start(new RunDrain(launcher, clock, this.options.shutdownGraceMs));

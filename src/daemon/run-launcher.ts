@@ -87,7 +87,7 @@ export interface RunLauncherOptions {
    * once it is back (see LocalAutonomy); false when there is nowhere to keep it. Without it, the write is
    * retried until the store is back.
    */
-  keepEndOffline?: (runId: string, outcome: RunOutcome) => boolean;
+  keepEndOffline?: (runId: string, jobId: string | null, outcome: RunOutcome) => boolean;
   /**
    * Why a run of `job` may not start here now (a peer whose lease on its runs ran out), or null: the run
    * is then recorded cancelled with that reason, never started.
@@ -232,7 +232,7 @@ export class RunLauncher {
             }),
           this.options.events,
           this.options.clock,
-          () => this.keepEndOffline(run.id, outcome),
+          () => this.keepEndOffline(run.id, job.id, outcome),
         ),
       );
     } finally {
@@ -305,7 +305,7 @@ export class RunLauncher {
           () => this.finish(runId, job, outcome),
           this.options.events,
           this.options.clock,
-          () => this.keepEndOffline(runId, outcome),
+          () => this.keepEndOffline(runId, job?.id ?? null, outcome),
         ).finally(() => this.options.liveOutput.forget(runId)),
       ),
     );
@@ -313,10 +313,21 @@ export class RunLauncher {
   }
 
   /** Keeps the end offline when there is somewhere to; it then stays unwritten until its replay settles it. */
-  private keepEndOffline(runId: string, outcome: RunOutcome): boolean {
-    const kept = this.options.keepEndOffline?.(runId, outcome) ?? false;
+  private keepEndOffline(runId: string, jobId: string | null, outcome: RunOutcome): boolean {
+    const kept = this.options.keepEndOffline?.(runId, jobId, outcome) ?? false;
     if (kept) this.endedRuns.keptOffline(runId);
     return kept;
+  }
+
+  /**
+   * The runs whose ends a daemon before this one kept offline, still waiting for the store: a fire of their
+   * job names them as over, as it names a run whose end this daemon kept, until the replay settles each.
+   */
+  adoptEndsKeptOffline(ends: readonly { runId: string; jobId: string | null }[]): void {
+    for (const { runId, jobId } of ends) {
+      this.endedRuns.ended(runId, jobId);
+      this.endedRuns.keptOffline(runId);
+    }
   }
 
   /** The job of a run launched here and not yet released. */

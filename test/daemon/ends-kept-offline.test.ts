@@ -31,21 +31,13 @@ describe('the end of a run kept offline while the store is out of reach', () => 
   let commands: ScriptedExecutor;
   let job: Job;
   let away: boolean;
+  let cutOffStore: Store;
 
-  beforeEach(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sched-kept-'));
-    store = openSqliteStore(path.join(dir, 'sched.db'));
-    away = false;
-    const cutOffStore = new Proxy(store, {
-      get(target, name, receiver) {
-        const value = Reflect.get(target, name, receiver) as unknown;
-        if (!['finishRuns', 'finishRun'].includes(String(name)) || typeof value !== 'function') return value;
-        return async (...args: unknown[]) => {
-          if (away) throw new SchedError('NO_QUORUM', 'no majority of the voters reachable');
-          return (value as (...a: unknown[]) => unknown).apply(target, args);
-        };
-      },
-    }) as Store;
+  /**
+   * This node's local autonomy and launcher, wired as the daemon wires them (a restarted daemon adopts the
+   * ends a daemon before it kept offline), on a fresh event bus and clock.
+   */
+  async function startNode(): Promise<void> {
     const clock = new FakeClock();
     events = new DaemonEvents();
     autonomy = await startPeerAutonomy({ dir, store: cutOffStore, clock, events });
@@ -55,14 +47,36 @@ describe('the end of a run kept offline while the store is out of reach', () => 
       store: autonomy.launcherStore(cutOffStore),
       clock,
       events,
-      keepEndOffline: (runId, ended) => autonomy.keepEndOffline(runId, ended),
+      keepEndOffline: (runId, jobId, ended) => autonomy.keepEndOffline(runId, jobId, ended),
     });
+    launcher.adoptEndsKeptOffline(autonomy.endsKeptOffline());
+  }
+
+  async function stopNode(): Promise<void> {
+    await launcher.settled();
+    await autonomy.stop();
+  }
+
+  beforeEach(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sched-kept-'));
+    store = openSqliteStore(path.join(dir, 'sched.db'));
+    away = false;
+    cutOffStore = new Proxy(store, {
+      get(target, name, receiver) {
+        const value = Reflect.get(target, name, receiver) as unknown;
+        if (!['finishRuns', 'finishRun'].includes(String(name)) || typeof value !== 'function') return value;
+        return async (...args: unknown[]) => {
+          if (away) throw new SchedError('NO_QUORUM', 'no majority of the voters reachable');
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    }) as Store;
+    await startNode();
     job = await createJob(store, 'forbid');
   });
 
   afterEach(async () => {
-    await launcher.settled();
-    await autonomy.stop();
+    await stopNode();
     store.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
@@ -108,6 +122,18 @@ describe('the end of a run kept offline while the store is out of reach', () => 
 
     expect((await store.findRun(run.id))?.state).toBe('lost');
     expect(launcher.endedRunsOf(job.id)).toEqual([run.id]);
+  });
+
+  it('Given a daemon restarted while a run’s end was kept offline, then the new daemon names the run as unwritten until the replay has stored its end', async () => {
+    away = true;
+    const runId = await endedRun();
+    await stopNode();
+
+    await startNode();
+    expect(launcher.unwrittenEndsOf(job.id)).toEqual([runId]);
+    await storeBack(runId);
+
+    expect((await store.findRun(runId))?.state).toBe('succeeded');
   });
 
   it('Given a run that ended with the store reachable, then its end is written and it is not named as unwritten', async () => {

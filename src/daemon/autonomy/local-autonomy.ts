@@ -96,10 +96,15 @@ export class LocalAutonomy implements Service {
   }
 
   /** Keeps the end of a run the store holds while the store cannot be reached to record it. */
-  keepEndOffline(runId: string, outcome: RunOutcome): boolean {
+  keepEndOffline(runId: string, jobId: string | null, outcome: RunOutcome): boolean {
     if (this.copy === null) return false;
-    this.copy.runs.addEnd(runId, outcome);
+    this.copy.runs.addEnd({ runId, jobId, outcome });
     return true;
+  }
+
+  /** The runs whose ends are kept until the store is back (a daemon before this one may have kept them). */
+  endsKeptOffline(): { runId: string; jobId: string | null }[] {
+    return this.local.runs.pendingEnds().map(({ runId, jobId }) => ({ runId, jobId }));
   }
 
   /** How the every-host scheduler fires while the store cannot be reached. */

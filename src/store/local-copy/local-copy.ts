@@ -28,7 +28,8 @@ const SCHEMA = `
   );
   CREATE TABLE IF NOT EXISTS journaled_ends (
     run_id TEXT PRIMARY KEY,
-    outcome TEXT NOT NULL
+    outcome TEXT NOT NULL,
+    job_id TEXT
   );
   CREATE TABLE IF NOT EXISTS journaled_occurrences (
     job_id TEXT NOT NULL,
@@ -72,6 +73,7 @@ export class LocalCopy {
         db.exec('DROP TABLE IF EXISTS job_copies; DROP TABLE IF EXISTS copy_refreshes;');
       }
       db.exec(SCHEMA);
+      addJobOfJournaledEnds(db);
       db.pragma(`user_version = ${SCHEMA_VERSION}`);
       return new LocalCopy(db);
     } catch (error) {
@@ -83,4 +85,14 @@ export class LocalCopy {
   close(): void {
     this.db.close();
   }
+}
+
+/**
+ * A journal written before ends named their job gains the column, its ends kept (NULL: a job not known). A
+ * restarted daemon names a kept end's run by its job (see RunLauncher.adoptEndsKeptOffline).
+ */
+function addJobOfJournaledEnds(db: Database.Database): void {
+  const columns = db.prepare('PRAGMA table_info(journaled_ends)').all() as { name: string }[];
+  if (!columns.some((column) => column.name === 'job_id'))
+    db.exec('ALTER TABLE journaled_ends ADD COLUMN job_id TEXT');
 }

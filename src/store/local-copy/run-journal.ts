@@ -14,6 +14,14 @@ export interface JournaledRun {
   inStore: boolean;
 }
 
+/** The end of a run the store holds, journaled while the store could not be reached to record it. */
+export interface JournaledEnd {
+  runId: string;
+  /** null for an end journaled before ends named their job, or of a job this node no longer knew. */
+  jobId: string | null;
+  outcome: RunOutcome;
+}
+
 interface JournalRow {
   id: string;
   job_name: string;
@@ -72,20 +80,27 @@ export class RunJournal {
     return changed > 0;
   }
 
-  /** How a run the store holds ended, while the store could not be reached to record it. */
-  addEnd(runId: string, outcome: RunOutcome): void {
+  /** How a run the store holds ended (its job, when known), while the store could not be reached to record it. */
+  addEnd({ runId, jobId, outcome }: JournaledEnd): void {
     this.statement(
-      'INSERT INTO journaled_ends (run_id, outcome) VALUES (?, ?) ON CONFLICT (run_id) DO NOTHING',
-    ).run(runId, storedOutcome(outcome));
+      'INSERT INTO journaled_ends (run_id, job_id, outcome) VALUES (?, ?, ?) ON CONFLICT (run_id) DO NOTHING',
+    ).run(runId, jobId, storedOutcome(outcome));
   }
 
   /** The journaled ends of runs the store holds, oldest run first. */
-  pendingEnds(): { runId: string; outcome: RunOutcome }[] {
-    const rows = this.statement('SELECT run_id, outcome FROM journaled_ends ORDER BY run_id').all() as {
+  pendingEnds(): JournaledEnd[] {
+    const rows = this.statement(
+      'SELECT run_id, job_id, outcome FROM journaled_ends ORDER BY run_id',
+    ).all() as {
       run_id: string;
+      job_id: string | null;
       outcome: string;
     }[];
-    return rows.map((row) => ({ runId: row.run_id, outcome: JSON.parse(row.outcome) as RunOutcome }));
+    return rows.map((row) => ({
+      runId: row.run_id,
+      jobId: row.job_id,
+      outcome: JSON.parse(row.outcome) as RunOutcome,
+    }));
   }
 
   removeEnd(runId: string): void {

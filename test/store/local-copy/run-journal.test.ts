@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -37,8 +38,8 @@ describe('the journal of runs fired, and ledger entries decided, while the store
     const running = await store.insertRun(newRun(job.id, { state: 'running', scheduledFor: T0 + 1_000 }));
     const lost = await store.insertRun(newRun(job.id, { state: 'running', scheduledFor: T0 + 2_000 }));
     await store.finishRun(lost.id, outcome({ state: 'lost', exitCode: null, error: 'node gone' }));
-    copy.runs.addEnd(running.id, outcome());
-    copy.runs.addEnd(lost.id, outcome());
+    copy.runs.addEnd({ runId: running.id, jobId: job.id, outcome: outcome() });
+    copy.runs.addEnd({ runId: lost.id, jobId: job.id, outcome: outcome() });
     return { running, lost };
   }
   const runsOfJob = async () => (await store.listRuns({ jobId: job.id, limit: 100 })).items;
@@ -210,7 +211,7 @@ describe('the journal of runs fired, and ledger entries decided, while the store
 
     await launcherStore.finishRuns(together.map((run) => ({ runId: run.id, outcome: outcome() })));
     // The store gone again at its end: the daemon journals the end, and the replay writes it.
-    copy.runs.addEnd(later.id, outcome());
+    copy.runs.addEnd({ runId: later.id, jobId: job.id, outcome: outcome() });
     await replay();
 
     for (const run of [...together, later]) {
@@ -243,6 +244,32 @@ describe('the journal of runs fired, and ledger entries decided, while the store
     expect(copy.runs.hasPending()).toBe(false);
   });
 
+  it('Given a journal written before ends named their job, when the next daemon opens it, then its ends are kept with no job, and new ends name theirs', async () => {
+    const running = await store.insertRun(newRun(job.id, { state: 'running', scheduledFor: T0 + 1_000 }));
+    const later = await store.insertRun(newRun(job.id, { state: 'running', scheduledFor: T0 + 2_000 }));
+    copy.close();
+    const file = path.join(dir, 'local-copy.db');
+    fs.rmSync(file);
+    const old = new Database(file);
+    old.exec('CREATE TABLE journaled_ends (run_id TEXT PRIMARY KEY, outcome TEXT NOT NULL)');
+    old
+      .prepare('INSERT INTO journaled_ends (run_id, outcome) VALUES (?, ?)')
+      .run(running.id, JSON.stringify(outcome()));
+    old.pragma('user_version = 1');
+    old.close();
+
+    copy = LocalCopy.open(file);
+    copy.runs.addEnd({ runId: later.id, jobId: job.id, outcome: outcome() });
+
+    expect(copy.runs.pendingEnds().map(({ runId, jobId }) => ({ runId, jobId }))).toEqual([
+      { runId: running.id, jobId: null },
+      { runId: later.id, jobId: job.id },
+    ]);
+    await replay();
+    expect((await store.findRun(running.id))?.state).toBe('succeeded');
+    expect(copy.runs.hasPending()).toBe(false);
+  });
+
   it('Given journaled ends of runs the store held, when a replay is cut short by NO_QUORUM and then completed, then each end is reported settled once, only after the store holds the run ended', async () => {
     const { running, lost } = await endsOfHeldRuns();
     const cutOff: typeof store = Object.create(store);
@@ -265,7 +292,7 @@ describe('the journal of runs fired, and ledger entries decided, while the store
     copy.runs.add(journaled, job.name);
     copy.runs.finish(journaled.id, outcome());
     const held = await store.insertRun(newRun(job.id, { state: 'running', scheduledFor: T0 + 2_000 }));
-    copy.runs.addEnd(held.id, outcome());
+    copy.runs.addEnd({ runId: held.id, jobId: job.id, outcome: outcome() });
     await store.insertRun(journaled);
     await store.finishRun(journaled.id, outcome());
     await store.finishRun(held.id, outcome());
