@@ -85,6 +85,8 @@ export class Replication implements StoreMachineListener {
   private readonly refusals = new Set<(error: SchedError) => void>();
   private readonly changeListeners = new Set<(change: StoreChange) => void>();
   private readonly mapListeners = new Set<(map: ShardMap, previous: ShardMap | null) => void>();
+  /** What every member that applies the log understands, as a fire's command asks it (see commandOf). */
+  private readonly understood = (): ProtocolFeatures => this.options.understood?.() ?? protocolFeatures(1);
 
   constructor(private readonly options: ReplicationOptions) {
     this.machine = new StoreMachine(options.local, this);
@@ -106,9 +108,7 @@ export class Replication implements StoreMachineListener {
       throw this.noQuorum(`no leader heard for ${Math.round(silentMs / 1_000)} s`);
     this.proposals += 1;
     const command: StoreCommand = {
-      ...commandOf(`${this.proposer}${this.proposals}`, this.eventNode, op, args, () =>
-        this.options.understood ? this.options.understood() : protocolFeatures(1),
-      ),
+      ...commandOf(`${this.proposer}${this.proposals}`, this.eventNode, op, args, this.understood),
       at: Math.floor(clock.monotonic()),
     };
     let appliedHere = false;

@@ -2,6 +2,7 @@ import type { Job } from '../../core/job.js';
 import type { RunOutcome } from '../../core/run.js';
 import { LocalCopy } from '../../store/local-copy/local-copy.js';
 import { replayJournal } from '../../store/local-copy/replay.js';
+import type { JournaledEnd } from '../../store/local-copy/run-journal.js';
 import type { Store } from '../../store/store.js';
 import { isStoreUnreachable } from '../../store/unreachable.js';
 import type { CancelTimer, Clock } from '../clock.js';
@@ -102,9 +103,9 @@ export class LocalAutonomy implements Service {
     return true;
   }
 
-  /** The runs whose ends are kept until the store is back (a daemon before this one may have kept them). */
-  endsKeptOffline(): { runId: string; jobId: string | null }[] {
-    return this.local.runs.pendingEnds().map(({ runId, jobId }) => ({ runId, jobId }));
+  /** The ends kept until the store is back (a daemon before this one may have kept them). */
+  endsKeptOffline(): JournaledEnd[] {
+    return this.local.runs.pendingEnds();
   }
 
   /** How the every-host scheduler fires while the store cannot be reached. */
