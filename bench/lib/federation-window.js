@@ -213,6 +213,10 @@ export async function measureFederationWindow(
         progress(
           `  ${row.perFire?.toFixed(3)}/fire ${row.calls} calls ${row.ms.toFixed(0)} ms ${row.hitsPerCall} hits/call  ${row.query}`,
         );
+      for (const row of statements.tables)
+        progress(
+          `  ${row.table}: ${row.inserted} inserted, ${row.updated} updated (${row.hot} HOT, ${row.newPage} to a new page)`,
+        );
     }
     return {
       label,

@@ -1,6 +1,7 @@
 // BENCH_PG_STATEMENTS=1: the PostgreSQL server loads pg_stat_statements, and a federation window prints the
 // statements its daemons ran per fire (calls in the window / runs created in it) and the buffers each call
-// hit, the most time first.
+// hit, the most time first, then each table's rows inserted and updated in the window, with how many of the
+// updates were HOT (no index entry written).
 // Off by default: the extension's bookkeeping is part of what would be measured.
 import pg from 'pg';
 
@@ -26,6 +27,7 @@ export async function resetStatements(url) {
   await withClient(url, async (client) => {
     await client.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
     await client.query('SELECT pg_stat_statements_reset()');
+    await client.query('SELECT pg_stat_reset()');
   });
   return { url };
 }
@@ -42,6 +44,11 @@ export async function readStatements(counting, fires, top = 15) {
         WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
         ORDER BY total_exec_time DESC`,
     );
+    const { rows: tables } = await client.query(
+      `SELECT relname AS table, n_tup_ins AS inserted, n_tup_upd AS updated, n_tup_hot_upd AS hot,
+          n_tup_newpage_upd AS "newPage"
+        FROM pg_stat_user_tables WHERE n_tup_ins + n_tup_upd > 0 ORDER BY n_tup_ins + n_tup_upd DESC`,
+    );
     const total = rows.reduce((sum, row) => sum + Number(row.calls), 0);
     return {
       perFire: fires > 0 ? total / fires : null,
@@ -51,6 +58,14 @@ export async function readStatements(counting, fires, top = 15) {
         ms: Number(row.ms),
         hitsPerCall: Math.round(Number(row.hit) / Number(row.calls)),
         query: row.query.replace(/\s+/g, ' ').slice(0, 140),
+      })),
+      // Row writes per table: an update that is not HOT writes an entry in each of the table's indexes.
+      tables: tables.map((row) => ({
+        table: row.table,
+        inserted: Number(row.inserted),
+        updated: Number(row.updated),
+        hot: Number(row.hot),
+        newPage: Number(row.newPage),
       })),
     };
   });
