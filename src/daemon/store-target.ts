@@ -1,6 +1,7 @@
 import { SchedError } from '../core/errors.js';
 import { openPostgresStore } from '../store/postgres/postgres-store.js';
 import { NO_TLS_FILES, type PostgresTlsFiles } from '../store/postgres/tls-plan.js';
+import { GATHER_WRITES_MS } from '../store/sqlite/group-commit.js';
 import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
 import type { Store } from '../store/store.js';
 import { createPrivateFile } from './private-file.js';
@@ -118,7 +119,11 @@ export class StoreService implements Service {
       createPrivateFile(target.path);
       const synchronous = this.durability === 'full' ? 'FULL' : 'NORMAL';
       const checkpointEveryPages = this.durability === 'replica' ? REPLICA_CHECKPOINT_PAGES : undefined;
-      this.opened = await openSqliteStore(target.path, { synchronous, checkpointEveryPages });
+      this.opened = await openSqliteStore(target.path, {
+        synchronous,
+        checkpointEveryPages,
+        gatherWritesMs: GATHER_WRITES_MS,
+      });
     } catch (error) {
       this.databaseLock.release();
       throw error;

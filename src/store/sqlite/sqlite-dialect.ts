@@ -33,11 +33,17 @@ export class SqliteDialect implements StoreDialect {
   private readonly commits: GroupCommit;
   private readonly inode: number;
 
-  /** Takes a connection from `openSqliteConnection`, whose settings and schema it relies on. */
-  constructor(private readonly sqlite: Database.Database) {
+  /**
+   * Takes a connection from `openSqliteConnection`, whose settings and schema it relies on; a write waits
+   * up to `gatherWritesMs` for others to commit with (see GroupCommit).
+   */
+  constructor(
+    private readonly sqlite: Database.Database,
+    gatherWritesMs = 0,
+  ) {
     this.session = openSqliteSession(drizzle({ client: sqlite }));
     this.inode = fs.statSync(sqlite.name).ino;
-    this.commits = new GroupCommit(sqlite);
+    this.commits = new GroupCommit(sqlite, gatherWritesMs);
     this.retention = sqliteRetention(sqlite, (work) => this.commits.write(work));
   }
 
@@ -45,7 +51,7 @@ export class SqliteDialect implements StoreDialect {
     return this.commits.write(() => work(this.session)) as Promise<T>;
   }
 
-  /** Writes asked for and not yet committed (they commit together on the next turn of the event loop). */
+  /** Writes asked for and not yet committed (they commit together at a next turn of the event loop). */
   get queuedWrites(): number {
     return this.commits.queued;
   }

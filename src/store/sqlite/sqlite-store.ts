@@ -6,8 +6,13 @@ import type { SqliteConnectionOptions } from './connection.js';
 import { SqliteDialect } from './sqlite-dialect.js';
 import { SqliteReplica } from './sqlite-replica.js';
 
-export function openSqliteStore(file: string, options: SqliteConnectionOptions = {}): SqliteStore {
-  return new SqliteStore(openSqliteConnection(file, options));
+export interface SqliteStoreOptions extends SqliteConnectionOptions {
+  /** How long a write may wait for others to commit with (see GroupCommit); 0, the default, never. */
+  gatherWritesMs?: number;
+}
+
+export function openSqliteStore(file: string, options: SqliteStoreOptions = {}): SqliteStore {
+  return new SqliteStore(openSqliteConnection(file, options), options.gatherWritesMs);
 }
 
 /** The Store on one SQLite file (see SqliteDialect for how it writes). */
@@ -16,8 +21,11 @@ export class SqliteStore extends SqlStore {
   readonly replica: SqliteReplica;
 
   /** Takes a connection from `openSqliteConnection`, whose settings and schema it relies on. */
-  constructor(private readonly sqlite: Database.Database) {
-    const dialect = new SqliteDialect(sqlite);
+  constructor(
+    private readonly sqlite: Database.Database,
+    gatherWritesMs = 0,
+  ) {
+    const dialect = new SqliteDialect(sqlite, gatherWritesMs);
     super(dialect);
     this.replica = new SqliteReplica(sqlite, dialect);
   }
