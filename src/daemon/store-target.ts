@@ -1,7 +1,6 @@
 import { SchedError } from '../core/errors.js';
 import { openPostgresStore } from '../store/postgres/postgres-store.js';
 import { NO_TLS_FILES, type PostgresTlsFiles } from '../store/postgres/tls-plan.js';
-import { GATHER_WRITES_MS } from '../store/sqlite/group-commit.js';
 import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
 import type { Store } from '../store/store.js';
 import { createPrivateFile } from './private-file.js';
@@ -96,6 +95,8 @@ export class StoreService implements Service {
     private readonly target: StoreTarget,
     private readonly durability: StoreDurability,
     private readonly stalledTransactionTimeoutMs: number,
+    /** How long a SQLite write may wait for others to commit with (see GroupCommit). */
+    private readonly gatherWritesMs: number,
   ) {}
 
   get store(): Store {
@@ -119,11 +120,10 @@ export class StoreService implements Service {
       createPrivateFile(target.path);
       const synchronous = this.durability === 'full' ? 'FULL' : 'NORMAL';
       const checkpointEveryPages = this.durability === 'replica' ? REPLICA_CHECKPOINT_PAGES : undefined;
-      this.opened = await openSqliteStore(target.path, {
-        synchronous,
-        checkpointEveryPages,
-        gatherWritesMs: GATHER_WRITES_MS,
-      });
+      // A peer's replica commits what the log applies, a step's entries together already: waiting for more
+      // would only delay the proposers.
+      const gatherWritesMs = this.durability === 'replica' ? 0 : this.gatherWritesMs;
+      this.opened = await openSqliteStore(target.path, { synchronous, checkpointEveryPages, gatherWritesMs });
     } catch (error) {
       this.databaseLock.release();
       throw error;

@@ -3,43 +3,47 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { performance } from 'node:perf_hooks';
 import { GATHER_WRITES_MS, GroupCommit } from '../../src/store/sqlite/group-commit.js';
-
-/** Long enough that a test's handful of event-loop turns always fits in it, on a busy machine too. */
-const SLOW_COMMIT_MS = 200;
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/** A real SQLite file whose transactions are counted, and the rows each one committed. */
+async function turns(count: number): Promise<void> {
+  for (let turn = 0; turn < count; turn += 1) await nextTurn();
+}
+
+/**
+ * A real SQLite file whose transactions are counted, with the rows each one committed, and a clock the
+ * test moves: a write may say how long its commit takes.
+ */
 function countedDatabase(file: string) {
   const sqlite = new Database(file);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = FULL');
-  sqlite.exec('CREATE TABLE writes (name TEXT PRIMARY KEY, tx INTEGER NOT NULL)');
+  sqlite.exec('CREATE TABLE writes (name TEXT PRIMARY KEY)');
   const commits: string[][] = [];
   const transaction = sqlite.transaction.bind(sqlite);
   // Observed, not replaced: each batch still runs in SQLite's own transaction.
-  sqlite.transaction = ((work: () => unknown) => {
-    const counted = () => {
+  sqlite.transaction = ((work: () => unknown) =>
+    transaction(() => {
       commits.push([]);
       return work();
-    };
-    return transaction(counted);
-  }) as typeof sqlite.transaction;
-  const insert = sqlite.prepare('INSERT INTO writes (name, tx) VALUES (?, ?)');
-  /** A write of one row, recorded under the commit it ran in; `spinMs` makes its commit take that long. */
+    })) as typeof sqlite.transaction;
+  const insert = sqlite.prepare('INSERT INTO writes (name) VALUES (?)');
+  const clock = { ms: 0 };
+  /** A write of one row, recorded under the commit it ran in; it makes that commit take `takesMs` more. */
   const row =
-    (name: string, spinMs = 0) =>
+    (name: string, takesMs = 0) =>
     () => {
-      const until = performance.now() + spinMs;
-      while (performance.now() < until);
-      insert.run(name, commits.length);
+      clock.ms += takesMs;
+      insert.run(name);
       commits.at(-1)!.push(name);
       return name;
     };
-  return { sqlite, commits, row };
+  return { sqlite, commits, row, clock, now: () => clock.ms };
 }
+
+const names = (prefix: string, count: number) =>
+  Array.from({ length: count }, (_, index) => `${prefix}${index}`);
 
 describe('SQLite group commit', () => {
   let dir: string;
@@ -55,12 +59,30 @@ describe('SQLite group commit', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('Given writes asked for in one turn, when they commit, then they share one transaction and a failing one is undone alone', async () => {
-    const commits = new GroupCommit(db.sqlite, GATHER_WRITES_MS);
+  /** A commit of `count` writes that took `takesMs`, as the one before what a test looks at. */
+  async function commitOf(commits: GroupCommit, prefix: string, count: number, takesMs: number) {
+    const [first, ...rest] = names(prefix, count);
+    await Promise.all([
+      commits.write(db.row(first!, takesMs)),
+      ...rest.map((name) => commits.write(db.row(name))),
+    ]);
+  }
+
+  it('Given writes asked for in one turn, when they commit, then they share one transaction', async () => {
+    const commits = new GroupCommit(db.sqlite, { maxGatherMs: GATHER_WRITES_MS, now: db.now });
+
+    await Promise.all(names('turn-', 3).map((name) => commits.write(db.row(name))));
+
+    expect(db.commits).toEqual([names('turn-', 3)]);
+  });
+
+  it('Given writes committed together, when one of them fails, then it alone is undone and refused', async () => {
+    const commits = new GroupCommit(db.sqlite, { maxGatherMs: GATHER_WRITES_MS, now: db.now });
     const failing = commits.write(() => {
       db.row('b')();
       throw new Error('refused');
     });
+
     const written = await Promise.allSettled([
       commits.write(db.row('a')),
       failing,
@@ -68,59 +90,81 @@ describe('SQLite group commit', () => {
     ]);
 
     expect(written.map((result) => result.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
-    expect(db.commits).toHaveLength(1);
-    const stored = db.sqlite.prepare('SELECT name FROM writes ORDER BY name').pluck().all();
-    expect(stored).toEqual(['a', 'c']);
+    expect(db.sqlite.prepare('SELECT name FROM writes ORDER BY name').pluck().all()).toEqual(['a', 'c']);
   });
 
   it('Given a commit that held eight writes, when the next eight come one turn after another, then they wait for each other and commit together', async () => {
-    const commits = new GroupCommit(db.sqlite, SLOW_COMMIT_MS * 10);
-    const round = (prefix: string, spinMs = 0) =>
-      Array.from({ length: 8 }, (_, index) => `${prefix}${index}`).map((name) => ({ name, spinMs }));
-    // The first round commits slowly, so the next may wait as long for company.
-    await Promise.all(
-      round('first-', SLOW_COMMIT_MS / 8).map((one) => commits.write(db.row(one.name, one.spinMs))),
-    );
+    const commits = new GroupCommit(db.sqlite, { maxGatherMs: GATHER_WRITES_MS, now: db.now });
+    await commitOf(commits, 'first-', 8, 1);
 
     // As closed-loop clients answered together: each next request arrives a turn after the one before.
     const second: Promise<string>[] = [];
-    for (const { name } of round('second-')) {
+    for (const name of names('second-', 8)) {
       second.push(commits.write(db.row(name)));
       await nextTurn();
     }
     await Promise.all(second);
 
-    expect(db.commits).toEqual([
-      round('first-').map((one) => one.name),
-      round('second-').map((one) => one.name),
-    ]);
+    expect(db.commits).toEqual([names('first-', 8), names('second-', 8)]);
   });
 
   it('Given a commit that held one write, when a write is asked for alone, then it commits at the next turn without waiting for another', async () => {
-    const commits = new GroupCommit(db.sqlite, SLOW_COMMIT_MS * 10);
-    await commits.write(db.row('lone-0', SLOW_COMMIT_MS));
+    const commits = new GroupCommit(db.sqlite, { maxGatherMs: GATHER_WRITES_MS, now: db.now });
+    await commitOf(commits, 'lone-', 1, 1);
 
-    const first = commits.write(db.row('lone-1'));
+    const first = commits.write(db.row('next-0'));
     // Asked for in the turn after the first's: it must find the first committed already.
-    const second = nextTurn().then(() => commits.write(db.row('lone-2')));
+    const second = nextTurn().then(() => commits.write(db.row('next-1')));
     await Promise.all([first, second]);
 
-    expect(db.commits).toEqual([['lone-0'], ['lone-1'], ['lone-2']]);
+    expect(db.commits).toEqual([['lone-0'], ['next-0'], ['next-1']]);
   });
 
-  it('Given a commit that held eight writes, when one write comes alone, then it waits no longer than that commit took and commits by itself', async () => {
-    const commits = new GroupCommit(db.sqlite, GATHER_WRITES_MS);
-    await Promise.all(Array.from({ length: 8 }, (_, index) => commits.write(db.row(`crowd-${index}`))));
+  it('Given a commit of eight that took 0.5 ms, when a write comes alone, then it waits until 0.5 ms have passed and commits by itself', async () => {
+    const commits = new GroupCommit(db.sqlite, { maxGatherMs: GATHER_WRITES_MS, now: db.now });
+    // Halves and quarters, which binary floating point holds exactly.
+    await commitOf(commits, 'crowd-', 8, 0.5);
 
-    await expect(commits.write(db.row('alone'))).resolves.toBe('alone');
+    const alone = commits.write(db.row('alone'));
+    db.clock.ms += 0.25;
+    await turns(20);
+    expect(db.commits).toHaveLength(1);
 
+    db.clock.ms += 0.25;
+    await expect(alone).resolves.toBe('alone');
+    expect(db.commits).toEqual([names('crowd-', 8), ['alone']]);
+  });
+
+  it('Given a commit of eight that took longer than the cap, when a write comes alone, then it waits only the cap', async () => {
+    const commits = new GroupCommit(db.sqlite, { maxGatherMs: GATHER_WRITES_MS, now: db.now });
+    await commitOf(commits, 'crowd-', 8, 50);
+
+    const alone = commits.write(db.row('alone'));
+    await turns(20);
+    expect(db.commits).toHaveLength(1);
+
+    db.clock.ms += GATHER_WRITES_MS;
+    await expect(alone).resolves.toBe('alone');
     expect(db.commits).toHaveLength(2);
-    expect(db.commits[1]).toEqual(['alone']);
+  });
+
+  it('Given a write gathering company, when the writes are flushed at once (the store closing), then it commits once and the gathering ends', async () => {
+    const commits = new GroupCommit(db.sqlite, { maxGatherMs: GATHER_WRITES_MS, now: db.now });
+    await commitOf(commits, 'crowd-', 8, 1);
+    const alone = commits.write(db.row('alone'));
+    await turns(3);
+
+    commits.flush();
+    await expect(alone).resolves.toBe('alone');
+    db.clock.ms += GATHER_WRITES_MS;
+    await turns(5);
+
+    expect(db.commits).toEqual([names('crowd-', 8), ['alone']]);
   });
 
   it('Given a store that does not gather (a tool’s), when writes come a turn apart after a commit of eight, then each commits at its next turn', async () => {
-    const commits = new GroupCommit(db.sqlite);
-    await Promise.all(Array.from({ length: 8 }, (_, index) => commits.write(db.row(`crowd-${index}`, 1))));
+    const commits = new GroupCommit(db.sqlite, { now: db.now });
+    await commitOf(commits, 'crowd-', 8, 1);
 
     const first = commits.write(db.row('next-0'));
     const second = nextTurn().then(() => commits.write(db.row('next-1')));
@@ -130,10 +174,10 @@ describe('SQLite group commit', () => {
   });
 
   it('Given commits held, when writes are asked for, then none commits until released, and then all together', async () => {
-    const commits = new GroupCommit(db.sqlite, GATHER_WRITES_MS);
+    const commits = new GroupCommit(db.sqlite, { maxGatherMs: GATHER_WRITES_MS, now: db.now });
     const release = commits.hold();
     const written = [commits.write(db.row('held-a')), commits.write(db.row('held-b'))];
-    for (let turn = 0; turn < 5; turn += 1) await nextTurn();
+    await turns(5);
     expect(db.commits).toHaveLength(0);
 
     release();

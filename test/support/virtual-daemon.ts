@@ -39,7 +39,8 @@ export class VirtualDaemon {
         durability: 'relaxed',
         ...options,
       },
-      { clock },
+      // The test lets a fixed number of turns pass for a write: no write waits in real time for company.
+      { clock, gatherWritesMs: 0 },
     );
     await daemon.start();
     return new VirtualDaemon(home, clock, daemon, await DaemonClient.connect(locations.socketPath));

@@ -2,10 +2,20 @@ import { performance } from 'node:perf_hooks';
 import type Database from 'better-sqlite3';
 
 /**
- * The longest the daemon's writes wait for company (see scheduleFlush): a fire waiting to be recorded waits
- * this at most.
+ * How long the daemon's writes may wait for company (see scheduleFlush): a fire waiting to be recorded
+ * waits this, and one more turn of the event loop, at most.
  */
 export const GATHER_WRITES_MS = 1;
+
+export interface GatherOptions {
+  /** How long a write may wait for company; 0, the default, never (a write commits at the next turn). */
+  maxGatherMs?: number;
+  /**
+   * Real milliseconds, monotonic (a test's own clock). Not the daemon's clock: the wait is weighed against
+   * the time a commit really takes, and virtual time, standing still while the loop spins, would never end it.
+   */
+  now?: () => number;
+}
 
 interface PendingWrite {
   work: () => unknown;
@@ -31,15 +41,19 @@ export class GroupCommit {
   private readonly releaseSavepoint: Database.Statement;
   private readonly rollbackToSavepoint: Database.Statement;
 
+  private readonly maxGatherMs: number;
+  private readonly now: () => number;
+
   /**
-   * `maxGatherMs`: the longest a write waits for company (see scheduleFlush). 0, the default, flushes at
-   * the next turn whatever came (a tool's store, and tests that count the turns a write takes); the daemon
-   * opens its store with GATHER_WRITES_MS.
+   * Without `maxGatherMs` a write commits at the next turn whatever came with it (a tool's store, and tests
+   * that count the turns a write takes); the daemon's store gathers for up to GATHER_WRITES_MS.
    */
   constructor(
     private readonly sqlite: Database.Database,
-    private readonly maxGatherMs = 0,
+    { maxGatherMs = 0, now = () => performance.now() }: GatherOptions = {},
   ) {
+    this.maxGatherMs = maxGatherMs;
+    this.now = now;
     this.savepoint = sqlite.prepare('SAVEPOINT sched_write');
     this.releaseSavepoint = sqlite.prepare('RELEASE sched_write');
     this.rollbackToSavepoint = sqlite.prepare('ROLLBACK TO sched_write');
@@ -75,22 +89,23 @@ export class GroupCommit {
 
   /**
    * Flushes at a later turn of the event loop, once as many writes are pending as the last commit held, or
-   * once waiting has taken as long as that commit did (and never more than maxGatherMs). Clients that
+   * at the first turn after waiting as long as that commit took (maxGatherMs at most). Clients that
    * each wait for their answer (8 connections, one request in flight on each) are all answered by one
    * commit, and their next requests arrive over the following fraction of a millisecond: flushed at the
    * first turn, the first one was committed alone (the loop blocked for its fsync) while the others queued
    * for the next commit, so two commits went to every round of them. Waiting for company costs no more
-   * than the commit it may save; a lone client (a last commit of one write) never waits.
+   * than the commit it may save. A client alone (the last commit held its one write) never waits; a write
+   * after a larger commit may wait the whole time for company that does not come.
    */
   private scheduleFlush(): void {
     if (this.flushScheduled) return;
     this.flushScheduled = true;
     const round = ++this.flushRound;
-    const gatherUntil = performance.now() + Math.min(this.lastCommitMs, this.maxGatherMs);
+    const gatherUntil = this.now() + Math.min(this.lastCommitMs, this.maxGatherMs);
     const flushOnceGathered = (): void => {
       if (!this.flushScheduled || round !== this.flushRound) return;
       const gathering = this.pending.length < this.lastBatchSize && this.holds === 0;
-      if (gathering && performance.now() < gatherUntil) setImmediate(flushOnceGathered);
+      if (gathering && this.now() < gatherUntil) setImmediate(flushOnceGathered);
       else this.flush();
     };
     setImmediate(flushOnceGathered);
@@ -107,7 +122,7 @@ export class GroupCommit {
     if (batch.length === 0 || this.holds > 0) return;
     this.pending = [];
     const results: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
-    const began = performance.now();
+    const began = this.now();
     try {
       this.sqlite
         .transaction(() => {
@@ -119,7 +134,7 @@ export class GroupCommit {
       return;
     } finally {
       this.lastBatchSize = batch.length;
-      this.lastCommitMs = performance.now() - began;
+      this.lastCommitMs = this.now() - began;
     }
     batch.forEach((write, index) => {
       const result = results[index]!;

@@ -17,10 +17,10 @@ import { sqliteTables } from './statements.js';
 const SQLITE_ENCODING: RowEncoding = { labels: (labels) => JSON.stringify(labels), text: (value) => value };
 
 /**
- * SQLite under the shared store. Reads run at once. Writes are group-committed: every write asked for
- * in one turn of the event loop runs in one transaction, each in its own savepoint (so one failing
- * write does not undo the others), and each promise settles only after the commit, so an
- * acknowledged write is on disk (synchronous=FULL) without one fsync per request.
+ * SQLite under the shared store. Reads run at once. Writes are group-committed (see GroupCommit): the
+ * writes asked for together run in one transaction, each in its own savepoint (so one failing write does
+ * not undo the others), and each promise settles only after the commit, so an acknowledged write is on
+ * disk (synchronous=FULL) without one fsync per request.
  */
 export class SqliteDialect implements StoreDialect {
   readonly capabilities = { notify: false };
@@ -43,7 +43,7 @@ export class SqliteDialect implements StoreDialect {
   ) {
     this.session = openSqliteSession(drizzle({ client: sqlite }));
     this.inode = fs.statSync(sqlite.name).ino;
-    this.commits = new GroupCommit(sqlite, gatherWritesMs);
+    this.commits = new GroupCommit(sqlite, { maxGatherMs: gatherWritesMs });
     this.retention = sqliteRetention(sqlite, (work) => this.commits.write(work));
   }
 
