@@ -39,7 +39,7 @@ export class SqliteDialect implements StoreDialect {
    */
   constructor(
     private readonly sqlite: Database.Database,
-    gatherWritesMs = 0,
+    gatherWritesMs?: number,
   ) {
     this.session = openSqliteSession(drizzle({ client: sqlite }));
     this.inode = fs.statSync(sqlite.name).ino;
@@ -51,7 +51,7 @@ export class SqliteDialect implements StoreDialect {
     return this.commits.write(() => work(this.session)) as Promise<T>;
   }
 
-  /** Writes asked for and not yet committed (they commit together at a next turn of the event loop). */
+  /** Writes asked for and not yet committed (they commit together at a later turn of the event loop). */
   get queuedWrites(): number {
     return this.commits.queued;
   }

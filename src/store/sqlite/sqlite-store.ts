@@ -23,7 +23,7 @@ export class SqliteStore extends SqlStore {
   /** Takes a connection from `openSqliteConnection`, whose settings and schema it relies on. */
   constructor(
     private readonly sqlite: Database.Database,
-    gatherWritesMs = 0,
+    gatherWritesMs?: number,
   ) {
     const dialect = new SqliteDialect(sqlite, gatherWritesMs);
     super(dialect);
