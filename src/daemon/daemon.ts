@@ -7,7 +7,6 @@ import { DEFAULT_LEASE_TTL_MS } from '../core/cluster/lease-timing.js';
 import type { Locations } from '../ipc/locations.js';
 import { newId } from '../store/ids.js';
 import type { PostgresTlsFiles } from '../store/postgres/tls-plan.js';
-import { GATHER_WRITES_MS } from '../store/sqlite/group-commit.js';
 import { accessControl, SINGLE_USER, type AccessSettings } from './access/access-control.js';
 import { RequestLimits } from './access/request-limits.js';
 import { clusterStatusOrDegraded } from './autonomy/degraded-status.js';
@@ -131,10 +130,10 @@ export interface DaemonSeams {
   /** Wraps what answers the socket, e.g. to fail between a committed change and its reply. */
   route?: (route: Route) => Route;
   /**
-   * How long a SQLite write may wait for others to commit with (GATHER_WRITES_MS unless said): a test in
-   * virtual time, which lets a fixed number of event-loop turns pass for a write, says 0.
+   * Whether a SQLite write may wait in real time to commit with others (yes unless said; see GroupCommit's
+   * pacing): a test in virtual time, which lets a fixed number of event-loop turns pass for a write, says no.
    */
-  gatherWritesMs?: number;
+  paceWrites?: boolean;
 }
 
 /** The daemon process: its services, started in order and stopped in reverse (see ServiceStack). */
@@ -217,9 +216,8 @@ export class Daemon {
     // A peer's SQLite is a copy of the replicated log, which is synced before anything is acknowledged:
     // a copy that loses its last commits to a power cut applies them again from the log (or its snapshot).
     const durability = this.options.peers ? 'replica' : this.options.durability;
-    const gatherWritesMs = this.seams.gatherWritesMs ?? GATHER_WRITES_MS;
-    const opened = (await stack.start(new StoreService(target, durability, leaseTtlMs, gatherWritesMs)))
-      .store;
+    const paceWrites = this.seams.paceWrites ?? true;
+    const opened = (await stack.start(new StoreService(target, durability, leaseTtlMs, paceWrites))).store;
     const labels = this.options.cluster?.labels ?? {};
     const reachability = new StoreReachability(clock, events, this.options.peers ? 'quorum' : 'store');
     const peers = this.options.peers

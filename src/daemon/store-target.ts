@@ -1,6 +1,7 @@
 import { SchedError } from '../core/errors.js';
 import { openPostgresStore } from '../store/postgres/postgres-store.js';
 import { NO_TLS_FILES, type PostgresTlsFiles } from '../store/postgres/tls-plan.js';
+import { GATHER_WRITES_MS, REPLICA_COMMIT_SPACING, type CommitPacing } from '../store/sqlite/group-commit.js';
 import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
 import type { Store } from '../store/store.js';
 import { createPrivateFile } from './private-file.js';
@@ -82,6 +83,15 @@ export type StoreDurability = 'full' | 'relaxed' | 'replica';
 const REPLICA_CHECKPOINT_PAGES = 10_000;
 
 /**
+ * A peer's replica commits what the log applies, whose entries come as fast as the cluster writes whatever
+ * the commits' delay: its commits are spaced, so that under load they grow larger and fewer. The daemon's
+ * own store answers clients, who wait for each answer: its writes wait a moment for company.
+ */
+function writePacing(durability: StoreDurability): CommitPacing {
+  return durability === 'replica' ? { spacing: REPLICA_COMMIT_SPACING } : { maxGatherMs: GATHER_WRITES_MS };
+}
+
+/**
  * The store the daemon keeps its jobs in, open while the daemon runs. A SQLite database is locked to this
  * daemon first and created private (0600), and commits as its durability says. On PostgreSQL a session stalled in a transaction longer than
  * `stalledTransactionTimeoutMs` is ended by the server, so its locks cannot hold up the other nodes.
@@ -95,8 +105,8 @@ export class StoreService implements Service {
     private readonly target: StoreTarget,
     private readonly durability: StoreDurability,
     private readonly stalledTransactionTimeoutMs: number,
-    /** How long a SQLite write may wait for others to commit with (see GroupCommit). */
-    private readonly gatherWritesMs: number,
+    /** Whether SQLite writes may wait to commit with others (see GroupCommit's pacing). */
+    private readonly paceWrites: boolean,
   ) {}
 
   get store(): Store {
@@ -120,10 +130,8 @@ export class StoreService implements Service {
       createPrivateFile(target.path);
       const synchronous = this.durability === 'full' ? 'FULL' : 'NORMAL';
       const checkpointEveryPages = this.durability === 'replica' ? REPLICA_CHECKPOINT_PAGES : undefined;
-      // A peer's replica commits what the log applies, a step's entries together already: waiting for more
-      // would only delay the proposers.
-      const gatherWritesMs = this.durability === 'replica' ? 0 : this.gatherWritesMs;
-      this.opened = await openSqliteStore(target.path, { synchronous, checkpointEveryPages, gatherWritesMs });
+      const pacing = this.paceWrites ? writePacing(this.durability) : {};
+      this.opened = await openSqliteStore(target.path, { synchronous, checkpointEveryPages, pacing });
     } catch (error) {
       this.databaseLock.release();
       throw error;

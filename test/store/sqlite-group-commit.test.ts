@@ -2,8 +2,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { GATHER_WRITES_MS, GroupCommit } from '../../src/store/sqlite/group-commit.js';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import {
+  GATHER_WRITES_MS,
+  GroupCommit,
+  REPLICA_COMMIT_SPACING,
+} from '../../src/store/sqlite/group-commit.js';
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -184,5 +188,71 @@ describe('SQLite group commit', () => {
     await Promise.all(written);
 
     expect(db.commits).toEqual([['held-a', 'held-b']]);
+  });
+
+  describe('spaced as a replica', () => {
+    const { factor, maxMs } = REPLICA_COMMIT_SPACING;
+
+    beforeEach(() => {
+      // The spacing's wait is a timer; the turns of the event loop stay real.
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    });
+
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    const spaced = () => new GroupCommit(db.sqlite, { spacing: REPLICA_COMMIT_SPACING, now: db.now });
+
+    it('Given a commit that took 10 ms, when writes come right after it, then they wait three times that from its end and commit together', async () => {
+      const commits = spaced();
+      await commits.write(db.row('first', 10));
+
+      const next = names('next-', 5).map((name) => commits.write(db.row(name)));
+      await turns(20);
+      vi.advanceTimersByTime(factor * 10 - 1);
+      await turns(20);
+      expect(db.commits).toEqual([['first']]);
+
+      vi.advanceTimersByTime(1);
+      await Promise.all(next);
+      expect(db.commits).toEqual([['first'], names('next-', 5)]);
+    });
+
+    it('Given a commit that took long, when a write comes right after it, then it waits the longest spacing only', async () => {
+      const commits = spaced();
+      await commits.write(db.row('slow', maxMs));
+
+      const next = commits.write(db.row('next'));
+      vi.advanceTimersByTime(maxMs - 1);
+      await turns(20);
+      expect(db.commits).toHaveLength(1);
+
+      vi.advanceTimersByTime(1);
+      await expect(next).resolves.toBe('next');
+    });
+
+    it('Given the spacing after a commit has passed, when a write comes, then it commits at the next turn', async () => {
+      const commits = spaced();
+      await commits.write(db.row('first', 10));
+      db.clock.ms += factor * 10;
+
+      await expect(commits.write(db.row('later'))).resolves.toBe('later');
+      expect(db.commits).toEqual([['first'], ['later']]);
+    });
+
+    it('Given a write waiting for its spacing, when the writes are flushed at once (the store closing), then it commits once', async () => {
+      const commits = spaced();
+      await commits.write(db.row('first', 10));
+      const waiting = commits.write(db.row('waiting'));
+      await turns(5);
+
+      commits.flush();
+      await expect(waiting).resolves.toBe('waiting');
+      vi.advanceTimersByTime(maxMs);
+      await turns(5);
+
+      expect(db.commits).toEqual([['first'], ['waiting']]);
+    });
   });
 });

@@ -40,7 +40,7 @@ export class VirtualDaemon {
         ...options,
       },
       // The test lets a fixed number of turns pass for a write: no write waits in real time for company.
-      { clock, gatherWritesMs: 0 },
+      { clock, paceWrites: false },
     );
     await daemon.start();
     return new VirtualDaemon(home, clock, daemon, await DaemonClient.connect(locations.socketPath));

@@ -7,9 +7,36 @@ import type Database from 'better-sqlite3';
  */
 export const GATHER_WRITES_MS = 1;
 
-export interface GatherOptions {
-  /** How long a write may wait for company; 0, the default, never (a write commits at the next turn). */
+/**
+ * A replica's commits come spaced by three times as long as the last one took, 100 ms at most (see
+ * CommitPacing.spacing).
+ */
+export const REPLICA_COMMIT_SPACING: CommitSpacing = { factor: 3, maxMs: 100 };
+
+export interface CommitSpacing {
+  /** The wait after a commit, as a multiple of how long it took. */
+  factor: number;
+  /** The longest wait, however long the commit took. */
+  maxMs: number;
+}
+
+/** When the writes asked for commit; with neither, each commits at the next turn of the event loop. */
+export interface CommitPacing {
+  /** How long a write may wait for company (see scheduleFlush). */
   maxGatherMs?: number;
+  /**
+   * For writes that come as a stream whatever their answers' delay (a peer's replica applying the log): the
+   * next commit begins no sooner than `factor` times as long as the last one took after it ended (`maxMs`
+   * at most). Committing is then at most 1 / (1 + factor) of the event loop's time, however fast the
+   * writes come: under load the commits grow larger and fewer. Most of a commit's cost is the pages it
+   * rewrites (a fire dirties a page of the jobs table and of each index keyed by job), so one commit of
+   * many fires rewrites a shared page once where many small ones rewrote it each time. A write alone
+   * waits a few times a small commit's duration, a fraction of a millisecond.
+   */
+  spacing?: CommitSpacing;
+}
+
+export interface GatherOptions extends CommitPacing {
   /**
    * Real milliseconds, monotonic (a test's own clock). Not the daemon's clock: the wait is weighed against
    * the time a commit really takes, and virtual time, standing still while the loop spins, would never end it.
@@ -34,25 +61,29 @@ export class GroupCommit {
   /** Tells a flush scheduled earlier, still gathering, that it has been overtaken. */
   private flushRound = 0;
   private holds = 0;
-  /** The writes the last commit held, and how long it took: what the next one waits for, and how long. */
+  /** The writes the last commit held, how long it took and when it ended: what the next one waits for. */
   private lastBatchSize = 0;
   private lastCommitMs = 0;
+  private lastCommitEnded = Number.NEGATIVE_INFINITY;
   private readonly savepoint: Database.Statement;
   private readonly releaseSavepoint: Database.Statement;
   private readonly rollbackToSavepoint: Database.Statement;
 
   private readonly maxGatherMs: number;
+  private readonly spacing: CommitSpacing | undefined;
   private readonly now: () => number;
 
   /**
-   * Without `maxGatherMs` a write commits at the next turn whatever came with it (a tool's store, and tests
-   * that count the turns a write takes); the daemon's store gathers for up to GATHER_WRITES_MS.
+   * Without pacing a write commits at the next turn whatever came with it (a tool's store, and tests that
+   * count the turns a write takes); the daemon's store gathers for up to GATHER_WRITES_MS, a peer's
+   * replica spaces its commits by REPLICA_COMMIT_SPACING.
    */
   constructor(
     private readonly sqlite: Database.Database,
-    { maxGatherMs = 0, now = () => performance.now() }: GatherOptions = {},
+    { maxGatherMs = 0, spacing, now = () => performance.now() }: GatherOptions = {},
   ) {
     this.maxGatherMs = maxGatherMs;
+    this.spacing = spacing;
     this.now = now;
     this.savepoint = sqlite.prepare('SAVEPOINT sched_write');
     this.releaseSavepoint = sqlite.prepare('RELEASE sched_write');
@@ -101,6 +132,16 @@ export class GroupCommit {
     if (this.flushScheduled) return;
     this.flushScheduled = true;
     const round = ++this.flushRound;
+    if (this.spacing) {
+      const { factor, maxMs } = this.spacing;
+      const wait = this.lastCommitEnded + Math.min(maxMs, factor * this.lastCommitMs) - this.now();
+      const flushIfStill = (): void => {
+        if (this.flushScheduled && round === this.flushRound) this.flush();
+      };
+      if (wait > 0) setTimeout(flushIfStill, wait);
+      else setImmediate(flushIfStill);
+      return;
+    }
     const gatherUntil = this.now() + Math.min(this.lastCommitMs, this.maxGatherMs);
     const flushOnceGathered = (): void => {
       if (!this.flushScheduled || round !== this.flushRound) return;
@@ -134,7 +175,8 @@ export class GroupCommit {
       return;
     } finally {
       this.lastBatchSize = batch.length;
-      this.lastCommitMs = this.now() - began;
+      this.lastCommitEnded = this.now();
+      this.lastCommitMs = this.lastCommitEnded - began;
     }
     batch.forEach((write, index) => {
       const result = results[index]!;

@@ -7,7 +7,7 @@ import type { RowEncoding } from '../sql/records.js';
 import { sqliteRowLimit } from '../sql/row-limit.js';
 import { runSync, type Awaitable, type Script } from '../sql/script.js';
 import type { Session } from '../sql/session.js';
-import { GroupCommit } from './group-commit.js';
+import { GroupCommit, type CommitPacing } from './group-commit.js';
 import { sqliteRetention } from './retention-queries.js';
 import { openSqliteSession } from './sqlite-session.js';
 import { isUniqueViolation } from './sqlite-errors.js';
@@ -34,16 +34,16 @@ export class SqliteDialect implements StoreDialect {
   private readonly inode: number;
 
   /**
-   * Takes a connection from `openSqliteConnection`, whose settings and schema it relies on; a write waits
-   * up to `gatherWritesMs` for others to commit with (see GroupCommit).
+   * Takes a connection from `openSqliteConnection`, whose settings and schema it relies on; writes commit
+   * as `pacing` says (see GroupCommit).
    */
   constructor(
     private readonly sqlite: Database.Database,
-    gatherWritesMs?: number,
+    pacing?: CommitPacing,
   ) {
     this.session = openSqliteSession(drizzle({ client: sqlite }));
     this.inode = fs.statSync(sqlite.name).ino;
-    this.commits = new GroupCommit(sqlite, { maxGatherMs: gatherWritesMs });
+    this.commits = new GroupCommit(sqlite, pacing);
     this.retention = sqliteRetention(sqlite, (work) => this.commits.write(work));
   }
 

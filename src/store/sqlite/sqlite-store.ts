@@ -3,16 +3,17 @@ import { SqlStore } from '../sql/sql-store.js';
 import { openSqliteConnection } from './connection.js';
 import { backupDatabase } from './online-backup.js';
 import type { SqliteConnectionOptions } from './connection.js';
+import type { CommitPacing } from './group-commit.js';
 import { SqliteDialect } from './sqlite-dialect.js';
 import { SqliteReplica } from './sqlite-replica.js';
 
 export interface SqliteStoreOptions extends SqliteConnectionOptions {
-  /** How long a write may wait for others to commit with (see GroupCommit); 0, the default, never. */
-  gatherWritesMs?: number;
+  /** When the writes asked for commit (see GroupCommit); by default each at the next turn. */
+  pacing?: CommitPacing;
 }
 
 export function openSqliteStore(file: string, options: SqliteStoreOptions = {}): SqliteStore {
-  return new SqliteStore(openSqliteConnection(file, options), options.gatherWritesMs);
+  return new SqliteStore(openSqliteConnection(file, options), options.pacing);
 }
 
 /** The Store on one SQLite file (see SqliteDialect for how it writes). */
@@ -23,9 +24,9 @@ export class SqliteStore extends SqlStore {
   /** Takes a connection from `openSqliteConnection`, whose settings and schema it relies on. */
   constructor(
     private readonly sqlite: Database.Database,
-    gatherWritesMs?: number,
+    pacing?: CommitPacing,
   ) {
-    const dialect = new SqliteDialect(sqlite, gatherWritesMs);
+    const dialect = new SqliteDialect(sqlite, pacing);
     super(dialect);
     this.replica = new SqliteReplica(sqlite, dialect);
   }
