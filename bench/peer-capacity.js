@@ -11,9 +11,15 @@
 //     an instant or fired one twice; the highest sustained rate is the last step before it. Unlike the
 //     PostgreSQL benchmark the steps share one cluster (filling 100,000 jobs through the log per step
 //     would dominate the run), so each later step fires over a larger runs table.
-// Knobs: BENCH_PEER_CAP_NODES (3,5), BENCH_PEER_CAP_STEPS (fires/s per step: 500,1000,2000,3000,5000;
+//     Each step also meters the CPU over its window: every daemon's, this process's (the HTTP endpoint)
+//     and the machine's. Every node applies every fire to its own SQLite, so the daemons' CPU per fire
+//     grows with the nodes, and all of them share this machine's cores: the row says how many
+//     microseconds of CPU a fire cost the cluster and each node, and the rate at which the cores would be
+//     spent on it (a bound from CPU alone, where a node on a host of its own has a core to itself).
+// Knobs: BENCH_PEER_CAP_NODES (3,5), BENCH_PEER_CAP_STEPS (fires/s per step: 500,1000,2000,3000,4000,5000;
 //        quick 200,500), BENCH_PEER_CAP_STORED (100,000; quick 10,000), BENCH_PEER_CAP_WINDOW_S (20; quick
 //        10), BENCH_PEER_CAP_WARMUP_S (5), BENCH_PEER_CAP_P99_MS (1000).
+import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { QUICK, knob } from './lib/config.js';
 import { analyzeWindow, windowShortfalls } from './lib/federation-window.js';
@@ -28,11 +34,12 @@ import {
   withPeerCluster,
 } from './lib/peer-cluster.js';
 import { pipelined } from './lib/pipeline.js';
+import { cpuMeter, cpuSeconds, machineLoadMeter } from './lib/process-cpu.js';
 import { emitResult, progress } from './lib/report.js';
 import { readEveryJobs } from './lib/runs-db.js';
 
 const NODE_COUNTS = listKnob('PEER_CAP_NODES', '3,5', '3,5');
-const STEPS = listKnob('PEER_CAP_STEPS', '500,1000,2000,3000,5000', '200,500');
+const STEPS = listKnob('PEER_CAP_STEPS', '500,1000,2000,3000,4000,5000', '200,500');
 const STORED = knob('PEER_CAP_STORED', 100_000, 10_000);
 const WINDOW_MS = knob('PEER_CAP_WINDOW_S', 20, 10) * 1000;
 const WARMUP_MS = knob('PEER_CAP_WARMUP_S', 5) * 1000;
@@ -101,6 +108,38 @@ async function addJobs(daemon, total, input) {
   }
 }
 
+/** Meters the CPU of `daemons`, of this process and of the machine from now until `stop(wallMs)`. */
+function meterCpu(daemons) {
+  const meters = daemons.map((daemon) => cpuMeter(daemon.pid));
+  const ownBefore = cpuSeconds(process.pid);
+  const machine = machineLoadMeter();
+  return {
+    stop: (wallMs) => ({
+      daemonsPct: meters.map((meter) => meter.stop(wallMs)),
+      benchPct: ((cpuSeconds(process.pid) - ownBefore) / (wallMs / 1000)) * 100,
+      ...machine.stop(),
+    }),
+  };
+}
+
+/**
+ * The window's CPU as cost per fire: microseconds of the daemons' CPU (all and per node) and of this
+ * process's, and the fires/s at which they would take every core of this machine.
+ */
+function cpuPerFire(cpu, fires) {
+  const fired = fires.createdInWindow;
+  const seconds = (pct) => (pct / 100) * (WINDOW_MS / 1000);
+  const daemonsUs = (cpu.daemonsPct.reduce((sum, pct) => sum + seconds(pct), 0) / fired) * 1e6;
+  const benchUs = (seconds(cpu.benchPct) / fired) * 1e6;
+  return {
+    ...cpu,
+    daemonsUsPerFire: daemonsUs,
+    nodeUsPerFire: daemonsUs / cpu.daemonsPct.length,
+    benchUsPerFire: benchUs,
+    coresBoundPerSecond: (os.cpus().length * 1e6) / (daemonsUs + benchUs),
+  };
+}
+
 function measureNodes(nodes, target) {
   return withPeerCluster({ count: nodes, label: `peercap-${nodes}` }, async (cluster) => {
     const steps = [];
@@ -149,6 +188,10 @@ function measureNodes(nodes, target) {
       progress(
         `${nodes} nodes, ${count(asked)} jobs every 1s: measuring ${WINDOW_MS / 1000} s after ${WARMUP_MS / 1000} s`,
       );
+      await sleep(from - Date.now());
+      const cpuOf = meterCpu(cluster.up());
+      await sleep(to - Date.now());
+      const cpu = cpuOf.stop(to - from);
       await sleep(to + SETTLE_MS - Date.now());
       // Every node's jobs, one set by id: a lagging node's database may lack the newest.
       const jobs = [
@@ -159,11 +202,19 @@ function measureNodes(nodes, target) {
         ).values(),
       ];
       const fires = analyzeWindow(jobs, runsSince(cluster, from - 5_000), { from, to, intervalMs: 1_000 });
-      const step = { nodes, asked, jobs: jobs.length, fires, shortfalls: shortfalls(fires) };
+      const step = {
+        nodes,
+        asked,
+        jobs: jobs.length,
+        fires,
+        cpu: cpuPerFire(cpu, fires),
+        shortfalls: shortfalls(fires),
+      };
       steps.push(step);
       progress(
         `${nodes} nodes, ${count(asked)} fires/s asked: ${fires.firesPerSecond.toFixed(0)} fired, p50 ${fires.latenessMs.p50} ms, ` +
           `p99 ${fires.latenessMs.p99} ms, missed ${fires.missed}, duplicates ${fires.duplicates}; ` +
+          `${cpuNote(step.cpu)}; ` +
           (step.shortfalls.length ? `stops here: ${step.shortfalls.join(', ')}` : 'sustained'),
       );
       if (step.shortfalls.length) break;
@@ -184,6 +235,15 @@ try {
   await target?.close();
 }
 
+/** What a step's CPU says, for its progress line and its row. */
+function cpuNote(cpu) {
+  const pct = (value) => value.toFixed(0);
+  return (
+    `CPU: daemons ${cpu.daemonsPct.map(pct).join('/')} %, ${cpu.daemonsUsPerFire.toFixed(0)} us a fire (${cpu.nodeUsPerFire.toFixed(0)} a node), ` +
+    `endpoint ${pct(cpu.benchPct)} %, machine ${pct(cpu.machineBusyPct)} % busy; the cores would be spent at ${count(Math.round(cpu.coresBoundPerSecond))} fires/s`
+  );
+}
+
 const rows = [];
 for (const { nodes, storeRate, retries, landed, steps } of results) {
   for (const step of steps) {
@@ -200,6 +260,7 @@ for (const { nodes, storeRate, retries, landed, steps } of results) {
       notes:
         `asked ${count(step.asked)} fires/s; fired ${count(fires.fired)}/${count(fires.expected)} expected, missed ${count(fires.missed)}, ` +
         `duplicates ${fires.duplicates}, early ${fires.early}, per node ${fires.perNode.map((node) => count(node.runsInWindow)).join('/')}; ` +
+        `${cpuNote(step.cpu)}; ` +
         (step.shortfalls.length ? `NOT sustained: ${step.shortfalls.join(', ')}` : 'sustained'),
       goals: { 'peer-capacity-duplicates': fires.duplicates },
     });
