@@ -20,6 +20,7 @@
 //        quick 200,500), BENCH_PEER_CAP_STORED (100,000; quick 10,000), BENCH_PEER_CAP_WINDOW_S (20; quick
 //        10), BENCH_PEER_CAP_WARMUP_S (5), BENCH_PEER_CAP_P99_MS (1000).
 import os from 'node:os';
+import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { QUICK, knob } from './lib/config.js';
 import { analyzeWindow, windowShortfalls } from './lib/federation-window.js';
@@ -34,7 +35,7 @@ import {
   withPeerCluster,
 } from './lib/peer-cluster.js';
 import { pipelined } from './lib/pipeline.js';
-import { cpuMeter, cpuSeconds, machineLoadMeter } from './lib/process-cpu.js';
+import { cpuSeconds, machineLoadMeter } from './lib/process-cpu.js';
 import { emitResult, progress } from './lib/report.js';
 import { readEveryJobs } from './lib/runs-db.js';
 
@@ -108,15 +109,20 @@ async function addJobs(daemon, total, input) {
   }
 }
 
-/** Meters the CPU of `daemons`, of this process and of the machine from now until `stop(wallMs)`. */
+/**
+ * Meters the CPU seconds of `daemons` and of this process, and how busy the machine was, from now until
+ * `stop()`; with the time that really passed (this process's timers may fire late).
+ */
 function meterCpu(daemons) {
-  const meters = daemons.map((daemon) => cpuMeter(daemon.pid));
+  const before = daemons.map((daemon) => cpuSeconds(daemon.pid));
   const ownBefore = cpuSeconds(process.pid);
   const machine = machineLoadMeter();
+  const started = performance.now();
   return {
-    stop: (wallMs) => ({
-      daemonsPct: meters.map((meter) => meter.stop(wallMs)),
-      benchPct: ((cpuSeconds(process.pid) - ownBefore) / (wallMs / 1000)) * 100,
+    stop: () => ({
+      seconds: (performance.now() - started) / 1000,
+      daemonsCpuSeconds: daemons.map((daemon, index) => cpuSeconds(daemon.pid) - before[index]),
+      benchCpuSeconds: cpuSeconds(process.pid) - ownBefore,
       ...machine.stop(),
     }),
   };
@@ -127,14 +133,17 @@ function meterCpu(daemons) {
  * process's, and the fires/s at which they would take every core of this machine.
  */
 function cpuPerFire(cpu, fires) {
-  const fired = fires.createdInWindow;
-  const seconds = (pct) => (pct / 100) * (WINDOW_MS / 1000);
-  const daemonsUs = (cpu.daemonsPct.reduce((sum, pct) => sum + seconds(pct), 0) / fired) * 1e6;
-  const benchUs = (seconds(cpu.benchPct) / fired) * 1e6;
+  const { seconds, daemonsCpuSeconds, benchCpuSeconds, machineBusyPct } = cpu;
+  const pct = (cpuSeconds) => (cpuSeconds / seconds) * 100;
+  const measured = { daemonsPct: daemonsCpuSeconds.map(pct), benchPct: pct(benchCpuSeconds), machineBusyPct };
+  // A rate per fire needs fires, and every daemon's CPU (one that died in the window has none to read).
+  if (fires.createdInWindow === 0 || !daemonsCpuSeconds.every(Number.isFinite)) return measured;
+  const daemonsUs = (daemonsCpuSeconds.reduce((sum, value) => sum + value, 0) / fires.createdInWindow) * 1e6;
+  const benchUs = (benchCpuSeconds / fires.createdInWindow) * 1e6;
   return {
-    ...cpu,
+    ...measured,
     daemonsUsPerFire: daemonsUs,
-    nodeUsPerFire: daemonsUs / cpu.daemonsPct.length,
+    nodeUsPerFire: daemonsUs / daemonsCpuSeconds.length,
     benchUsPerFire: benchUs,
     coresBoundPerSecond: (os.cpus().length * 1e6) / (daemonsUs + benchUs),
   };
@@ -191,7 +200,7 @@ function measureNodes(nodes, target) {
       await sleep(from - Date.now());
       const cpuOf = meterCpu(cluster.up());
       await sleep(to - Date.now());
-      const cpu = cpuOf.stop(to - from);
+      const cpu = cpuOf.stop();
       await sleep(to + SETTLE_MS - Date.now());
       // Every node's jobs, one set by id: a lagging node's database may lack the newest.
       const jobs = [
@@ -238,9 +247,17 @@ try {
 /** What a step's CPU says, for its progress line and its row. */
 function cpuNote(cpu) {
   const pct = (value) => value.toFixed(0);
+  const perFire =
+    cpu.daemonsUsPerFire === undefined
+      ? ''
+      : `, ${cpu.daemonsUsPerFire.toFixed(0)} us a fire (${cpu.nodeUsPerFire.toFixed(0)} a node)`;
+  const bound =
+    cpu.coresBoundPerSecond === undefined
+      ? ''
+      : `; the cores would be spent at ${count(Math.round(cpu.coresBoundPerSecond))} fires/s`;
   return (
-    `CPU: daemons ${cpu.daemonsPct.map(pct).join('/')} %, ${cpu.daemonsUsPerFire.toFixed(0)} us a fire (${cpu.nodeUsPerFire.toFixed(0)} a node), ` +
-    `endpoint ${pct(cpu.benchPct)} %, machine ${pct(cpu.machineBusyPct)} % busy; the cores would be spent at ${count(Math.round(cpu.coresBoundPerSecond))} fires/s`
+    `CPU: daemons ${cpu.daemonsPct.map(pct).join('/')} %${perFire}, ` +
+    `endpoint ${pct(cpu.benchPct)} %, machine ${pct(cpu.machineBusyPct)} % busy${bound}`
   );
 }
 

@@ -87,7 +87,7 @@ const REPLICA_CHECKPOINT_PAGES = 10_000;
  * the commits' delay: its commits are spaced, so that under load they grow larger and fewer. The daemon's
  * own store answers clients, who wait for each answer: its writes wait a moment for company.
  */
-function writePacing(durability: StoreDurability): CommitPacing {
+export function writePacing(durability: StoreDurability): CommitPacing {
   return durability === 'replica' ? { spacing: REPLICA_COMMIT_SPACING } : { maxGatherMs: GATHER_WRITES_MS };
 }
 

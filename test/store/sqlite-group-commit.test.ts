@@ -229,6 +229,8 @@ describe('SQLite group commit', () => {
       expect(db.commits).toHaveLength(1);
 
       vi.advanceTimersByTime(1);
+      await turns(20);
+      expect(db.commits).toEqual([['slow'], ['next']]);
       await expect(next).resolves.toBe('next');
     });
 
@@ -241,18 +243,55 @@ describe('SQLite group commit', () => {
       expect(db.commits).toEqual([['first'], ['later']]);
     });
 
-    it('Given a write waiting for its spacing, when the writes are flushed at once (the store closing), then it commits once', async () => {
+    it('Given a write waiting for its spacing, when the writes are flushed at once (the store closing), then it commits once, and the next write is spaced from that commit', async () => {
       const commits = spaced();
       await commits.write(db.row('first', 10));
-      const waiting = commits.write(db.row('waiting'));
+      const waiting = commits.write(db.row('waiting', 10));
+      vi.advanceTimersByTime(20);
       await turns(5);
 
       commits.flush();
       await expect(waiting).resolves.toBe('waiting');
-      vi.advanceTimersByTime(maxMs);
-      await turns(5);
-
+      const after = commits.write(db.row('after'));
+      // Past when the first wait would have ended: it must not take the write that came after the flush.
+      vi.advanceTimersByTime(10);
+      await turns(20);
       expect(db.commits).toEqual([['first'], ['waiting']]);
+
+      vi.advanceTimersByTime(factor * 10 - 10);
+      await expect(after).resolves.toBe('after');
+      expect(db.commits).toEqual([['first'], ['waiting'], ['after']]);
+    });
+
+    it('Given commits held past a write’s spacing, when released, then the write commits', async () => {
+      const commits = spaced();
+      await commits.write(db.row('first', 10));
+      const release = commits.hold();
+      const held = commits.write(db.row('held'));
+      db.clock.ms += maxMs;
+      vi.advanceTimersByTime(maxMs);
+      await turns(20);
+      expect(db.commits).toEqual([['first']]);
+
+      release();
+      await expect(held).resolves.toBe('held');
+      expect(db.commits).toEqual([['first'], ['held']]);
+    });
+
+    it('Given a write asked for by a write being committed, then it is spaced by that commit', async () => {
+      const commits = spaced();
+      let nested: Promise<string> | undefined;
+      await commits.write(() => {
+        const outer = db.row('outer', 10)();
+        nested = commits.write(db.row('nested'));
+        return outer;
+      });
+
+      await turns(20);
+      expect(db.commits).toEqual([['outer']]);
+      vi.advanceTimersByTime(factor * 10);
+      await expect(nested).resolves.toBe('nested');
+      expect(db.commits).toEqual([['outer'], ['nested']]);
     });
   });
 });

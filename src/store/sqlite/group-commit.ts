@@ -31,7 +31,8 @@ export interface CommitPacing {
    * writes come: under load the commits grow larger and fewer. Most of a commit's cost is the pages it
    * rewrites (a fire dirties a page of the jobs table and of each index keyed by job), so one commit of
    * many fires rewrites a shared page once where many small ones rewrote it each time. A write alone
-   * waits a few times a small commit's duration, a fraction of a millisecond.
+   * after a small commit waits no timer (a wait under a millisecond, which a timer would round up to one,
+   * is the next turn).
    */
   spacing?: CommitSpacing;
 }
@@ -65,6 +66,8 @@ export class GroupCommit {
   private lastBatchSize = 0;
   private lastCommitMs = 0;
   private lastCommitEnded = Number.NEGATIVE_INFINITY;
+  /** The timer of a flush waiting for its spacing, cleared by any flush. */
+  private spacingTimer: NodeJS.Timeout | null = null;
   private readonly savepoint: Database.Statement;
   private readonly releaseSavepoint: Database.Statement;
   private readonly rollbackToSavepoint: Database.Statement;
@@ -128,6 +131,18 @@ export class GroupCommit {
    * than the commit it may save. A client alone (the last commit held its one write) never waits; a write
    * after a larger commit may wait the whole time for company that does not come.
    */
+  private rescheduleFlush(): void {
+    this.unschedule();
+    this.scheduleFlush();
+  }
+
+  /** Forgets a flush scheduled, and its timer: a scheduled flush of an earlier round does nothing. */
+  private unschedule(): void {
+    this.flushScheduled = false;
+    if (this.spacingTimer !== null) clearTimeout(this.spacingTimer);
+    this.spacingTimer = null;
+  }
+
   private scheduleFlush(): void {
     if (this.flushScheduled) return;
     this.flushScheduled = true;
@@ -138,7 +153,7 @@ export class GroupCommit {
       const flushIfStill = (): void => {
         if (this.flushScheduled && round === this.flushRound) this.flush();
       };
-      if (wait > 0) setTimeout(flushIfStill, wait);
+      if (wait >= 1) this.spacingTimer = setTimeout(flushIfStill, wait);
       else setImmediate(flushIfStill);
       return;
     }
@@ -158,7 +173,7 @@ export class GroupCommit {
    * a second connection waits (busy_timeout) instead of failing with SQLITE_BUSY on upgrade.
    */
   flush(): void {
-    this.flushScheduled = false;
+    this.unschedule();
     const batch = this.pending;
     if (batch.length === 0 || this.holds > 0) return;
     this.pending = [];
@@ -177,6 +192,8 @@ export class GroupCommit {
       this.lastBatchSize = batch.length;
       this.lastCommitEnded = this.now();
       this.lastCommitMs = this.lastCommitEnded - began;
+      // A write asked for by one of this batch was scheduled before this commit's duration was known.
+      if (this.pending.length > 0) this.rescheduleFlush();
     }
     batch.forEach((write, index) => {
       const result = results[index]!;
