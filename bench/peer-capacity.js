@@ -35,7 +35,7 @@ import {
   withPeerCluster,
 } from './lib/peer-cluster.js';
 import { pipelined } from './lib/pipeline.js';
-import { cpuSeconds, machineLoadMeter } from './lib/process-cpu.js';
+import { cpuMeter, machineLoadMeter } from './lib/process-cpu.js';
 import { emitResult, progress } from './lib/report.js';
 import { readEveryJobs } from './lib/runs-db.js';
 
@@ -110,21 +110,24 @@ async function addJobs(daemon, total, input) {
 }
 
 /**
- * Meters the CPU seconds of `daemons` and of this process, and how busy the machine was, from now until
- * `stop()`; with the time that really passed (this process's timers may fire late).
+ * Meters the CPU of `daemons` and of this process (% of one core), and how busy the machine was, from now
+ * until `stop()`, over the time that really passed (this process's timers may fire late).
  */
 function meterCpu(daemons) {
-  const before = daemons.map((daemon) => cpuSeconds(daemon.pid));
-  const ownBefore = cpuSeconds(process.pid);
+  const meters = daemons.map((daemon) => cpuMeter(daemon.pid));
+  const own = cpuMeter(process.pid);
   const machine = machineLoadMeter();
   const started = performance.now();
   return {
-    stop: () => ({
-      seconds: (performance.now() - started) / 1000,
-      daemonsCpuSeconds: daemons.map((daemon, index) => cpuSeconds(daemon.pid) - before[index]),
-      benchCpuSeconds: cpuSeconds(process.pid) - ownBefore,
-      ...machine.stop(),
-    }),
+    stop: () => {
+      const wallMs = performance.now() - started;
+      return {
+        seconds: wallMs / 1000,
+        daemonsPct: meters.map((meter) => meter.stop(wallMs)),
+        benchPct: own.stop(wallMs),
+        machineBusyPct: machine.stop().machineBusyPct,
+      };
+    },
   };
 }
 
@@ -133,17 +136,15 @@ function meterCpu(daemons) {
  * process's, and the fires/s at which they would take every core of this machine.
  */
 function cpuPerFire(cpu, fires) {
-  const { seconds, daemonsCpuSeconds, benchCpuSeconds, machineBusyPct } = cpu;
-  const pct = (cpuSeconds) => (cpuSeconds / seconds) * 100;
-  const measured = { daemonsPct: daemonsCpuSeconds.map(pct), benchPct: pct(benchCpuSeconds), machineBusyPct };
   // A rate per fire needs fires, and every daemon's CPU (one that died in the window has none to read).
-  if (fires.createdInWindow === 0 || !daemonsCpuSeconds.every(Number.isFinite)) return measured;
-  const daemonsUs = (daemonsCpuSeconds.reduce((sum, value) => sum + value, 0) / fires.createdInWindow) * 1e6;
-  const benchUs = (benchCpuSeconds / fires.createdInWindow) * 1e6;
+  if (fires.createdInWindow === 0 || !cpu.daemonsPct.every(Number.isFinite)) return cpu;
+  const usPerFire = (pct) => ((pct / 100) * cpu.seconds * 1e6) / fires.createdInWindow;
+  const daemonsUs = cpu.daemonsPct.reduce((sum, pct) => sum + usPerFire(pct), 0);
+  const benchUs = usPerFire(cpu.benchPct);
   return {
-    ...measured,
+    ...cpu,
     daemonsUsPerFire: daemonsUs,
-    nodeUsPerFire: daemonsUs / daemonsCpuSeconds.length,
+    nodeUsPerFire: daemonsUs / cpu.daemonsPct.length,
     benchUsPerFire: benchUs,
     coresBoundPerSecond: (os.cpus().length * 1e6) / (daemonsUs + benchUs),
   };

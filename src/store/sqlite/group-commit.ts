@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type Database from 'better-sqlite3';
 
 /**
- * How long the daemon's writes may wait for company (see scheduleFlush): a fire waiting to be recorded
+ * How long the daemon's writes may wait for company (see flushOnceGathered): a fire waiting to be recorded
  * waits this, and one more turn of the event loop, at most.
  */
 export const GATHER_WRITES_MS = 1;
@@ -22,7 +22,7 @@ export interface CommitSpacing {
 
 /** When the writes asked for commit; with neither, each commits at the next turn of the event loop. */
 export interface CommitPacing {
-  /** How long a write may wait for company (see scheduleFlush). */
+  /** How long a write may wait for company (see flushOnceGathered). */
   maxGatherMs?: number;
   /**
    * For writes that come as a stream whatever their answers' delay (a peer's replica applying the log): the
@@ -37,7 +37,7 @@ export interface CommitPacing {
   spacing?: CommitSpacing;
 }
 
-export interface GatherOptions extends CommitPacing {
+export interface GroupCommitOptions extends CommitPacing {
   /**
    * Real milliseconds, monotonic (a test's own clock). Not the daemon's clock: the wait is weighed against
    * the time a commit really takes, and virtual time, standing still while the loop spins, would never end it.
@@ -83,7 +83,7 @@ export class GroupCommit {
    */
   constructor(
     private readonly sqlite: Database.Database,
-    { maxGatherMs = 0, spacing, now = () => performance.now() }: GatherOptions = {},
+    { maxGatherMs = 0, spacing, now = () => performance.now() }: GroupCommitOptions = {},
   ) {
     this.maxGatherMs = maxGatherMs;
     this.spacing = spacing;
@@ -121,16 +121,16 @@ export class GroupCommit {
     });
   }
 
-  /**
-   * Flushes at a later turn of the event loop, once as many writes are pending as the last commit held, or
-   * at the first turn after waiting as long as that commit took (maxGatherMs at most). Clients that
-   * each wait for their answer (8 connections, one request in flight on each) are all answered by one
-   * commit, and their next requests arrive over the following fraction of a millisecond: flushed at the
-   * first turn, the first one was committed alone (the loop blocked for its fsync) while the others queued
-   * for the next commit, so two commits went to every round of them. Waiting for company costs no more
-   * than the commit it may save. A client alone (the last commit held its one write) never waits; a write
-   * after a larger commit may wait the whole time for company that does not come.
-   */
+  /** Flushes at a later turn of the event loop, as the store's pacing says, unless a flush is on its way. */
+  private scheduleFlush(): void {
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    const round = ++this.flushRound;
+    if (this.spacing) this.flushSpaced(round, this.spacing);
+    else this.flushOnceGathered(round);
+  }
+
+  /** A commit's writes asked for others while it ran: they wait as this commit's duration says. */
   private rescheduleFlush(): void {
     this.unschedule();
     this.scheduleFlush();
@@ -143,28 +143,35 @@ export class GroupCommit {
     this.spacingTimer = null;
   }
 
-  private scheduleFlush(): void {
-    if (this.flushScheduled) return;
-    this.flushScheduled = true;
-    const round = ++this.flushRound;
-    if (this.spacing) {
-      const { factor, maxMs } = this.spacing;
-      const wait = this.lastCommitEnded + Math.min(maxMs, factor * this.lastCommitMs) - this.now();
-      const flushIfStill = (): void => {
-        if (this.flushScheduled && round === this.flushRound) this.flush();
-      };
-      if (wait >= 1) this.spacingTimer = setTimeout(flushIfStill, wait);
-      else setImmediate(flushIfStill);
-      return;
-    }
+  /** Flushes once the spacing after the last commit has passed (see CommitPacing.spacing). */
+  private flushSpaced(round: number, { factor, maxMs }: CommitSpacing): void {
+    const wait = this.lastCommitEnded + Math.min(maxMs, factor * this.lastCommitMs) - this.now();
+    const flushIfStill = (): void => {
+      if (this.flushScheduled && round === this.flushRound) this.flush();
+    };
+    if (wait >= 1) this.spacingTimer = setTimeout(flushIfStill, wait);
+    else setImmediate(flushIfStill);
+  }
+
+  /**
+   * Flushes once as many writes are pending as the last commit held, or at the first turn after waiting as
+   * long as that commit took (maxGatherMs at most). Clients that each wait for their answer (8
+   * connections, one request in flight on each) are all answered by one commit, and their next requests
+   * arrive over the following fraction of a millisecond: flushed at the first turn, the first one was
+   * committed alone (the loop blocked for its fsync) while the others queued for the next commit, so two
+   * commits went to every round of them. Waiting for company costs no more than the commit it may save. A
+   * client alone (the last commit held its one write) never waits; a write after a larger commit may wait
+   * the whole time for company that does not come.
+   */
+  private flushOnceGathered(round: number): void {
     const gatherUntil = this.now() + Math.min(this.lastCommitMs, this.maxGatherMs);
-    const flushOnceGathered = (): void => {
+    const flushWhenGathered = (): void => {
       if (!this.flushScheduled || round !== this.flushRound) return;
       const gathering = this.pending.length < this.lastBatchSize && this.holds === 0;
-      if (gathering && this.now() < gatherUntil) setImmediate(flushOnceGathered);
+      if (gathering && this.now() < gatherUntil) setImmediate(flushWhenGathered);
       else this.flush();
     };
-    setImmediate(flushOnceGathered);
+    setImmediate(flushWhenGathered);
   }
 
   /**
