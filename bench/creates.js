@@ -4,14 +4,17 @@
 // Knobs: BENCH_CREATES_SEQ (creates per rep, sequential), BENCH_CREATES_PIPELINED (per rep, pipelined
 //        and multi-client), BENCH_CREATES_DEPTH (64), BENCH_CREATES_CLIENTS (8),
 //        BENCH_CREATES_CLIENT_DEPTH (8 each: the same 64 in flight in total as the one pipelined client).
+import os from 'node:os';
 import path from 'node:path';
 import { REPS, knob } from './lib/config.js';
 import { startCreateClients } from './lib/create-clients.js';
 import { createJobs } from './lib/create-jobs.js';
 import { startDaemon } from './lib/daemon.js';
+import { goalById } from './lib/goals.js';
 import { makeTempDir, removeTempDir } from './lib/processes.js';
 import { rawGroupCommit, rowsOfOneCreate } from './lib/raw-group-commit.js';
 import { cpuMeter } from './lib/process-cpu.js';
+import { startSocketFloor } from './lib/socket-floor.js';
 import { emitResult, progress } from './lib/report.js';
 import { median, medianOfReps, summarize } from './lib/stats.js';
 
@@ -36,14 +39,20 @@ async function oneClient(daemon, { count, depth }) {
   return reps;
 }
 
-/** `clients` forked processes, each with its own connection; the wall time spans all of them. */
+/**
+ * `clients` forked processes, each with its own connection; the wall time spans all of them. `daemon` is
+ * anything with a socket and a pid: a daemon, or the socket's floor.
+ */
 async function manyClients(daemon, { count, clients, depth }) {
   const workers = await startCreateClients(daemon, { clients, warmup: WARMUP / 4 });
   const reps = [];
   for (let rep = 0; rep < REPS; rep++) {
     const cpu = cpuMeter(daemon.pid);
+    const clientsCpu = workers.pids.map(cpuMeter);
     const { latenciesMs, elapsedMs } = await workers.run({ count, depth, prefix: `r${rep}` });
-    reps.push(repFigures(latenciesMs, elapsedMs, cpu.stop(elapsedMs)));
+    const figures = repFigures(latenciesMs, elapsedMs, cpu.stop(elapsedMs));
+    figures.clientsCpuPct = clientsCpu.reduce((sum, meter) => sum + meter.stop(elapsedMs), 0);
+    reps.push(figures);
   }
   await workers.close();
   return reps;
@@ -78,6 +87,8 @@ const rows = [];
 const figures = {};
 /** The rows of one create by the 8-client scenario's daemon, for the raw group commit to copy. */
 let template;
+/** What that daemon answered a create with: the socket's floor answers every request with it. */
+let createResult;
 for (const scenario of scenarios) {
   progress(`creates: ${scenario.name}`);
   const daemon = await startDaemon({ label: 'creates' });
@@ -97,7 +108,14 @@ for (const scenario of scenarios) {
       notes: `median of ${reps.length}; daemon CPU ${Math.round(median.daemonCpuPct)}% of a core`,
       goals: scenario.goal ? { [scenario.goal]: median.jobsPerSec } : undefined,
     });
-    if (scenario.goal === 'creates-8-clients') template = rowsOfOneCreate(daemon.databasePath);
+    if (scenario.goal === 'creates-8-clients') {
+      const client = await daemon.connect();
+      createResult = await client.call('job.add', {
+        input: { name: 'floor-reply', every: '1h', argv: ['true'] },
+      });
+      client.close();
+      template = rowsOfOneCreate(daemon.databasePath);
+    }
   } finally {
     await daemon.dispose();
   }
@@ -108,9 +126,9 @@ for (const scenario of scenarios) {
 const perCommit = CLIENTS * CLIENT_DEPTH;
 progress(`creates: raw group commit, ${perCommit} creates' rows a commit`);
 const rawDir = makeTempDir('raw-commit');
-let rawRates;
+let rawRounds;
 try {
-  rawRates = rawGroupCommit(template, {
+  rawRounds = rawGroupCommit(template, {
     file: path.join(rawDir, 'raw.db'),
     warmup: WARMUP,
     rounds: REPS,
@@ -120,18 +138,66 @@ try {
 } finally {
   removeTempDir(rawDir);
 }
-const rawRate = median(rawRates);
+const rawRate = median(rawRounds.map((round) => round.rate));
+const rawCpuMicros = median(rawRounds.map((round) => round.cpuMicrosPerCreate));
 const manyClientsRow = rows.find((row) => row.goals?.['creates-8-clients'] !== undefined);
 const ofRaw = (manyClientsRow.rate / rawRate) * 100;
 manyClientsRow.goals['creates-vs-group-commit'] = ofRaw;
 manyClientsRow.notes += `; ${Math.round(ofRaw)}% of the raw group commit`;
-figures.rawGroupCommit = { perCommit, rates: rawRates };
+figures.rawGroupCommit = { perCommit, rounds: rawRounds };
 rows.push({
   benchmark: 'creates (job.add)',
   scenario: `raw group commit: a create's rows straight into SQLite, ${perCommit} a commit`,
   n: PIPELINED,
   rate: rawRate,
   rateUnit: 'jobs/s',
-  notes: `median of ${rawRates.length}; job, audit and event rows, the daemon's schema and settings`,
+  notes: `median of ${rawRounds.length}; job, audit and event rows, the daemon's schema and settings; ${micros(1e6 / rawRate)} a create, ${micros(rawCpuMicros)} of it CPU`,
+});
+
+// The other floor: the daemon's transport answering at once, to the same clients, with the same reply.
+progress(`creates: the socket's floor, ${CLIENTS} client processes × ${CLIENT_DEPTH} in flight`);
+const floor = await startSocketFloor(createResult);
+let floorReps;
+try {
+  floorReps = await manyClients(floor, { count: PIPELINED, clients: CLIENTS, depth: CLIENT_DEPTH });
+} finally {
+  await floor.dispose();
+}
+const floorMedian = medianOfReps(floorReps);
+const daemonMedian = figures[scenarios.find((scenario) => scenario.goal).name].median;
+const perCreate = (cpuPct, rate) => ((cpuPct / 100) * 1e6) / rate;
+const share = {
+  daemonMicros: perCreate(daemonMedian.daemonCpuPct, daemonMedian.jobsPerSec),
+  socketMicros: perCreate(floorMedian.daemonCpuPct, floorMedian.jobsPerSec),
+  clientsMicros: perCreate(floorMedian.clientsCpuPct, floorMedian.jobsPerSec),
+  rawMicros: 1e6 / rawRate,
+  rawCpuMicros,
+};
+// One thread that only moved the bytes and committed the rows would still spend both on every create.
+share.oneThreadCeiling = 1e6 / (share.socketMicros + share.rawMicros);
+// What the goal's rate would take of this machine's cores with nothing but the floors' work in the daemon.
+const goalRate = (goalById('creates-vs-group-commit').target / 100) * rawRate;
+share.coresAtGoal = (goalRate * (share.clientsMicros + share.socketMicros + share.rawCpuMicros)) / 1e6;
+figures.socketFloor = { median: floorMedian, reps: floorReps, share };
+rows.push({
+  benchmark: 'creates (job.add)',
+  scenario: `the socket's floor: ${CLIENTS} client processes × ${CLIENT_DEPTH} in flight answered by the daemon's transport alone`,
+  n: floorMedian.creates,
+  rate: floorMedian.jobsPerSec,
+  rateUnit: 'jobs/s',
+  p50: floorMedian.p50,
+  p99: floorMedian.p99,
+  max: floorMedian.max,
+  notes:
+    `median of ${floorReps.length}; ${micros(share.socketMicros)} of CPU a request, the clients ${micros(share.clientsMicros)}. ` +
+    `The daemon spent ${micros(share.daemonMicros)} a create: ${micros(share.socketMicros)} is the socket's, ` +
+    `${micros(share.rawMicros)} the raw commit's, so one thread doing only those two tops out at ` +
+    `${Math.round(share.oneThreadCeiling).toLocaleString('en-US')}/s (${Math.round((share.oneThreadCeiling / rawRate) * 100)}% of raw); ` +
+    `at ${Math.round(goalRate).toLocaleString('en-US')}/s (the goal) clients, socket and commit alone would take ` +
+    `${share.coresAtGoal.toFixed(2)} of this machine's ${os.cpus().length} cores`,
 });
 emitResult({ benchmark: 'creates (job.add) over the socket', rows, figures });
+
+function micros(value) {
+  return `${Math.round(value)} µs`;
+}

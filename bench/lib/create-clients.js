@@ -21,6 +21,7 @@ export async function startCreateClients(daemon, { clients, warmup, secrets }) {
     }),
   );
   return {
+    pids: workers.map((worker) => worker.pid),
     async run({ count, depth, prefix }) {
       const started = performance.now();
       const results = await Promise.all(
