@@ -22,6 +22,7 @@ const BENCHMARKS = [
   'firing-lateness',
   'burst',
   'spawn-lateness',
+  'concurrent-children',
   'cli-startup',
   'dash-redraw',
   'federation',

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import pg from 'pg';
 import { statementFlags } from './pg-statements.js';
+import { childPids } from './process-children.js';
 import { cpuSeconds } from './process-cpu.js';
 import { freePort } from './free-port.js';
 import { makeTempDir, removeTempDir } from './processes.js';
@@ -119,26 +120,4 @@ function reapedChildrenCpuSeconds(pid) {
   } catch {
     return NaN;
   }
-}
-
-/** The pids whose parent is `parent`, from /proc; [] where there is no /proc. */
-function childPids(parent) {
-  const children = [];
-  let entries = [];
-  try {
-    entries = fs.readdirSync('/proc');
-  } catch {
-    return children;
-  }
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid === parent) children.push(Number(entry));
-    } catch {
-      // exited meanwhile
-    }
-  }
-  return children;
 }

@@ -18,6 +18,11 @@ export const configFlags = {
     summary: 'Run at most N jobs at once (config: max_concurrent, env: SCHED_MAX_CONCURRENT).',
     helpValue: 'N',
   }),
+  'max-children': Flags.string({
+    summary:
+      'Keep at most N commands running at once; more wait for one to end. Default: as many as the open-file limit has room for, 5,000 at most (config: max_children, env: SCHED_MAX_CHILDREN).',
+    helpValue: 'N',
+  }),
   metrics: Flags.string({
     summary:
       'Serve /metrics and /health on host:port, or "off" (config: metrics_address, env: SCHED_METRICS_ADDRESS).',
@@ -79,6 +84,7 @@ export interface ConfigFlagInput {
   store?: string;
   socket?: string;
   'max-concurrent'?: string;
+  'max-children'?: string;
   metrics?: string;
   api?: string;
   'tls-cert'?: string;
@@ -97,6 +103,7 @@ export function configFlagValues(flags: ConfigFlagInput): FlagValues {
     store: flags.store,
     socket: flags.socket,
     max_concurrent: flags['max-concurrent'],
+    max_children: flags['max-children'],
     metrics_address: flags.metrics,
     'api.listen': flags.api,
     'api.tls_cert_file': flags['tls-cert'],

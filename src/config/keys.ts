@@ -293,6 +293,15 @@ export const KEY_SPECS: readonly KeySpec[] = [
     default: () => null,
   },
   {
+    key: 'max_children',
+    env: 'SCHED_MAX_CHILDREN',
+    flag: '--max-children',
+    expects: 'a whole number ≥ 1',
+    schema: wholeNumber,
+    fromText: asNumber,
+    default: () => null,
+  },
+  {
     key: 'timezone',
     env: 'SCHED_TZ',
     flag: '--tz',
@@ -351,6 +360,7 @@ export type ConfigKey =
   | 'store'
   | 'socket'
   | 'max_concurrent'
+  | 'max_children'
   | 'timezone'
   | 'log_level'
   | 'metrics_address'

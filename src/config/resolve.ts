@@ -27,6 +27,8 @@ export interface ResolvedConfig {
   readonly socket: string;
   /** At most this many runs at once; null means no limit. */
   readonly maxConcurrent: number | null;
+  /** At most this many commands alive at once; null: as many as the open-file limit has room for. */
+  readonly maxChildren: number | null;
   readonly timezone: string;
   readonly logLevel: LogLevel;
   /** host:port of the metrics and health listener; null when it is off. */
@@ -122,6 +124,7 @@ export function resolveConfig(inputs: ConfigInputs): ResolvedConfig {
     store: values.store as string,
     socket: values.socket as string,
     maxConcurrent: values.max_concurrent as number | null,
+    maxChildren: values.max_children as number | null,
     timezone: values.timezone as string,
     logLevel: values.log_level as LogLevel,
     metricsAddress: values.metrics_address as string | null,

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { DEFAULT_RATE_LIMITS, type RateLimits } from '../core/access/rate-limits.js';
 import type { DaemonAccount } from '../core/access/run-as.js';
 import { DEFAULT_LEASE_TTL_MS } from '../core/cluster/lease-timing.js';
+import { childSlots } from '../core/child-slots.js';
 import type { Locations } from '../ipc/locations.js';
 import { newId } from '../store/ids.js';
 import type { PostgresTlsFiles } from '../store/postgres/tls-plan.js';
@@ -32,6 +33,7 @@ import { EventStream } from './event-stream.js';
 import { DaemonEvents, nextRunEnd } from './events.js';
 import { CommandExecutor } from './executor/command-executor.js';
 import { HttpExecutor } from './executor/http-executor.js';
+import { openFileLimit } from './executor/open-file-limit.js';
 import { IdempotencyGuard } from './idempotency-guard.js';
 import { JobLookup } from './job-lookup.js';
 import { JobService } from './job-service.js';
@@ -90,6 +92,8 @@ export interface DaemonOptions {
   storeUrl?: string;
   /** At most this many runs at once; further due runs wait in due order. Default: no limit. */
   maxConcurrent?: number;
+  /** At most this many commands alive at once (`max_children`); default: as the open-file limit allows. */
+  maxChildren?: number;
   /** Prometheus `/metrics` and `/health` listener, `host:port`; off when absent. */
   metricsAddress?: string;
   /** `metrics_token_file`: the listener asks for its bearer token; needed to bind beyond loopback. */
@@ -207,6 +211,7 @@ export class Daemon {
       ? readBearerToken(this.options.metricsTokenFile)
       : null;
     if (this.options.metricsAddress) checkExposure(this.options.metricsAddress, metricsToken);
+    childSlots(openFileLimit(), this.options.maxChildren ?? null);
     const apiPlan = this.options.api ? apiListenPlan(this.options.api) : null;
     const apiTls = apiPlan?.tls ? readApiTls(apiPlan.tls) : null;
     const oidcPlan = this.options.api ? apiOidcPlan(this.options.api.oidc) : null;
@@ -335,7 +340,11 @@ export class Daemon {
       runFence: fence,
       http,
       events,
-      commands: await CommandExecutor.start({ journalDir: journal.dir, clock }),
+      commands: await CommandExecutor.start({
+        journalDir: journal.dir,
+        clock,
+        maxAliveChildren: this.options.maxChildren,
+      }),
       baseEnv: inheritedEnvironment(),
       daemonAccount,
       liveOutput,

@@ -59,6 +59,7 @@ describe('sched config show', () => {
     expect(result.stdout).toContain(`Config file: ${file}`);
     expect(result.stdout).toMatch(new RegExp(`metrics_address\\s+127\\.0\\.0\\.1:9464\\s+${file}`));
     expect(result.stdout).toMatch(/max_concurrent\s+no limit\s+default/);
+    expect(result.stdout).toMatch(/max_children\s+as the open-file limit allows\s+default/);
   });
 
   it('names the key and the file of a bad value, and exits 2', async () => {

@@ -4,16 +4,19 @@ import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunOutcome } from '../../src/core/run.js';
-import { CommandExecutor, type CommandExecution } from '../../src/daemon/executor/command-executor.js';
+import { SPAWNER_RESERVED_DESCRIPTORS } from '../../src/core/child-slots.js';
+import {
+  CommandExecutor,
+  type CommandExecution,
+  type ExecutorOptions,
+} from '../../src/daemon/executor/command-executor.js';
 import { isRoot, onlyRootMakesOtherUsers } from '../support/os-users.js';
 
 const BASE_ENV = { PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin' };
 const executors: CommandExecutor[] = [];
 let runCounter = 0;
 
-async function startExecutor(
-  options: { killGraceMs?: number; maxAliveChildren?: number } = {},
-): Promise<CommandExecutor> {
+async function startExecutor(options: ExecutorOptions = {}): Promise<CommandExecutor> {
   const executor = await CommandExecutor.start(options);
   executors.push(executor);
   return executor;
@@ -352,6 +355,43 @@ describe('CommandExecutor', () => {
     expect(outcomes.map((outcome) => outcome.state)).toEqual(Array(20).fill('succeeded'));
     expect(mostAlive).toBe(5);
   }, 30_000);
+
+  /** The most children alive at once while `runs` go through `executor`, all of which must succeed. */
+  async function mostAliveThrough(
+    executor: CommandExecutor,
+    runs: Partial<CommandExecution>[],
+  ): Promise<number> {
+    let alive = 0;
+    let mostAlive = 0;
+    executor.on('started', (_id, pid) => {
+      if (pid !== null) mostAlive = Math.max(mostAlive, ++alive);
+    });
+    executor.on('finished', () => alive--);
+    const outcomes = await Promise.all(runs.map((fields) => runToEnd(executor, fields)));
+    expect(outcomes.map((outcome) => outcome.state)).toEqual(Array(runs.length).fill('succeeded'));
+    return mostAlive;
+  }
+
+  it('Given an open-file limit with room for 12 descriptors, when no cap is set, then 4 children of 3 each are alive at most', async () => {
+    const executor = await startExecutor({ openFileLimit: SPAWNER_RESERVED_DESCRIPTORS + 12 });
+    const runs = Array.from({ length: 10 }, () => ({ argv: ['sleep', '1'] }));
+    expect(await mostAliveThrough(executor, runs)).toBe(4);
+  }, 30_000);
+
+  it('Given room for 12 descriptors, when the runs have a payload (a stdin pipe, 4 each), then only 3 are alive at once and the rest wait rather than fail', async () => {
+    const executor = await startExecutor({ openFileLimit: SPAWNER_RESERVED_DESCRIPTORS + 12 });
+    const runs = Array.from({ length: 10 }, () => ({
+      shell: 'cat > /dev/null; sleep 1',
+      stdin: 'payload',
+    }));
+    expect(await mostAliveThrough(executor, runs)).toBe(3);
+  }, 30_000);
+
+  it('Given a cap above what the open-file limit holds, then the executor refuses to start', async () => {
+    await expect(
+      CommandExecutor.start({ openFileLimit: SPAWNER_RESERVED_DESCRIPTORS + 12, maxAliveChildren: 5 }),
+    ).rejects.toThrow('max_children is 5, but this daemon may open 76 files');
+  });
 
   it('Given a cap of 1 child, when runs queue up, then they start in the order they were handed over', async () => {
     const executor = await startExecutor({ maxAliveChildren: 1 });

@@ -70,7 +70,8 @@ export default class ConfigShow extends SchedCommand {
 }
 
 function describeNull(key: string): string {
-  return key === 'max_concurrent' ? 'no limit' : 'off';
+  if (key === 'max_concurrent') return 'no limit';
+  return key === 'max_children' ? 'as the open-file limit allows' : 'off';
 }
 
 function describeSource(source: ConfigSource): string {

@@ -102,6 +102,7 @@ export default class DaemonRun extends SchedCommand {
       // The default store is the SQLite file in the home, which the daemon finds by itself.
       storeUrl: config.sources.store.kind === 'default' ? undefined : config.store,
       maxConcurrent: config.maxConcurrent ?? undefined,
+      maxChildren: config.maxChildren ?? undefined,
       cluster,
       peers,
       metricsAddress: config.metricsAddress ?? undefined,

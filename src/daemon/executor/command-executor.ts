@@ -1,10 +1,11 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { childSlots } from '../../core/child-slots.js';
 import type { RunOutcome } from '../../core/run.js';
 import { builtModuleUrl } from '../../runtime/built-module.js';
 import { systemClock, type CancelTimer, type Clock } from '../clock.js';
 import { ExecutorSignals } from './executor-signals.js';
+import { openFileLimit } from './open-file-limit.js';
 import { signalProcessGroup } from './process-group.js';
 import { timedOutAfter } from './timed-out.js';
 import type {
@@ -29,22 +30,18 @@ export interface ExecutorEvents {
 }
 
 export const DEFAULT_KILL_GRACE_MS = 2_000;
-/**
- * Short commands need few slots (700 `true`s a second keep about a dozen alive); the cap is for a burst
- * of long ones, which wait in the worker for a slot instead of each holding a process and its pipes.
- */
-const DEFAULT_MAX_ALIVE_CHILDREN = 1_000;
-/**
- * What a child holds open in the spawner, whose limit is the daemon's: stdin (with a payload), stdout and
- * stderr pipes, the status pipe of a run as its owner, and the pidfd its exit is learnt from.
- */
-const FDS_PER_CHILD = 5;
-/** Left for everything else the daemon opens: the database, the socket, its clients, HTTP targets. */
-const FDS_RESERVED = 512;
 /** On top of the kill grace and the worker's drain wait, before stop() gives up on a run. */
 const STOP_MARGIN_MS = 3_000;
 /** How long a stopped spawner process has to exit once its channel is closed, before it is killed. */
 const WORKER_EXIT_WAIT_MS = 2_000;
+
+export interface ExecutorOptions {
+  killGraceMs?: number;
+  maxAliveChildren?: number;
+  openFileLimit?: number | null;
+  journalDir?: string;
+  clock?: Clock;
+}
 
 /**
  * Runs command jobs from a spawner process of its own (spawn-worker.ts says why not from the daemon); the
@@ -71,21 +68,20 @@ export class CommandExecutor {
   }
 
   /**
-   * Spins up the worker; resolves once it is ready to spawn. `maxAliveChildren` is further capped by
-   * what the open-file limit leaves room for. With `journalDir`, every live child is journaled there, so the
-   * next daemon can stop it if this one is killed.
+   * Spins up the worker; resolves once it is ready to spawn. `maxAliveChildren` is `max_children`: by
+   * default as many as the open-file limit has room for (see childSlots), which a larger number is refused
+   * against (a SchedError). `openFileLimit` stands in for this process's own (null: unlimited). With
+   * `journalDir`, every live child is journaled there, so the next daemon can stop it if this one is killed.
    */
-  static async start(
-    options: { killGraceMs?: number; maxAliveChildren?: number; journalDir?: string; clock?: Clock } = {},
-  ): Promise<CommandExecutor> {
+  static async start(options: ExecutorOptions = {}): Promise<CommandExecutor> {
+    const limit = options.openFileLimit === undefined ? openFileLimit() : options.openFileLimit;
+    const slots = childSlots(limit, options.maxAliveChildren ?? null);
     const executor = new CommandExecutor(
       builtModuleUrl(import.meta.url, 'spawn-worker.js'),
       {
         killGraceMs: options.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
-        maxAliveChildren: Math.min(
-          options.maxAliveChildren ?? DEFAULT_MAX_ALIVE_CHILDREN,
-          childSlotsWithinFdLimit(),
-        ),
+        maxAliveChildren: slots.maxChildren,
+        descriptorBudget: slots.descriptorBudget,
         journalDir: options.journalDir ?? null,
       },
       options.clock ?? systemClock,
@@ -250,19 +246,6 @@ export class CommandExecutor {
     }
     this.signals.notifyIfIdle(this.running.size === 0);
   }
-}
-
-/** How many children the open-file limit leaves room for; unlimited where /proc does not say. */
-function childSlotsWithinFdLimit(): number {
-  let limits: string;
-  try {
-    limits = readFileSync('/proc/self/limits', 'utf8');
-  } catch {
-    return Infinity;
-  }
-  const soft = /^Max open files\s+(\d+)/m.exec(limits)?.[1];
-  if (soft === undefined) return Infinity; // "unlimited"
-  return Math.max(1, Math.floor((Number(soft) - FDS_RESERVED) / FDS_PER_CHILD));
 }
 
 /** Closes the spawner's channel, which ends it; kills it if it has not ended soon after. */

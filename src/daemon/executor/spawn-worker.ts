@@ -5,6 +5,7 @@
 // started with posix_spawn where the addon is built (spawn-child.ts), which copies no page tables at all:
 // forking even this small process capped spawning near 450/s. It lives exactly as long as its IPC channel
 // to the daemon.
+import { descriptorsOfChild } from '../../core/child-slots.js';
 import { ChildJournal } from '../orphans/child-journal.js';
 import { ChildRun } from './child-run.js';
 import type {
@@ -30,12 +31,17 @@ const SPAWNS_PER_TURN = 1;
 
 const optionsArgument = process.argv[2];
 if (optionsArgument === undefined) throw new Error('spawn-worker.js takes its options as its one argument');
-const { killGraceMs, maxAliveChildren, journalDir } = JSON.parse(optionsArgument) as SpawnWorkerOptions;
+const { killGraceMs, maxAliveChildren, descriptorBudget, journalDir } = JSON.parse(
+  optionsArgument,
+) as SpawnWorkerOptions;
 const journal = journalDir === null ? null : new ChildJournal(journalDir);
 /** Every run accepted and not yet finished, spawned or not. */
 const runs = new Map<string, ChildRun>();
 /** The runs of `runs` still waiting for a free slot, oldest first (a Map keeps insertion order). */
 const waiting = new Map<string, ChildRun>();
+/** The descriptors each run's child will hold, and those the started ones hold together. */
+const descriptorsOf = new Map<string, number>();
+let descriptorsHeld = 0;
 let drainScheduled = false;
 const report = (message: FromWorkerMessage): void => {
   // Once the daemon is gone nobody is listening; its successor's orphan sweep finds the children.
@@ -45,11 +51,12 @@ const report = (message: FromWorkerMessage): void => {
 function accept(message: Extract<ToWorkerMessage, { type: 'run' }>): void {
   const { runId } = message.execution;
   if (runs.has(runId)) return;
+  const { stdin, runAs } = message.execution;
   const run = new ChildRun(message.execution, killGraceMs, journal, report, () => {
-    runs.delete(runId);
-    waiting.delete(runId);
+    forget(runId);
     scheduleDrain();
   });
+  descriptorsOf.set(runId, descriptorsOfChild({ stdinPipe: stdin !== null, statusPipe: runAs !== null }));
   runs.set(runId, run);
   waiting.set(runId, run);
   scheduleDrain();
@@ -61,8 +68,24 @@ function kill(runId: string, state: TerminationState, reason: string): void {
   runs.get(runId)?.terminate(state, reason);
 }
 
+/** A run that finished, or could not start: its slot and the descriptors it held are free again. */
+function forget(runId: string): void {
+  if (!runs.delete(runId)) return;
+  if (!waiting.delete(runId)) descriptorsHeld -= descriptorsOf.get(runId) ?? 0;
+  descriptorsOf.delete(runId);
+}
+
+/** The oldest waiting run, if a child of it fits now: under the cap and within the descriptors left. */
+function nextToStart(): [string, ChildRun] | null {
+  const next = waiting.entries().next();
+  if (next.done === true || runs.size - waiting.size >= maxAliveChildren) return null;
+  const fits =
+    descriptorBudget === null || descriptorsHeld + descriptorsOf.get(next.value[0])! <= descriptorBudget;
+  return fits ? next.value : null;
+}
+
 function scheduleDrain(): void {
-  if (drainScheduled || waiting.size === 0 || runs.size - waiting.size >= maxAliveChildren) return;
+  if (drainScheduled || nextToStart() === null) return;
   drainScheduled = true;
   setImmediate(drain);
 }
@@ -70,10 +93,11 @@ function scheduleDrain(): void {
 function drain(): void {
   drainScheduled = false;
   for (let spawned = 0; spawned < SPAWNS_PER_TURN; spawned++) {
-    const next = waiting.entries().next();
-    if (next.done === true || runs.size - waiting.size >= maxAliveChildren) break;
-    const [runId, run] = next.value;
+    const next = nextToStart();
+    if (next === null) break;
+    const [runId, run] = next;
     waiting.delete(runId);
+    descriptorsHeld += descriptorsOf.get(runId)!;
     start(runId, run);
   }
   scheduleDrain();
@@ -84,7 +108,8 @@ function start(runId: string, run: ChildRun): void {
     run.start();
   } catch (error) {
     // A bug here must cost one run, not the worker and every run in it.
-    if (!runs.delete(runId)) return;
+    if (!runs.has(runId)) return;
+    forget(runId);
     report({
       type: 'finished',
       runId,

@@ -28,6 +28,11 @@ export interface SpawnWorkerOptions {
   killGraceMs: number;
   /** Children alive at once; further runs wait in the worker, first come first served. */
   maxAliveChildren: number;
+  /**
+   * Descriptors the live children may hold together (see descriptorsOfChild); null: no limit. A run whose
+   * child would pass it waits, as for a slot, rather than failing with EMFILE.
+   */
+  descriptorBudget: number | null;
   /** Where each live child is journaled (see ChildJournal); null journals nothing. */
   journalDir: string | null;
 }
