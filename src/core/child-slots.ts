@@ -17,6 +17,12 @@ export function descriptorsOfChild({
 
 /** The fewest a child holds: what `max_children` is weighed against the open-file limit with. */
 const LEAST_DESCRIPTORS_PER_CHILD = descriptorsOfChild({ stdinPipe: false, statusPipe: false });
+/** The most: a budget with less would hold such a run, and every run queued behind it, for good. */
+const MOST_DESCRIPTORS_PER_CHILD = descriptorsOfChild({ stdinPipe: true, statusPipe: true });
+
+/** Where the limit is raised: Node starts with its soft limit raised to the hard one, so the hard one counts. */
+const RAISE_THE_LIMIT =
+  'raise the hard open-file limit (LimitNOFILE= in the systemd unit, `nofile` in /etc/security/limits.conf, `ulimit -Hn` as root)';
 
 /** Kept for the spawner's own: its channel to the daemon, its event loop, the journal files it writes. */
 export const SPAWNER_RESERVED_DESCRIPTORS = 64;
@@ -35,7 +41,8 @@ export interface ChildSlots {
 }
 
 /**
- * The spawner's slots under an open-file limit (`openFileLimit`, null when unlimited or unknown) and the
+ * The spawner's slots under an open-file limit (`openFileLimit`, null when unlimited or unknown: the soft
+ * limit of this process, which Node raised to the hard one as it started) and the
  * `max_children` asked for (null: the default, as many as the limit has room for, DEFAULT_MAX_CHILDREN at
  * most). A number that the limit cannot hold even with the fewest descriptors a child needs is refused:
  * the daemon would never reach it, and would look as if it did.
@@ -44,15 +51,15 @@ export function childSlots(openFileLimit: number | null, requested: number | nul
   if (openFileLimit === null)
     return { maxChildren: requested ?? DEFAULT_MAX_CHILDREN, descriptorBudget: null };
   const descriptorBudget = Math.max(0, openFileLimit - SPAWNER_RESERVED_DESCRIPTORS);
+  if (descriptorBudget < MOST_DESCRIPTORS_PER_CHILD) throw tooFewDescriptors(openFileLimit);
   const room = Math.floor(descriptorBudget / LEAST_DESCRIPTORS_PER_CHILD);
-  if (room < 1) throw tooFewDescriptors(openFileLimit);
   if (requested === null) return { maxChildren: Math.min(DEFAULT_MAX_CHILDREN, room), descriptorBudget };
   if (requested > room) throw beyondTheLimit(requested, openFileLimit, room);
   return { maxChildren: requested, descriptorBudget };
 }
 
-function needed(children: number): number {
-  return children * LEAST_DESCRIPTORS_PER_CHILD + SPAWNER_RESERVED_DESCRIPTORS;
+function needed(children: number, perChild = LEAST_DESCRIPTORS_PER_CHILD): number {
+  return children * perChild + SPAWNER_RESERVED_DESCRIPTORS;
 }
 
 function beyondTheLimit(requested: number, openFileLimit: number, room: number): SchedError {
@@ -62,9 +69,7 @@ function beyondTheLimit(requested: number, openFileLimit: number, room: number):
       `need at least ${needed(requested)} (${LEAST_DESCRIPTORS_PER_CHILD} a child, ` +
       `${SPAWNER_RESERVED_DESCRIPTORS} for the spawner).`,
     {
-      hint:
-        `Set max_children to at most ${room}, or raise the open-file limit (LimitNOFILE= in the systemd ` +
-        `unit, \`ulimit -n\` in the shell that starts the daemon).`,
+      hint: `Set max_children to at most ${room}, or ${RAISE_THE_LIMIT}.`,
       details: { maxChildren: requested, openFileLimit, mostChildren: room },
     },
   );
@@ -73,9 +78,9 @@ function beyondTheLimit(requested: number, openFileLimit: number, room: number):
 function tooFewDescriptors(openFileLimit: number): SchedError {
   return new SchedError(
     'VALIDATION_FAILED',
-    `This daemon may open only ${openFileLimit} files: too few to run a command (at least ${needed(1)}).`,
+    `This daemon may open only ${openFileLimit} files: too few to run every command (at least ${needed(1, MOST_DESCRIPTORS_PER_CHILD)}).`,
     {
-      hint: 'Raise the open-file limit (LimitNOFILE= in the systemd unit, `ulimit -n` in the shell that starts the daemon).',
+      hint: `To run commands, ${RAISE_THE_LIMIT}.`,
       details: { openFileLimit },
     },
   );

@@ -211,7 +211,7 @@ export class Daemon {
       ? readBearerToken(this.options.metricsTokenFile)
       : null;
     if (this.options.metricsAddress) checkExposure(this.options.metricsAddress, metricsToken);
-    childSlots(openFileLimit(), this.options.maxChildren ?? null);
+    const slots = childSlots(openFileLimit(), this.options.maxChildren ?? null);
     const apiPlan = this.options.api ? apiListenPlan(this.options.api) : null;
     const apiTls = apiPlan?.tls ? readApiTls(apiPlan.tls) : null;
     const oidcPlan = this.options.api ? apiOidcPlan(this.options.api.oidc) : null;
@@ -340,11 +340,7 @@ export class Daemon {
       runFence: fence,
       http,
       events,
-      commands: await CommandExecutor.start({
-        journalDir: journal.dir,
-        clock,
-        maxAliveChildren: this.options.maxChildren,
-      }),
+      commands: await CommandExecutor.start({ journalDir: journal.dir, clock, slots }),
       baseEnv: inheritedEnvironment(),
       daemonAccount,
       liveOutput,

@@ -7,7 +7,7 @@ import { sched, useDaemons, waitFor } from '../support/sched-harness.js';
 const daemons = useDaemons(afterEach);
 
 describe('sched daemon run --max-children', () => {
-  it('Given more children than the open-file limit holds, then the daemon refuses before it opens anything, saying how to fix it', async () => {
+  it('Given more children than the open-file limit holds, then the daemon refuses before it opens its store, saying how to fix it', async () => {
     const dir = daemons.home();
     const limit = openFileLimit();
     if (limit === null) throw new Error('this test needs an open-file limit in /proc/self/limits');

@@ -43,10 +43,6 @@ describe('renderSystemdUnit', () => {
     },
   );
 
-  it("raises the open-file limit to hold max_children's default of 5,000 commands", () => {
-    expect(directives(renderSystemdUnit(base))).toContain('LimitNOFILE=65536');
-  });
-
   it('stops after the grace period has had time to run out', () => {
     expect(renderSystemdUnit({ ...base, grace: '2m', graceMs: 120_000 })).toContain('TimeoutStopSec=135s');
   });

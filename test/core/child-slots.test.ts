@@ -56,14 +56,16 @@ describe('childSlots', () => {
       'max_children is 6646, but this daemon may open 20000 files and 6646 children need at least 20002 (3 a child, 64 for the spawner).',
     );
     expect(error.hint).toContain('Set max_children to at most 6645');
-    expect(error.hint).toContain('LimitNOFILE=');
+    expect(error.hint).toContain('raise the hard open-file limit (LimitNOFILE=');
     expect(error.details).toEqual({ maxChildren: 6_646, openFileLimit: 20_000, mostChildren: 6_645 });
   });
 
-  it('Given an open-file limit too low for a single command, then even the default is refused', () => {
-    expect(refusal(64, null).message).toBe(
-      'This daemon may open only 64 files: too few to run a command (at least 67).',
+  it('Given an open-file limit too low for a command of every kind (5 descriptors), then even the default is refused', () => {
+    const error = refusal(68, null);
+    expect(error.message).toBe(
+      'This daemon may open only 68 files: too few to run every command (at least 69).',
     );
-    expect(childSlots(67, null).maxChildren).toBe(1);
+    expect(error.hint).toContain('raise the hard open-file limit');
+    expect(childSlots(69, null)).toEqual({ maxChildren: 1, descriptorBudget: 5 });
   });
 });

@@ -1,6 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { childSlots } from '../../core/child-slots.js';
+import { childSlots, type ChildSlots } from '../../core/child-slots.js';
 import type { RunOutcome } from '../../core/run.js';
 import { builtModuleUrl } from '../../runtime/built-module.js';
 import { systemClock, type CancelTimer, type Clock } from '../clock.js';
@@ -37,8 +37,8 @@ const WORKER_EXIT_WAIT_MS = 2_000;
 
 export interface ExecutorOptions {
   killGraceMs?: number;
-  maxAliveChildren?: number;
-  openFileLimit?: number | null;
+  /** The children alive at once and the descriptors they may hold; default: childSlots' for this process. */
+  slots?: ChildSlots;
   journalDir?: string;
   clock?: Clock;
 }
@@ -68,14 +68,11 @@ export class CommandExecutor {
   }
 
   /**
-   * Spins up the worker; resolves once it is ready to spawn. `maxAliveChildren` is `max_children`: by
-   * default as many as the open-file limit has room for (see childSlots), which a larger number is refused
-   * against (a SchedError). `openFileLimit` stands in for this process's own (null: unlimited). With
-   * `journalDir`, every live child is journaled there, so the next daemon can stop it if this one is killed.
+   * Spins up the worker; resolves once it is ready to spawn. With `journalDir`, every live child is
+   * journaled there, so the next daemon can stop it if this one is killed.
    */
   static async start(options: ExecutorOptions = {}): Promise<CommandExecutor> {
-    const limit = options.openFileLimit === undefined ? openFileLimit() : options.openFileLimit;
-    const slots = childSlots(limit, options.maxAliveChildren ?? null);
+    const slots = options.slots ?? childSlots(openFileLimit(), null);
     const executor = new CommandExecutor(
       builtModuleUrl(import.meta.url, 'spawn-worker.js'),
       {

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 
 /**
- * This process's soft limit on open files, which the spawner it starts inherits; null where it is
- * unlimited or /proc does not say.
+ * This process's soft limit on open files, which the spawner it starts inherits (Node raises it to the
+ * hard limit as it starts); null where it is unlimited or /proc does not say.
  */
 export function openFileLimit(): number | null {
   let limits: string;

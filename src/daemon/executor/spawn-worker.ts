@@ -53,7 +53,8 @@ function accept(message: Extract<ToWorkerMessage, { type: 'run' }>): void {
   if (runs.has(runId)) return;
   const { stdin, runAs } = message.execution;
   const run = new ChildRun(message.execution, killGraceMs, journal, report, () => {
-    forget(runId);
+    // Never another run's entries: this one may have been forgotten already (its start threw).
+    if (runs.get(runId) === run) forget(runId);
     scheduleDrain();
   });
   descriptorsOf.set(runId, descriptorsOfChild({ stdinPipe: stdin !== null, statusPipe: runAs !== null }));
