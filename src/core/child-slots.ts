@@ -41,11 +41,11 @@ export interface ChildSlots {
 }
 
 /**
- * The spawner's slots under an open-file limit (`openFileLimit`, null when unlimited or unknown: the soft
- * limit of this process, which Node raised to the hard one as it started) and the
- * `max_children` asked for (null: the default, as many as the limit has room for, DEFAULT_MAX_CHILDREN at
- * most). A number that the limit cannot hold even with the fewest descriptors a child needs is refused:
- * the daemon would never reach it, and would look as if it did.
+ * The spawner's slots under `openFileLimit` (the daemon's soft limit, which Node raised to the hard one as
+ * it started; null when unlimited or unknown) and the `max_children` asked for (null: the default, as many
+ * as the limit has room for, DEFAULT_MAX_CHILDREN at most). A number that the limit cannot hold even with
+ * the fewest descriptors a child needs is refused: the daemon would never reach it, and would look as if it
+ * did.
  */
 export function childSlots(openFileLimit: number | null, requested: number | null): ChildSlots {
   if (openFileLimit === null)
