@@ -332,6 +332,7 @@ export class Daemon {
           onError: (error) => events.emit('scheduler:error', { error }),
         })
       : null;
+    const commands = await CommandExecutor.start({ journalDir: journal.dir, clock, slots });
     const launcher = (this.launcher = new RunLauncher({
       store: autonomy?.launcherStore(store) ?? store,
       clock,
@@ -340,7 +341,7 @@ export class Daemon {
       runFence: fence,
       http,
       events,
-      commands: await CommandExecutor.start({ journalDir: journal.dir, clock, slots }),
+      commands,
       baseEnv: inheritedEnvironment(),
       daemonAccount,
       liveOutput,
@@ -412,6 +413,11 @@ export class Daemon {
         node,
         startedAt,
         runningRuns: launcher.runningCount(),
+        commands: {
+          alive: commands.runningCount() - commands.queuedCount(),
+          waiting: commands.queuedCount(),
+          maxChildren: slots.maxChildren,
+        },
       }),
     });
     const runs = new RunService({

@@ -184,6 +184,11 @@ export interface DaemonStatus {
   now: number;
   jobs: { active: number; paused: number };
   runningRuns: number;
+  /**
+   * Command runs with a child alive, and those waiting in the spawner for one of `max_children`'s slots
+   * (they count in `runningRuns` too).
+   */
+  commands: { alive: number; waiting: number; maxChildren: number };
 }
 
 export type BreakerState = 'closed' | 'open' | 'half_open';

@@ -22,13 +22,22 @@ describe('sched daemon run --max-children', () => {
     expect(fs.existsSync(path.join(dir, 'sched.db'))).toBe(false);
   });
 
-  it('Given a cap of 1, when two commands are started together, then the second waits for the first to end and both succeed', async () => {
+  it('Given a cap of 1, when two commands are started together, then the second waits for the first to end, daemon status says so, and both succeed', async () => {
     const dir = daemons.home();
     await daemons.start(dir, ['--max-children', '1']);
     for (const name of ['first', 'second']) {
-      expect((await sched(dir, ['add', name, '--every', '1h', '--', 'sleep', '1'])).code).toBe(0);
+      expect((await sched(dir, ['add', name, '--every', '1h', '--', 'sleep', '4'])).code).toBe(0);
     }
     for (const name of ['first', 'second']) expect((await sched(dir, ['trigger', name])).code).toBe(0);
+
+    // While the first runs, the second waits for its slot, and `daemon status` says so.
+    await waitFor(async () => {
+      const { commands } = (await sched(dir, ['daemon', 'status', '--json'])).json;
+      return commands.alive === 1 && commands.waiting === 1 && commands.maxChildren === 1;
+    }, 10_000);
+    expect((await sched(dir, ['daemon', 'status'])).stdout).toContain(
+      'Commands: 1 alive, 1 waiting for a slot (max_children 1)',
+    );
 
     const runs = await waitFor(async () => {
       const ended = [];

@@ -80,6 +80,7 @@ export const daemonStatus: DaemonStatus = {
   now: NOW,
   jobs: { active: 0, paused: 0 },
   runningRuns: 0,
+  commands: { alive: 0, waiting: 0, maxChildren: 5_000 },
 };
 
 export function snapshot(

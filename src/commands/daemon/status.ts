@@ -34,9 +34,16 @@ export default class DaemonStatusCommand extends SchedCommand {
         ['Store', status.store],
         ['Jobs', `${status.jobs.active} active, ${status.jobs.paused} paused`],
         ['Running', `${status.runningRuns} run${status.runningRuns === 1 ? '' : 's'}`],
+        ['Commands', describeCommands(status.commands)],
       ];
       for (const [label, value] of fields) this.log(`${`${label}:`.padEnd(9)} ${value}`);
     }
     return status;
   }
+}
+
+/** "3 alive, 2 waiting for a slot (max_children 5000)": a run that waits shows as running elsewhere. */
+function describeCommands({ alive, waiting, maxChildren }: DaemonStatus['commands']): string {
+  const waits = waiting === 0 ? '' : `, ${waiting} waiting for a slot`;
+  return `${alive} alive${waits} (max_children ${maxChildren})`;
 }
