@@ -413,11 +413,7 @@ export class Daemon {
         node,
         startedAt,
         runningRuns: launcher.runningCount(),
-        commands: {
-          alive: commands.runningCount() - commands.queuedCount(),
-          waiting: commands.queuedCount(),
-          maxChildren: slots.maxChildren,
-        },
+        commands: commands.childCounts(),
       }),
     });
     const runs = new RunService({

@@ -77,8 +77,7 @@ export class CommandExecutor {
       builtModuleUrl(import.meta.url, 'spawn-worker.js'),
       {
         killGraceMs: options.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
-        maxAliveChildren: slots.maxChildren,
-        descriptorBudget: slots.descriptorBudget,
+        ...slots,
         journalDir: options.journalDir ?? null,
       },
       options.clock ?? systemClock,
@@ -141,6 +140,12 @@ export class CommandExecutor {
   /** Runs handed over whose child has not been spawned yet. */
   queuedCount(): number {
     return this.unstarted.size;
+  }
+
+  /** Commands with a child alive, those waiting for a slot, and how many slots there are. */
+  childCounts(): { alive: number; waiting: number; maxChildren: number } {
+    const waiting = this.unstarted.size;
+    return { alive: this.running.size - waiting, waiting, maxChildren: this.options.maxChildren };
   }
 
   runningIds(): string[] {

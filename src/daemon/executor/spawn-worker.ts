@@ -31,7 +31,7 @@ const SPAWNS_PER_TURN = 1;
 
 const optionsArgument = process.argv[2];
 if (optionsArgument === undefined) throw new Error('spawn-worker.js takes its options as its one argument');
-const { killGraceMs, maxAliveChildren, descriptorBudget, journalDir } = JSON.parse(
+const { killGraceMs, maxChildren, descriptorBudget, journalDir } = JSON.parse(
   optionsArgument,
 ) as SpawnWorkerOptions;
 const journal = journalDir === null ? null : new ChildJournal(journalDir);
@@ -79,7 +79,7 @@ function forget(runId: string): void {
 /** The oldest waiting run, if a child of it fits now: under the cap and within the descriptors left. */
 function nextToStart(): [string, ChildRun] | null {
   const next = waiting.entries().next();
-  if (next.done === true || runs.size - waiting.size >= maxAliveChildren) return null;
+  if (next.done === true || runs.size - waiting.size >= maxChildren) return null;
   const fits =
     descriptorBudget === null || descriptorsHeld + descriptorsOf.get(next.value[0])! <= descriptorBudget;
   return fits ? next.value : null;

@@ -1,3 +1,4 @@
+import type { ChildSlots } from '../../core/child-slots.js';
 import type { RunOutcome } from '../../core/run.js';
 
 /** What the daemon asks of a command run; `env` is the child's complete environment. */
@@ -24,15 +25,9 @@ export type ChildOutcome = Omit<RunOutcome, 'finishedAt'>;
 
 export type TerminationState = Extract<RunOutcome['state'], 'timed_out' | 'cancelled'>;
 
-export interface SpawnWorkerOptions {
+/** The spawner's slots (see ChildSlots): a run whose child would pass either waits, first come first served. */
+export interface SpawnWorkerOptions extends ChildSlots {
   killGraceMs: number;
-  /** Children alive at once; further runs wait in the worker, first come first served. */
-  maxAliveChildren: number;
-  /**
-   * Descriptors the live children may hold together (see descriptorsOfChild); null: no limit. A run whose
-   * child would pass it waits, as for a slot, rather than failing with EMFILE.
-   */
-  descriptorBudget: number | null;
   /** Where each live child is journaled (see ChildJournal); null journals nothing. */
   journalDir: string | null;
 }
