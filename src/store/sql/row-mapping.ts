@@ -21,28 +21,51 @@ export function rowToJob(row: JobRecord): Job {
   });
 }
 
+/** The fields a job has beyond its definition: its columns of their own. */
+type JobRowFields = Omit<Job, keyof JobDefinition>;
+
+const JOB_ROW_FIELDS = new Set<string>([
+  'id',
+  'state',
+  'version',
+  'owner',
+  'createdAt',
+  'updatedAt',
+  'deletedAt',
+  'nextRunAt',
+] satisfies Array<keyof JobRowFields>);
+
 export function jobToRow(job: Job, encoding: RowEncoding): JobRecord {
-  const { id, state, version, owner, createdAt, updatedAt, deletedAt, nextRunAt, ...definition } = job;
+  const definition = definitionOf(job);
   return {
-    id,
+    id: job.id,
     name: definition.name,
-    state,
-    definition: JSON.stringify(definition satisfies JobDefinition),
+    state: job.state,
+    definition: JSON.stringify(definition),
     labels: encoding.labels(definition.labels),
-    owner,
-    version,
-    createdAt,
-    updatedAt,
-    deletedAt,
-    nextRunAt,
+    owner: job.owner,
+    version: job.version,
+    createdAt: job.createdAt,
+    updatedAt: job.updatedAt,
+    deletedAt: job.deletedAt,
+    nextRunAt: job.nextRunAt,
     expectsSuccess: definition.alerts?.expectSuccessEveryMs != null,
     holdsSecrets: hasSecrets(definition),
   };
 }
 
+/**
+ * The job without its row's fields. Copied key by key: on Node 20, rest destructuring (and a spread followed
+ * by new keys) builds the object in V8's runtime, about 3x (a spread: 10x) the cost, on every create.
+ */
+function definitionOf(job: Job): JobDefinition {
+  const definition: Record<string, unknown> = {};
+  for (const key of Object.keys(job)) if (!JOB_ROW_FIELDS.has(key)) definition[key] = job[key as keyof Job];
+  return definition as unknown as JobDefinition;
+}
+
 export function newJobToJob(job: NewJob): Job {
-  return {
-    ...job.definition,
+  const fields: JobRowFields = {
     id: job.id,
     state: job.state ?? 'active',
     version: 1,
@@ -52,6 +75,8 @@ export function newJobToJob(job: NewJob): Job {
     deletedAt: null,
     nextRunAt: job.nextRunAt,
   };
+  // Not `{ ...definition, id, ... }`: see definitionOf.
+  return Object.assign({}, job.definition, fields);
 }
 
 /** The run a new run row stands for, as the store gives it back. */
@@ -127,7 +152,7 @@ export function auditRow(
   before: string | null,
   after: string | null,
 ): AuditRecord {
-  return { ...stamp, jobId, before, after };
+  return { id: stamp.id, at: stamp.at, actor: stamp.actor, action: stamp.action, jobId, before, after };
 }
 
 export function rowToAudit(row: AuditRecord): AuditEntry {

@@ -43,7 +43,14 @@ import { changeJob, createJob } from './job-scripts.js';
 import { listOccurrences, listRunsByInstant } from './ledger-queries.js';
 import { listAudit, listJobs, listRuns } from './list-queries.js';
 import { auditToRow, jobToRow, newJobToJob, rowToJob, rowToRun } from './row-mapping.js';
-import { EventBatch, eventRow, runOutputEvent, runStartedEvent, type NewEvent } from './event-scripts.js';
+import {
+  EventBatch,
+  eventRow,
+  runOutputEvent,
+  runStartedEvent,
+  storedEvent,
+  type NewEvent,
+} from './event-scripts.js';
 import { readEventIds, readEvents, readRunOutput } from './event-queries.js';
 import {
   cancelWaitingRun,
@@ -91,7 +98,7 @@ export class SqlStore implements Store {
   ): Promise<void> {
     const node = this.eventNode;
     const id = await this.dialect.write((session) => write(session, eventRow(event, node)));
-    this.announce([{ ...event, id, node }]);
+    this.announce([storedEvent(event, id, node)]);
   }
 
   private announce(events: StoredEvent[]): void {
@@ -156,7 +163,7 @@ export class SqlStore implements Store {
         events.map((event) => eventRow(event, node)),
       ),
     );
-    this.announce(events.map((event, index) => ({ ...event, id: ids[index]!, node })));
+    this.announce(events.map((event, index) => storedEvent(event, ids[index]!, node)));
   }
 
   async appendRunOutput(output: RunOutputBatch): Promise<void> {

@@ -1,10 +1,10 @@
-import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import type { RunInFlight } from '../../core/policy/fire-overlap.js';
 import type { QueryBuilder } from '../sql/query-builder.js';
 import type { JobRecord, RunRecord } from '../sql/records.js';
 import type { FinishingRun, Params, RunPid, Session } from '../sql/session.js';
 import { prepareStatements, sqliteTables } from './statements.js';
 import { placeholders } from '../sql/columns.js';
+import { positionalRun, type SqliteDrizzle } from './positional-run.js';
 import { EVENT_COLUMNS, type EventRow } from '../sql/tables.js';
 
 /** What drizzle's prepared SQLite statements do; better-sqlite3 answers at once. */
@@ -15,16 +15,19 @@ interface SqliteStatement {
 }
 
 /** The one connection of a SQLite store, whose statements answer synchronously. */
-export function openSqliteSession(db: BetterSQLite3Database): Session {
+export function openSqliteSession(db: SqliteDrizzle): Session {
   const statements = prepareStatements(db);
   const sqlite = (statement: unknown) => statement as SqliteStatement;
   // No RETURNING: SQLite carries it out as a trigger, and a statement with a trigger opens (and releases) a
   // statement journal; the row id is the event's id already. ~10 us a row less, three rows a fire.
-  const eventInsert = db
-    .insert(sqliteTables.events)
-    .values(placeholders(EVENT_COLUMNS) as never)
-    .prepare() as unknown as { run(row: EventRow): { lastInsertRowid: number | bigint } };
-  const insertEvent = (row: EventRow): number => Number(eventInsert.run(row).lastInsertRowid);
+  const eventInsert = positionalRun(
+    db.$client,
+    db
+      .insert(sqliteTables.events)
+      .values(placeholders(EVENT_COLUMNS) as never)
+      .toSQL(),
+  );
+  const insertEvent = (row: EventRow): number => Number(eventInsert(row).lastInsertRowid);
   const finishRun = (values: FinishingRun): RunRecord | undefined =>
     sqlite(statements.finishRun).run(values).changes === 1
       ? (sqlite(statements.runById).get({ id: values.id }) as RunRecord)

@@ -1,9 +1,9 @@
 import { and, eq } from 'drizzle-orm';
-import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { alias } from 'drizzle-orm/sqlite-core';
 import { param, runEndSet, statePredicates } from '../sql/columns.js';
 import type { QueryBuilder, QueryChain, Statement } from '../sql/query-builder.js';
 import { sqliteRowLimit } from '../sql/row-limit.js';
+import { positionalRun, type SqliteDrizzle } from './positional-run.js';
 import { defineStatements } from '../sql/statements.js';
 import type { StoreTables } from '../sql/tables.js';
 import * as schema from './schema.js';
@@ -11,13 +11,13 @@ import * as schema from './schema.js';
 export const sqliteTables = { ...schema, upstreamJobs: alias(schema.jobs, 'upstream') } satisfies StoreTables;
 
 /** The store's queries, prepared once per connection. */
-export function prepareStatements(db: BetterSQLite3Database) {
+export function prepareStatements(db: SqliteDrizzle) {
   // drizzle's SQLite builder has the shared builder's methods; the facade only forgets its own types.
   const builder = db as unknown as QueryBuilder;
   const { runs, jobStateCounts } = sqliteTables;
   return {
     ...defineStatements(builder, sqliteTables, {
-      prepare: (query) => prepared(query),
+      prepare: (query) => prepared(db, query),
       rowLimit: sqliteRowLimit,
       // One daemon is the only writer, and its transaction already holds the database.
       lockForUpdate: (query) => query,
@@ -30,6 +30,7 @@ export function prepareStatements(db: BetterSQLite3Database) {
     }),
     /** SQLite's RETURNING cannot name the job's table, so the finished run is read back after. */
     finishRun: prepared<never>(
+      db,
       builder
         .update(runs)
         .set(runEndSet(sqliteTables))
@@ -38,6 +39,20 @@ export function prepareStatements(db: BetterSQLite3Database) {
   };
 }
 
-function prepared<Row>(query: QueryChain): Statement<Row> {
-  return (query as unknown as { prepare(): Statement<Row> }).prepare();
+/** What a statement prepared by drizzle does for the session. */
+interface DrizzleStatement {
+  getQuery(): { sql: string; params: unknown[] };
+  get(params?: Record<string, unknown>): unknown;
+  all(params?: Record<string, unknown>): unknown[];
+}
+
+/** drizzle prepares the statement and reads with it; its writes run positionally (see positionalRun). */
+function prepared<Row>(db: SqliteDrizzle, query: QueryChain): Statement<Row> {
+  const statement = (query as unknown as { prepare(): DrizzleStatement }).prepare();
+  return {
+    getQuery: () => statement.getQuery(),
+    get: (params?: Record<string, unknown>) => statement.get(params),
+    all: (params?: Record<string, unknown>) => statement.all(params),
+    run: positionalRun(db.$client, statement.getQuery()),
+  } as Statement<Row>;
 }
