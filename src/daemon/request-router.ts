@@ -168,7 +168,7 @@ export function createRequestRouter(
       const handler = handlers[method] as (params: unknown, context: HandlerContext) => Promise<unknown>;
       const actor = requestActor(caller);
       const result = await replies.reply(method, parsed.data, caller, () =>
-        handler(parsed.data, { actor, ...context }),
+        handler(parsed.data, Object.assign({}, context, { actor })),
       );
       return { ok: true, result };
     } catch (error) {

@@ -21,19 +21,25 @@ export function rowToJob(row: JobRecord): Job {
   });
 }
 
-/** The fields a job has beyond its definition: its columns of their own. */
-type JobRowFields = Omit<Job, keyof JobDefinition>;
+/**
+ * The fields a job has beyond its definition that are columns of their own. `overdueSince`, which listings
+ * add, is not one: a job that carries it keeps it in its definition's JSON, as it always has.
+ */
+type JobRowFields = Omit<Job, keyof JobDefinition | 'overdueSince'>;
 
-const JOB_ROW_FIELDS = new Set<string>([
-  'id',
-  'state',
-  'version',
-  'owner',
-  'createdAt',
-  'updatedAt',
-  'deletedAt',
-  'nextRunAt',
-] satisfies Array<keyof JobRowFields>);
+/** Every one of JobRowFields, and only those: a field added to Job must be placed here or in the definition. */
+const JOB_ROW_FIELDS = new Set(
+  Object.keys({
+    id: true,
+    state: true,
+    version: true,
+    owner: true,
+    createdAt: true,
+    updatedAt: true,
+    deletedAt: true,
+    nextRunAt: true,
+  } satisfies Record<keyof JobRowFields, true>),
+);
 
 export function jobToRow(job: Job, encoding: RowEncoding): JobRecord {
   const definition = definitionOf(job);

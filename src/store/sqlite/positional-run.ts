@@ -20,9 +20,14 @@ export function positionalRun(
   sqlite: Database.Database,
   query: { sql: string; params: unknown[] },
 ): PositionalRun {
-  const statement = sqlite.prepare(query.sql);
   const binders = query.params.map(binderOf);
-  return (values = {}) => statement.run(binders.map((bind) => bind(values as Values)));
+  // Prepared at its first run: most of the store's statements are reads, which never run this way.
+  let statement: Database.Statement | undefined;
+  return (values) => {
+    statement ??= sqlite.prepare(query.sql);
+    const row = (values ?? {}) as Values;
+    return statement.run(binders.map((bind) => bind(row)));
+  };
 }
 
 function binderOf(param: unknown): (values: Values) => unknown {
