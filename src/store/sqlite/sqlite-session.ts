@@ -2,17 +2,10 @@ import type { RunInFlight } from '../../core/policy/fire-overlap.js';
 import type { QueryBuilder } from '../sql/query-builder.js';
 import type { JobRecord, RunRecord } from '../sql/records.js';
 import type { FinishingRun, Params, RunPid, Session } from '../sql/session.js';
-import { prepareStatements, sqliteTables } from './statements.js';
+import { prepareStatements, sqliteTables, type SqliteStatement } from './statements.js';
 import { placeholders } from '../sql/columns.js';
 import { positionalRun, type SqliteDrizzle } from './positional-run.js';
 import { EVENT_COLUMNS, type EventRow } from '../sql/tables.js';
-
-/** What drizzle's prepared SQLite statements do; better-sqlite3 answers at once. */
-interface SqliteStatement {
-  get(params?: Params): unknown;
-  all(params?: Params): unknown[];
-  run(params?: Params): { changes: number };
-}
 
 /** The one connection of a SQLite store, whose statements answer synchronously. */
 export function openSqliteSession(db: SqliteDrizzle): Session {

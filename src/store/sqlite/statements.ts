@@ -3,7 +3,7 @@ import { alias } from 'drizzle-orm/sqlite-core';
 import { param, runEndSet, statePredicates } from '../sql/columns.js';
 import type { QueryBuilder, QueryChain, Statement } from '../sql/query-builder.js';
 import { sqliteRowLimit } from '../sql/row-limit.js';
-import { positionalRun, type SqliteDrizzle } from './positional-run.js';
+import { positionalRun, type PositionalRun, type SqliteDrizzle } from './positional-run.js';
 import { defineStatements } from '../sql/statements.js';
 import type { StoreTables } from '../sql/tables.js';
 import * as schema from './schema.js';
@@ -39,20 +39,24 @@ export function prepareStatements(db: SqliteDrizzle) {
   };
 }
 
-/** What a statement prepared by drizzle does for the session. */
-interface DrizzleStatement {
-  getQuery(): { sql: string; params: unknown[] };
-  get(params?: Record<string, unknown>): unknown;
-  all(params?: Record<string, unknown>): unknown[];
+/** A statement of the SQLite store as its session runs it: better-sqlite3 answers at once. */
+export interface SqliteStatement {
+  get(params?: object): unknown;
+  all(params?: object): unknown[];
+  run: PositionalRun;
 }
+
+/** What drizzle's prepared statement gives: the reads, and the query a positional run is made from. */
+type DrizzleStatement = Omit<SqliteStatement, 'run'> & { getQuery(): { sql: string; params: unknown[] } };
 
 /** drizzle prepares the statement and reads with it; its writes run positionally (see positionalRun). */
 function prepared<Row>(db: SqliteDrizzle, query: QueryChain): Statement<Row> {
   const statement = (query as unknown as { prepare(): DrizzleStatement }).prepare();
-  return {
+  const runnable: SqliteStatement & Pick<DrizzleStatement, 'getQuery'> = {
     getQuery: () => statement.getQuery(),
-    get: (params?: Record<string, unknown>) => statement.get(params),
-    all: (params?: Record<string, unknown>) => statement.all(params),
+    get: (params) => statement.get(params),
+    all: (params) => statement.all(params),
     run: positionalRun(db.$client, statement.getQuery()),
-  } as Statement<Row>;
+  };
+  return runnable as Statement<Row>;
 }
